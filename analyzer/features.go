@@ -1,0 +1,34 @@
+package analyzer
+
+import "crypto/sha1"
+
+// Structure is seed 000's structure signature of a text, used as the
+// coordinates of its cell in the 3-D candidate hash.
+type Structure struct {
+	Paragraphs int // gn, clamped to 1..50
+	Length     int // cn, length in units of 120 characters, clamped to 1..200
+	Sentences  int // kl, clamped to 1..100
+}
+
+// Features are everything the dedup filter knows about one page's main text.
+// A Features value is immutable once returned; callers may share it between
+// goroutines.
+type Features struct {
+	// Pieces is seed 000's feature string, one piece per delimiter, in text
+	// order: the window of characters before and after the delimiter.
+	// FeatureString joins them.
+	Pieces []string
+	// Structure is the page's (gn, cn, kl).
+	Structure Structure
+	// Terms maps each boolean-model feature (seed 001) to its frequency:
+	// segmented words, lowercased and width-folded, Han runs as bigrams.
+	Terms map[string]int
+	// Blocks are the SHA-1 fingerprints of the top m text blocks (seed 002),
+	// most important first.
+	Blocks [][sha1.Size]byte
+	// MinHash is the MinHash signature over shingles, computed with
+	// fixed-seed hashes so stored signatures stay valid across runs.
+	MinHash []uint64
+	// Runes is the length of the normalised text in characters.
+	Runes int
+}
