@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/page"
+)
+
+func newCompareCmd() *cobra.Command {
+	var flags dedupFlags
+	var format string
+	cmd := &cobra.Command{
+		Use:   "compare A B",
+		Short: "Explain whether two pages are near-duplicates",
+		Long: `compare reads two pages (files as index reads them: .html, .htm, .txt,
+optionally .gz), extracts and analyses them, and prints the verdict with
+every measure's value and whether it alone calls them duplicates, and the
+shared feature-string pieces, block fingerprints and terms behind it.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "table" && format != "json" {
+				return fmt.Errorf("--format: want table or json, got %q", format)
+			}
+			opts, err := flags.options()
+			if err != nil {
+				return err
+			}
+			an, err := analyzer.New(opts.Analyzer)
+			if err != nil {
+				return err
+			}
+			var feats [2]*analyzer.Features
+			for i, path := range args {
+				d, err := readOne(path, flags.pageOptions())
+				if err != nil {
+					return err
+				}
+				feats[i] = an.Analyze(d.Paragraphs)
+			}
+			v := dedupfilter.Compare(feats[0], feats[1], opts.Filter)
+			out := cmd.OutOrStdout()
+			if format == "json" {
+				enc := json.NewEncoder(out)
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("", "  ")
+				return enc.Encode(verdictJSON(v))
+			}
+			verdict := "different"
+			if v.Duplicate {
+				verdict = "near-duplicates"
+			}
+			fmt.Fprintf(out, "%s (decided by %s, similarity %.3f, %d measures agree)\n\n", verdict, v.Measure, v.Similarity, v.Votes)
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "MEASURE\tVALUE\tDUPLICATE")
+			for _, s := range v.Scores {
+				fmt.Fprintf(tw, "%s\t%.3f\t%v\n", s.Measure, s.Value, s.Duplicate)
+			}
+			tw.Flush()
+			fmt.Fprintf(out, "\nshared feature-string pieces (in order): %d of %d and %d\n", v.SharedPieces, len(feats[0].Pieces), len(feats[1].Pieces))
+			fmt.Fprintf(out, "shared block fingerprints: %d of %d and %d\n", v.SharedBlocks, len(feats[0].Blocks), len(feats[1].Blocks))
+			fmt.Fprintf(out, "shared terms: %d of %d and %d (e.g. %s)\n", v.SharedTerms, len(feats[0].Terms), len(feats[1].Terms), strings.Join(v.TermSample, " "))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "table", "output format: table or json")
+	flags.register(cmd, false)
+	return cmd
+}
+
+// readOne reads and extracts the single page in path.
+func readOne(path string, po page.Options) (indexer.Document, error) {
+	for p, err := range page.Read([]string{path}, po) {
+		if err != nil {
+			return indexer.Document{}, err
+		}
+		return indexer.FromPage(p)
+	}
+	return indexer.Document{}, fmt.Errorf("%s: no page in it", path)
+}
+
+func verdictJSON(v dedupfilter.Verdict) any {
+	type score struct {
+		Measure   string  `json:"measure"`
+		Value     float64 `json:"value"`
+		Duplicate bool    `json:"duplicate"`
+	}
+	scores := make([]score, len(v.Scores))
+	for i, s := range v.Scores {
+		scores[i] = score{s.Measure.String(), s.Value, s.Duplicate}
+	}
+	return struct {
+		Duplicate    bool     `json:"duplicate"`
+		Measure      string   `json:"measure"`
+		Similarity   float64  `json:"similarity"`
+		Scores       []score  `json:"scores"`
+		SharedPieces int      `json:"shared_pieces"`
+		SharedBlocks int      `json:"shared_blocks"`
+		SharedTerms  int      `json:"shared_terms"`
+		TermSample   []string `json:"term_sample"`
+	}{v.Duplicate, v.Measure.String(), v.Similarity, scores, v.SharedPieces, v.SharedBlocks, v.SharedTerms, v.TermSample}
+}

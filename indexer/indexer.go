@@ -1,0 +1,367 @@
+package indexer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+)
+
+// Field names of the documents written to bleve.
+const (
+	FieldTitle   = "title"
+	FieldText    = "text"
+	FieldURL     = "url"
+	FieldCluster = "cluster" // keyword: the document's duplicate-cluster id
+)
+
+// ErrInvalidDocument is returned for a document without an id or text.
+var ErrInvalidDocument = errors.New("indexer: invalid document")
+
+// Options configures Open.
+type Options struct {
+	// Filter configures the dedup store. Its Dir is ignored: the store
+	// lives in DIR/dedup.
+	Filter dedupfilter.Options
+	// Analyzer configures the features. Changing it for an existing index
+	// makes old and new documents incomparable.
+	Analyzer analyzer.Options
+	// Mapping is used when the bleve index is created; nil means
+	// NewMapping(). An existing index keeps its own mapping.
+	Mapping mapping.IndexMapping
+}
+
+// DefaultOptions returns the options Open uses when given the zero value's
+// parts: the dedupfilter and analyzer defaults, and NewMapping.
+func DefaultOptions() Options {
+	return Options{
+		Filter:   dedupfilter.DefaultOptions(""),
+		Analyzer: analyzer.DefaultOptions(),
+	}
+}
+
+// NewMapping is the default bleve mapping: title and text analysed with
+// bleve's CJK analyzer (Unicode words, Han bigrams: English and Chinese
+// alike), url and cluster as stored keywords. Extra fields given in
+// Document.Fields are mapped dynamically.
+func NewMapping() *mapping.IndexMappingImpl {
+	text := bleve.NewTextFieldMapping()
+	text.Analyzer = cjk.AnalyzerName
+	stored := bleve.NewTextFieldMapping()
+	stored.Analyzer = cjk.AnalyzerName
+	stored.IncludeTermVectors = true
+	kw := bleve.NewKeywordFieldMapping()
+	kw.Analyzer = keyword.Name
+
+	doc := bleve.NewDocumentMapping()
+	doc.AddFieldMappingsAt(FieldTitle, stored)
+	doc.AddFieldMappingsAt(FieldText, text)
+	doc.AddFieldMappingsAt(FieldURL, kw)
+	doc.AddFieldMappingsAt(FieldCluster, kw)
+
+	m := bleve.NewIndexMapping()
+	m.DefaultMapping = doc
+	m.DefaultAnalyzer = cjk.AnalyzerName
+	return m
+}
+
+// Document is one page's main content, ready to index.
+type Document struct {
+	ID         string
+	URL        string
+	Title      string
+	Paragraphs []string
+	// Time orders copies under the replace policy's "newer" rule; zero
+	// means the time of indexing.
+	Time time.Time
+	// Fields are extra fields stored and indexed with the document (for
+	// example a relevance score); they must marshal to JSON.
+	Fields map[string]any
+}
+
+// Index is a bleve index with its dedup store.
+type Index struct {
+	bleve    bleve.Index
+	filter   *dedupfilter.Filter
+	analyzer *analyzer.Analyzer
+
+	mu       sync.Mutex // one filter decision and its bleve write at a time
+	repaired int
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens the index in dir, creating it when absent, and replays
+// bleve writes that a crash left pending (see Repaired).
+func Open(dir string, opts Options) (*Index, error) {
+	an, err := analyzer.New(opts.Analyzer)
+	if err != nil {
+		return nil, fmt.Errorf("indexer: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("indexer: %w", err)
+	}
+	fo := opts.Filter
+	fo.Dir = filepath.Join(dir, "dedup")
+	f, err := dedupfilter.Open(fo)
+	if err != nil {
+		return nil, fmt.Errorf("indexer: open %s: %w", fo.Dir, err)
+	}
+	bpath := filepath.Join(dir, "bleve")
+	b, err := bleve.Open(bpath)
+	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		m := opts.Mapping
+		if m == nil {
+			m = NewMapping()
+		}
+		b, err = bleve.New(bpath, m)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("indexer: open %s: %w", bpath, err)
+	}
+	ix := &Index{bleve: b, filter: f, analyzer: an}
+	if err := ix.replay(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// replay re-applies the bleve operations a crash left pending.
+func (ix *Index) replay() error {
+	var ops []dedupfilter.Op
+	err := ix.filter.Pending(func(op dedupfilter.Op) error {
+		ops = append(ops, op)
+		return nil
+	})
+	if err == nil {
+		err = ix.apply(ops)
+	}
+	if err != nil {
+		return fmt.Errorf("indexer: repairing pending writes: %w", err)
+	}
+	ix.repaired = len(ops)
+	return nil
+}
+
+// Repaired is the number of pending bleve operations Open re-applied
+// because an earlier process stopped between the store and bleve writes.
+func (ix *Index) Repaired() int { return ix.repaired }
+
+// Bleve returns the underlying bleve index, for reading.
+func (ix *Index) Bleve() bleve.Index { return ix.bleve }
+
+// Filter returns the dedup filter, for reading clusters and documents.
+func (ix *Index) Filter() *dedupfilter.Filter { return ix.filter }
+
+// Close closes bleve and the store. Later calls return the first call's
+// result, so a deferred Close after an explicit one is harmless.
+func (ix *Index) Close() error {
+	ix.closeOnce.Do(func() {
+		ix.closeErr = errors.Join(ix.bleve.Close(), ix.filter.Close())
+	})
+	return ix.closeErr
+}
+
+// Index analyses d, lets the filter decide, and writes bleve accordingly.
+func (ix *Index) Index(d Document) (dedupfilter.Decision, error) {
+	decs, err := ix.Batch([]Document{d})
+	if err != nil {
+		return dedupfilter.Decision{}, err
+	}
+	return decs[0], nil
+}
+
+// Batch indexes docs in order (earlier documents are the originals of
+// later copies) with one bleve batch. Features are computed in parallel.
+// On error, the decisions made so far are written and returned.
+func (ix *Index) Batch(docs []Document) ([]dedupfilter.Decision, error) {
+	prep := make([]prepared, len(docs))
+	var firstErr error
+	for i := range docs {
+		if err := validate(docs[i]); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range docs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			prep[i], prep[i].err = ix.prepare(docs[i])
+		}()
+	}
+	wg.Wait()
+	for _, p := range prep {
+		if p.err != nil {
+			return nil, p.err
+		}
+	}
+	return ix.write(prep)
+}
+
+func validate(d Document) error {
+	if d.ID == "" {
+		return fmt.Errorf("%w: empty id", ErrInvalidDocument)
+	}
+	return nil
+}
+
+// prepared is a document with its features and bleve payload computed.
+type prepared struct {
+	doc     dedupfilter.Doc
+	err     error
+	dropped bool // a per-document error already reported; not written
+}
+
+func (ix *Index) prepare(d Document) (prepared, error) {
+	if err := validate(d); err != nil {
+		return prepared{}, err
+	}
+	body := map[string]any{}
+	for k, v := range d.Fields {
+		body[k] = v
+	}
+	body[FieldTitle] = d.Title
+	body[FieldText] = joinParagraphs(d.Paragraphs)
+	if d.URL != "" {
+		body[FieldURL] = d.URL
+	}
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return prepared{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
+	}
+	return prepared{doc: dedupfilter.Doc{
+		ID:       d.ID,
+		URL:      d.URL,
+		Title:    d.Title,
+		Features: ix.analyzer.Analyze(d.Paragraphs),
+		Payload:  payload,
+		Time:     d.Time,
+	}}, nil
+}
+
+func joinParagraphs(ps []string) string {
+	n := 0
+	for _, p := range ps {
+		n += len(p) + 1
+	}
+	b := make([]byte, 0, n)
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, p...)
+	}
+	return string(b)
+}
+
+// write runs the filter decisions for prep in order and applies their
+// bleve operations in one batch.
+func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	decs := make([]dedupfilter.Decision, 0, len(prep))
+	var ops []dedupfilter.Op
+	var addErr error
+	for _, p := range prep {
+		if p.dropped {
+			continue
+		}
+		dec, err := ix.filter.Add(p.doc)
+		if err != nil {
+			addErr = fmt.Errorf("indexer: %s: %w", p.doc.ID, err)
+			break
+		}
+		decs = append(decs, dec)
+		ops = append(ops, dec.Ops...)
+	}
+	// Ops of decisions already committed must reach bleve even when a later
+	// Add failed, or the stores would disagree until the next Open.
+	if err := ix.apply(ops); err != nil {
+		return decs, errors.Join(addErr, err)
+	}
+	return decs, addErr
+}
+
+// apply writes ops to bleve in one batch and clears their pending marks.
+func (ix *Index) apply(ops []dedupfilter.Op) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	b := ix.bleve.NewBatch()
+	for _, op := range ops {
+		switch op.Kind {
+		case dedupfilter.OpDelete:
+			b.Delete(op.ID)
+		case dedupfilter.OpIndex:
+			var body map[string]any
+			if err := json.Unmarshal(op.Payload, &body); err != nil {
+				return fmt.Errorf("indexer: %s: stored payload: %w", op.ID, err)
+			}
+			body[FieldCluster] = op.Cluster
+			if err := b.Index(op.ID, body); err != nil {
+				return fmt.Errorf("indexer: %s: %w", op.ID, err)
+			}
+		}
+	}
+	if err := ix.bleve.Batch(b); err != nil {
+		return fmt.Errorf("indexer: bleve batch: %w", err)
+	}
+	if err := ix.filter.Applied(ops...); err != nil {
+		return fmt.Errorf("indexer: %w", err)
+	}
+	return nil
+}
+
+// Delete removes id from bleve and the store, and repairs its cluster (a
+// suppressed member may be promoted into bleve in its place). It returns
+// an error wrapping dedupfilter.ErrNotFound for an unknown id.
+func (ix *Index) Delete(id string) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	res, err := ix.filter.Delete(id)
+	if err != nil {
+		return fmt.Errorf("indexer: delete %s: %w", id, err)
+	}
+	return ix.apply(res.Ops)
+}
+
+// Exists reports whether dir holds an index created by Open.
+func Exists(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "bleve", "index_meta.json"))
+	return err == nil
+}
+
+// Search runs req on bleve. Every hit carries its cluster id in
+// Fields[FieldCluster] (requested from bleve's stored field).
+func (ix *Index) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	if !slices.Contains(req.Fields, FieldCluster) && !slices.Contains(req.Fields, "*") {
+		req.Fields = append(req.Fields, FieldCluster)
+	}
+	res, err := ix.bleve.Search(req)
+	if err != nil {
+		return nil, fmt.Errorf("indexer: search: %w", err)
+	}
+	return res, nil
+}
