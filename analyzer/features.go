@@ -1,6 +1,9 @@
 package analyzer
 
-import "crypto/sha1"
+import (
+	"crypto/sha1"
+	"strings"
+)
 
 // Structure is seed 000's structure signature of a text, used as the
 // coordinates of its cell in the 3-D candidate hash.
@@ -15,7 +18,8 @@ type Structure struct {
 // goroutines.
 type Features struct {
 	// Pieces is seed 000's feature string, one piece per delimiter, in text
-	// order: the window of characters before and after the delimiter.
+	// order: the window of characters before and after the delimiter. A
+	// run of delimiters ("?!") counts once; see Options for the windows.
 	// FeatureString joins them.
 	Pieces []string
 	// Structure is the page's (gn, cn, kl).
@@ -29,6 +33,33 @@ type Features struct {
 	// MinHash is the MinHash signature over shingles, computed with
 	// fixed-seed hashes so stored signatures stay valid across runs.
 	MinHash []uint64
-	// Runes is the length of the normalised text in characters.
+	// Runes is the length of the normalised text in content characters
+	// (letters, digits and marks; spaces and punctuation do not count, so
+	// reprints that change them keep the length). Length derives from it.
 	Runes int
+}
+
+// Bounds of the structure signature (seed 000 §3.2): 50x200x100 cells.
+const (
+	MaxParagraphs = 50
+	MaxLength     = 200
+	MaxSentences  = 100
+	// LengthUnit is the number of content characters per unit of Length.
+	LengthUnit = 120
+)
+
+// FeatureString returns seed 000's feature string: the pieces concatenated
+// in text order.
+func (f *Features) FeatureString() string {
+	return strings.Join(f.Pieces, "")
+}
+
+// Cell returns a dense index of s's cell in the 3-D structure hash, in
+// [0, MaxParagraphs*MaxLength*MaxSentences). Out-of-range coordinates are
+// clamped first.
+func (s Structure) Cell() uint32 {
+	p := clamp(s.Paragraphs, 1, MaxParagraphs) - 1
+	l := clamp(s.Length, 1, MaxLength) - 1
+	k := clamp(s.Sentences, 1, MaxSentences) - 1
+	return uint32((p*MaxLength+l)*MaxSentences + k)
 }

@@ -42,6 +42,10 @@ type Options struct {
 	// Mapping is used when the bleve index is created; nil means
 	// NewMapping(). An existing index keeps its own mapping.
 	Mapping mapping.IndexMapping
+	// NoDedup writes every document straight to bleve, each in a cluster
+	// of its own, without features or store writes: plain bleve indexing
+	// through the same pipeline, to measure what the filter costs.
+	NoDedup bool
 }
 
 // DefaultOptions returns the options Open uses when given the zero value's
@@ -97,6 +101,7 @@ type Index struct {
 	bleve    bleve.Index
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
+	noDedup  bool
 
 	mu       sync.Mutex // one filter decision and its bleve write at a time
 	repaired int
@@ -134,7 +139,7 @@ func Open(dir string, opts Options) (*Index, error) {
 		f.Close()
 		return nil, fmt.Errorf("indexer: open %s: %w", bpath, err)
 	}
-	ix := &Index{bleve: b, filter: f, analyzer: an}
+	ix := &Index{bleve: b, filter: f, analyzer: an, noDedup: opts.NoDedup}
 	if err := ix.replay(); err != nil {
 		ix.Close()
 		return nil, err
@@ -251,14 +256,11 @@ func (ix *Index) prepare(d Document) (prepared, error) {
 	if err != nil {
 		return prepared{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
 	}
-	return prepared{doc: dedupfilter.Doc{
-		ID:       d.ID,
-		URL:      d.URL,
-		Title:    d.Title,
-		Features: ix.analyzer.Analyze(d.Paragraphs),
-		Payload:  payload,
-		Time:     d.Time,
-	}}, nil
+	p := prepared{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time}}
+	if !ix.noDedup {
+		p.doc.Features = ix.analyzer.Analyze(d.Paragraphs)
+	}
+	return p, nil
 }
 
 func joinParagraphs(ps []string) string {
@@ -286,6 +288,12 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 	var addErr error
 	for _, p := range prep {
 		if p.dropped {
+			continue
+		}
+		if ix.noDedup {
+			op := dedupfilter.Op{Kind: dedupfilter.OpIndex, ID: p.doc.ID, Cluster: p.doc.ID, Payload: p.doc.Payload}
+			decs = append(decs, dedupfilter.Decision{ID: p.doc.ID, Cluster: p.doc.ID, Representative: p.doc.ID, Ops: []dedupfilter.Op{op}})
+			ops = append(ops, op)
 			continue
 		}
 		dec, err := ix.filter.Add(p.doc)
@@ -327,6 +335,9 @@ func (ix *Index) apply(ops []dedupfilter.Op) error {
 	}
 	if err := ix.bleve.Batch(b); err != nil {
 		return fmt.Errorf("indexer: bleve batch: %w", err)
+	}
+	if ix.noDedup {
+		return nil
 	}
 	if err := ix.filter.Applied(ops...); err != nil {
 		return fmt.Errorf("indexer: %w", err)

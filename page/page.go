@@ -1,4 +1,3 @@
-// Package page reads web pages from directories and JSONL files.
 package page
 
 // Page is one document read from an input.

@@ -15,6 +15,7 @@ type dedupFlags struct {
 	policy, keep, measure, delimiters string
 	maxBytes                          int64
 	workers                           int
+	noDedup                           bool
 }
 
 func (f *dedupFlags) register(cmd *cobra.Command, withPolicy bool) {
@@ -25,6 +26,7 @@ func (f *dedupFlags) register(cmd *cobra.Command, withPolicy bool) {
 		fl.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
 		fl.IntVar(&f.workers, "workers", 0, "pages extracted and analysed in parallel (0: one per CPU)")
 		fl.Int64Var(&f.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes")
+		fl.BoolVar(&f.noDedup, "no-dedup", false, "index every page into bleve without the filter (to measure its cost)")
 	}
 	fl.StringVar(&f.measure, "measure", def.Filter.Measure.String(), "measure that decides: combined, featurestring, boolean, conrad, pugh, blocks, minhash or jaccard")
 	fl.StringVar(&f.delimiters, "delimiters", def.Analyzer.Delimiters, "feature-string delimiter characters (seed 000)")
@@ -47,6 +49,7 @@ func (f *dedupFlags) options() (indexer.Options, error) {
 		return o, fmt.Errorf("--measure: %w", err)
 	}
 	o.Analyzer.Delimiters = f.delimiters
+	o.NoDedup = f.noDedup
 	return o, nil
 }
 

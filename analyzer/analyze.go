@@ -1,0 +1,148 @@
+package analyzer
+
+import (
+	"crypto/sha1"
+	"sync"
+)
+
+// Analyzer computes Features. It is immutable after New and safe for
+// concurrent use by multiple goroutines.
+type Analyzer struct {
+	opts   Options
+	delims delimSet
+	work   sync.Pool // *work: scratch memory reused between calls
+}
+
+// work is the per-call scratch memory of an Analyzer.
+type work struct {
+	text   []byte
+	sc     scan
+	pieces []byte
+	ends   []int
+	spans  []span
+	block  []byte
+	words  []word
+	seg    segmenter
+	hashes []uint64
+}
+
+// New returns an Analyzer for opts, or an error wrapping ErrInvalidOptions.
+func New(opts Options) (*Analyzer, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	a := &Analyzer{opts: opts}
+	a.delims.add(opts.Delimiters, gapDelim)
+	a.delims.add(opts.BlockDelimiters, gapBlock)
+	a.work.New = func() any { return new(work) }
+	return a, nil
+}
+
+// Options returns the options a was created with.
+func (a *Analyzer) Options() Options { return a.opts }
+
+// Analyze computes the features of a page's main text, given as its
+// paragraphs in order (without the title, which reprints often change).
+// Line breaks inside a paragraph are treated as spaces. The returned
+// Features are newly allocated and owned by the caller.
+func (a *Analyzer) Analyze(paragraphs []string) *Features {
+	w := a.work.Get().(*work)
+	defer a.work.Put(w)
+
+	w.text = w.text[:0]
+	for _, p := range paragraphs {
+		n := len(w.text)
+		if n > 0 {
+			w.text = append(w.text, '\n')
+		}
+		if w.text = appendNormalized(w.text, p, ' '); n > 0 && len(w.text) == n+1 {
+			w.text = w.text[:n] // empty paragraph: no separator
+		}
+	}
+	text := w.text
+	norm := string(text) // Terms keys are substrings of it
+
+	f := &Features{}
+	w.sc.reset(text, &a.delims)
+	f.Pieces = a.pieces(w)
+	f.Structure = w.sc.structure()
+	f.Runes = w.sc.letters
+
+	w.words = appendWords(w.words[:0], text, &w.seg)
+	f.Terms = make(map[string]int, len(w.words)/2)
+	eachTerm(w.words, func(start, end int32) { f.Terms[norm[start:end]]++ })
+
+	f.Blocks, w.spans, w.block = w.sc.appendBlocks(nil, w.spans, w.block, a.opts.Blocks)
+	if a.opts.MinHashSize > 0 {
+		f.MinHash, w.hashes = a.minHash(make([]uint64, 0, a.opts.MinHashSize), text, w.words, w.hashes)
+	}
+	return f
+}
+
+// pieces returns the feature-string pieces of the text scanned into w, as
+// substrings of one allocation.
+func (a *Analyzer) pieces(w *work) []string {
+	w.pieces, w.ends = w.sc.appendPieces(w.pieces[:0], w.ends[:0], a.opts.HanWindow, a.opts.LatinWindow)
+	if len(w.ends) == 0 {
+		return nil
+	}
+	all := string(w.pieces)
+	out := make([]string, len(w.ends))
+	prev := 0
+	for i, end := range w.ends {
+		out[i] = all[prev:end]
+		prev = end
+	}
+	return out
+}
+
+// Pieces returns seed 000's feature-string pieces of normalised text (see
+// AppendNormalized), in text order. Features.Pieces is the same for the
+// page's paragraphs joined with '\n'.
+func (a *Analyzer) Pieces(normalized []byte) []string {
+	w := a.work.Get().(*work)
+	defer a.work.Put(w)
+	w.sc.reset(normalized, &a.delims)
+	return a.pieces(w)
+}
+
+// Blocks returns seed 002's fingerprints of normalised text: the SHA-1 of
+// its Options.Blocks longest blocks, longest first.
+func (a *Analyzer) Blocks(normalized []byte) [][sha1.Size]byte {
+	w := a.work.Get().(*work)
+	defer a.work.Put(w)
+	w.sc.reset(normalized, &a.delims)
+	var fps [][sha1.Size]byte
+	fps, w.spans, w.block = w.sc.appendBlocks(nil, w.spans, w.block, a.opts.Blocks)
+	return fps
+}
+
+// MinHash returns the MinHash signature of normalised text, of length
+// Options.MinHashSize, computed with fixed hash functions: signatures are
+// comparable across processes, machines and versions of this package.
+//
+// It uses one-permutation hashing with optimal densification (Li, Owen and
+// Zhang 2012; Shrivastava 2017): each shingle of Options.Shingle tokens
+// (words; Han and kana characters one by one) is hashed once (FNV-1a per
+// token, combined, splitmix64-finalised), the hash picks one of the bins and
+// each bin keeps its minimum; empty bins copy a bin chosen by a fixed probe
+// sequence. Two signatures agree in a position with probability equal to
+// the Jaccard similarity of the shingle sets, as with independent
+// permutations, at the cost of one hash per shingle instead of one per
+// shingle and value.
+func (a *Analyzer) MinHash(normalized []byte) []uint64 {
+	w := a.work.Get().(*work)
+	defer a.work.Put(w)
+	w.words = appendWords(w.words[:0], normalized, &w.seg)
+	var sig []uint64
+	sig, w.hashes = a.minHash(make([]uint64, 0, a.opts.MinHashSize), normalized, w.words, w.hashes)
+	return sig
+}
+
+// EachTerm calls yield with every seed 001 term of normalised text, once per
+// occurrence, in text order: UAX #29 words and numbers, and runs of Han (and
+// kana) characters as overlapping bigrams, a run of one as that character.
+// term is a subslice of normalized.
+func EachTerm(normalized []byte, yield func(term []byte)) {
+	eachTerm(appendWords(nil, normalized, nil), func(start, end int32) { yield(normalized[start:end]) })
+}

@@ -1,0 +1,58 @@
+package analyzer_test
+
+import (
+	"fmt"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
+)
+
+func Example() {
+	a, err := analyzer.New(analyzer.DefaultOptions())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	original := a.Analyze([]string{"今天天气很好。我们去公园散步吧！", "It costs 3.14 dollars. Nice."})
+	// A reprint: paragraphs merged, full-width and quote style changed.
+	reprint := a.Analyze([]string{"今天天气很好。我们去“公园”散步吧! It costs 3.14 dollars. Ｎｉｃｅ."})
+	fmt.Println(original.FeatureString())
+	fmt.Println(original.FeatureString() == reprint.FeatureString())
+	fmt.Printf("%+v\n", original.Structure)
+	// Output:
+	// 好我吧itcarsnicice
+	// true
+	// {Paragraphs:2 Length:1 Sentences:4}
+}
+
+func ExampleOptions() {
+	// Seed 000's table 3-1 row "。的": cut at full stops and at 的.
+	opts := analyzer.DefaultOptions()
+	opts.Delimiters = "。的"
+	a, err := analyzer.New(opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%q\n", a.Analyze([]string{"我的书很好。他的也好。"}).Pieces)
+	// Output:
+	// ["我书" "好他" "他也" "好"]
+}
+
+func ExampleAppendNormalized() {
+	fmt.Printf("%q\n", analyzer.AppendNormalized(nil, "“Ｈｅｌｌｏ”，ｶﾀｶﾅ\u200b！\n\n  Next"))
+	// Output:
+	// "\"hello\",カタカナ!\nnext"
+}
+
+func ExampleBands() {
+	a, err := analyzer.New(analyzer.DefaultOptions())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sig := a.Analyze([]string{"Some page text to index."}).MinHash
+	keys, err := analyzer.Bands(sig, 32) // 32 bands of 4 rows
+	fmt.Println(len(keys), err)
+	// Output:
+	// 32 <nil>
+}

@@ -1,0 +1,65 @@
+package dedupfilter
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkAdd measures Add on a growing store: a pool of articles with
+// 3 reprints each (so a quarter are new clusters), ids unique per
+// iteration. Feature computation is outside the timer, as in the indexer.
+func BenchmarkAdd(b *testing.B) {
+	for _, policy := range []Policy{Suppress, Replace} {
+		b.Run(policy.String(), func(b *testing.B) {
+			docs := newCorpus(11).clusters(b, testAnalyzer(b), 250, 4)
+			f := openTest(b, func(o *Options) { o.Policy = policy })
+			keys := 0
+			for _, d := range docs {
+				keys += len(f.opts.postingPrefixes(d.doc.Features))
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				d := docs[i%len(docs)].doc
+				d.ID = fmt.Sprintf("%s#%d", d.ID, i/len(docs))
+				if _, err := f.Add(d); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "docs/s")
+			// Postings plus record, features, payload, membership and
+			// pending mark (cluster record and counters not counted).
+			b.ReportMetric(float64(keys)/float64(len(docs))+5, "keys/doc")
+		})
+	}
+}
+
+// BenchmarkCompare is the cost of verifying one candidate: "features" is
+// the public Compare (both sides converted), "stored" what Add pays per
+// candidate (the new document is converted once per Add).
+func BenchmarkCompare(b *testing.B) {
+	c := newCorpus(12)
+	a := testAnalyzer(b)
+	orig := c.article(15)
+	x, y := a.Analyze(orig), a.Analyze(c.reprint(orig, 0.03, true))
+	opts := DefaultOptions("")
+	b.Run("features", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			Compare(x, y, opts)
+		}
+	})
+	b.Run("stored", func(b *testing.B) {
+		px, enc := prepare(x), encodeFeatures(y)
+		b.ReportAllocs()
+		for b.Loop() {
+			py, err := decodePrepared(enc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			compare(px, py, opts)
+		}
+	})
+}

@@ -1,0 +1,213 @@
+package dedupfilter
+
+import (
+	"crypto/sha1"
+	"hash/fnv"
+	"maps"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
+)
+
+func blocks(texts ...string) [][20]byte {
+	out := make([][20]byte, len(texts))
+	for i, t := range texts {
+		out[i] = sha1.Sum([]byte(t))
+	}
+	return out
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-3 }
+
+// TestCompareBooleanSeedExample reproduces seed 001's table 2: F = 0.714,
+// S = 0.286, and with 2 of 5 features differing (> k = 0.2) the documents
+// are not compared at all.
+func TestCompareBooleanSeedExample(t *testing.T) {
+	d1 := &analyzer.Features{Terms: map[string]int{"T2": 1, "T3": 2, "T4": 5, "T5": 6}}
+	d2 := &analyzer.Features{Terms: map[string]int{"T1": 2, "T2": 3, "T4": 7, "T5": 2}}
+	opts := DefaultOptions("")
+	v := Compare(d1, d2, opts)
+	s, _ := v.Score(Boolean)
+	if !near(s.Value, 0.286) || s.Duplicate {
+		t.Errorf("Boolean = %.3f dup=%v, want 0.286 dup=false", s.Value, s.Duplicate)
+	}
+	// With k and the threshold relaxed the comparison happens and decides.
+	opts.BooleanK, opts.BooleanMin, opts.Measure = 0.5, 0.25, Boolean
+	if v := Compare(d1, d2, opts); !v.Duplicate || v.Measure != Boolean || !near(v.Similarity, 0.286) {
+		t.Errorf("relaxed: got dup=%v measure=%v sim=%.3f, want true boolean 0.286", v.Duplicate, v.Measure, v.Similarity)
+	}
+}
+
+func TestCompareMeasures(t *testing.T) {
+	terms := func(words ...string) map[string]int {
+		m := map[string]int{}
+		for _, w := range words {
+			m[w]++
+		}
+		return m
+	}
+	many := func(prefix string, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = prefix + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		}
+		return out
+	}
+	sig := func(fill uint64, same int) []uint64 {
+		s := make([]uint64, 8)
+		for i := range s {
+			if i < same {
+				s[i] = uint64(i)
+			} else {
+				s[i] = fill + uint64(i)
+			}
+		}
+		return s
+	}
+	base := many("w", 60)
+	tests := []struct {
+		name    string
+		a, b    analyzer.Features
+		measure Measure
+		want    float64
+		dup     bool
+	}{
+		{"pieces identical", analyzer.Features{Pieces: []string{"ab", "cd", "ef"}}, analyzer.Features{Pieces: []string{"ab", "cd", "ef"}}, FeatureString, 1, true},
+		{"pieces one dropped", analyzer.Features{Pieces: []string{"ab", "cd", "ef", "gh"}}, analyzer.Features{Pieces: []string{"ab", "cd", "gh"}}, FeatureString, 6.0 / 7, true},
+		{"pieces reordered count once in order", analyzer.Features{Pieces: []string{"ab", "cd", "ef"}}, analyzer.Features{Pieces: []string{"ef", "cd", "ab"}}, FeatureString, 1.0 / 3, false},
+		{"pieces empty", analyzer.Features{}, analyzer.Features{Pieces: []string{"ab"}}, FeatureString, 0, false},
+		{"blocks half", analyzer.Features{Blocks: blocks("a", "b", "c", "d")}, analyzer.Features{Blocks: blocks("a", "b", "x", "y")}, Blocks, 0.5, true},
+		{"blocks m is the larger count", analyzer.Features{Blocks: blocks("a", "b", "c", "d")}, analyzer.Features{Blocks: blocks("a")}, Blocks, 0.25, false},
+		{"minhash 6 of 8", analyzer.Features{MinHash: sig(100, 6)}, analyzer.Features{MinHash: sig(200, 6)}, MinHash, 0.75, true},
+		{"minhash lengths differ", analyzer.Features{MinHash: sig(100, 8)}, analyzer.Features{MinHash: sig(100, 8)[:4]}, MinHash, 0, false},
+		{"jaccard 3 of 5", analyzer.Features{Terms: terms("a", "b", "c", "d")}, analyzer.Features{Terms: terms("a", "b", "c", "e")}, Jaccard, 0.6, true},
+		{"conrad shares 90% same length", analyzer.Features{Terms: terms(base[:50]...), Runes: 1000}, analyzer.Features{Terms: terms(append(base[:45:45], many("x", 5)...)...), Runes: 1100}, Conrad, 0.9, true},
+		{"conrad shares 90% length +30%", analyzer.Features{Terms: terms(base[:50]...), Runes: 1000}, analyzer.Features{Terms: terms(append(base[:45:45], many("x", 5)...)...), Runes: 1300}, Conrad, 0.9, false},
+		{"conrad shares 80% is not over 80%", analyzer.Features{Terms: terms(base[:50]...), Runes: 1000}, analyzer.Features{Terms: terms(append(base[:40:40], many("x", 10)...)...), Runes: 1000}, Conrad, 0.8, false},
+		{"pugh 51 shared", analyzer.Features{Terms: terms(base[:51]...)}, analyzer.Features{Terms: terms(base[:60]...)}, Pugh, 51, true},
+		{"pugh 50 shared is not more than r", analyzer.Features{Terms: terms(base[:50]...)}, analyzer.Features{Terms: terms(base[:60]...)}, Pugh, 50, false},
+		{"boolean near copy", analyzer.Features{Terms: terms(base[:50]...)}, analyzer.Features{Terms: terms(append(base[:48:48], many("x", 2)...)...)}, Boolean, 0.92, true},
+		{"boolean counts differ beyond d", analyzer.Features{Terms: terms(base[:50]...)}, analyzer.Features{Terms: terms(base[:30]...)}, Boolean, 0.5, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := DefaultOptions("")
+			opts.Measure = tt.measure
+			v := Compare(&tt.a, &tt.b, opts)
+			if !near(v.Similarity, tt.want) || v.Duplicate != tt.dup || v.Measure != tt.measure {
+				t.Errorf("got %v %.4f dup=%v, want %v %.4f dup=%v", v.Measure, v.Similarity, v.Duplicate, tt.measure, tt.want, tt.dup)
+			}
+			// Symmetry: every measure gives the same answer both ways.
+			w := Compare(&tt.b, &tt.a, opts)
+			if !slices.Equal(v.Scores, w.Scores) {
+				t.Errorf("not symmetric: %v vs %v", v.Scores, w.Scores)
+			}
+		})
+	}
+}
+
+func TestCompareCombined(t *testing.T) {
+	a := &analyzer.Features{Pieces: []string{"ab", "cd"}, Blocks: blocks("x", "y"), Terms: map[string]int{"p": 1, "q": 1}}
+	b := &analyzer.Features{Pieces: []string{"ab", "cd"}, Blocks: blocks("z", "w"), Terms: map[string]int{"r": 1, "s": 1}}
+	tests := []struct {
+		votes       int
+		dup         bool
+		wantMeasure Measure
+	}{
+		{1, true, FeatureString},
+		{2, false, Combined},
+	}
+	for _, tt := range tests {
+		opts := DefaultOptions("")
+		opts.Votes = tt.votes
+		v := Compare(a, b, opts)
+		if v.Duplicate != tt.dup || v.Measure != tt.wantMeasure || v.Votes != 1 {
+			t.Errorf("Votes=%d: got dup=%v measure=%v votes=%d, want dup=%v measure=%v votes=1",
+				tt.votes, v.Duplicate, v.Measure, v.Votes, tt.dup, tt.wantMeasure)
+		}
+	}
+}
+
+func TestCompareEvidence(t *testing.T) {
+	a := &analyzer.Features{Pieces: []string{"ab", "cd", "ef"}, Blocks: blocks("x", "y"),
+		Terms: map[string]int{"k": 1, "b": 2, "a": 1, "c": 1, "d": 1, "e": 1, "f": 1, "g": 1, "h": 1, "i": 1, "j": 1, "z": 1}}
+	b := &analyzer.Features{Pieces: []string{"ab", "ef"}, Blocks: blocks("y"),
+		Terms: map[string]int{"k": 3, "j": 1, "i": 1, "h": 1, "g": 1, "f": 1, "e": 1, "d": 1, "c": 1, "b": 1, "a": 1}}
+	v := Compare(a, b, DefaultOptions(""))
+	wantSample := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	if v.SharedPieces != 2 || v.SharedBlocks != 1 || v.SharedTerms != 11 || !slices.Equal(v.TermSample, wantSample) {
+		t.Errorf("evidence = pieces %d blocks %d terms %d sample %v, want 2 1 11 %v",
+			v.SharedPieces, v.SharedBlocks, v.SharedTerms, v.TermSample, wantSample)
+	}
+}
+
+func TestCompareNil(t *testing.T) {
+	if v := Compare(nil, nil, DefaultOptions("")); v.Duplicate || v.Votes != 0 {
+		t.Errorf("Compare(nil, nil) = dup %v votes %d, want false 0", v.Duplicate, v.Votes)
+	}
+}
+
+func TestCompareRealText(t *testing.T) {
+	a := testAnalyzer(t)
+	c := newCorpus(7)
+	orig := c.article(5)
+	tests := []struct {
+		name string
+		text []string
+		dup  bool
+	}{
+		{"identical", orig, true},
+		{"3% words changed", c.reprint(orig, 0.03, false), true},
+		{"last paragraph dropped", c.reprint(orig, 0, true), true},
+		{"unrelated", c.article(5), false},
+		{"one paragraph quoted", orig[:1], false},
+	}
+	for _, tt := range tests {
+		v := Compare(a.Analyze(orig), a.Analyze(tt.text), DefaultOptions(""))
+		if v.Duplicate != tt.dup {
+			t.Errorf("%s: dup = %v (votes %d, %v), want %v", tt.name, v.Duplicate, v.Votes, v.Scores, tt.dup)
+		}
+	}
+}
+
+func TestHashStringIsFNV1a(t *testing.T) {
+	for _, s := range []string{"", "a", "新闻。"} {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		if got, want := hashString(s), h.Sum64(); got != want {
+			t.Errorf("hashString(%q) = %x, want %x", s, got, want)
+		}
+	}
+}
+
+func TestPostingPrefixes(t *testing.T) {
+	f := &analyzer.Features{
+		Pieces:  []string{"a.b", "c.d", "a.b", "e.f"},
+		Terms:   map[string]int{"x": 1, "y": 2, "z": 1},
+		Blocks:  blocks("p", "q", "p"),
+		MinHash: make([]uint64, 8),
+	}
+	tests := []struct {
+		terms, pieces int
+		want          map[byte]int
+	}{
+		{0, 8, map[byte]int{kindBand: 4, kindStructure: 1, kindBlock: 2, kindPiece: 3}},
+		{2, 1, map[byte]int{kindBand: 4, kindStructure: 1, kindBlock: 2, kindTerm: 2, kindPiece: 1}},
+	}
+	for _, tt := range tests {
+		o := DefaultOptions("")
+		o.Bands, o.Rows, o.TermsPerDoc, o.PiecesPerDoc = 4, 2, tt.terms, tt.pieces
+		got := map[byte]int{}
+		for _, p := range o.postingPrefixes(f) {
+			if len(p) != postingPrefixLen {
+				t.Fatalf("prefix %q has length %d, want %d", p, len(p), postingPrefixLen)
+			}
+			got[p[len(nsPosting)]]++
+		}
+		if !maps.Equal(got, tt.want) {
+			t.Errorf("terms=%d pieces=%d: posting kinds %v, want %v", tt.terms, tt.pieces, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+//go:build unix
+
+package dedupfilter
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+)
+
+// crashDirEnv makes the test binary act as the child of TestKillRecovery.
+const crashDirEnv = "DEDUPFILTER_CRASH_DIR"
+
+// TestKillRecovery adds documents in a child process that is killed with
+// SIGKILL before Close, then checks the parent sees every committed Add
+// and the unconfirmed ops as pending.
+func TestKillRecovery(t *testing.T) {
+	if dir := os.Getenv(crashDirEnv); dir != "" {
+		crashChild(t, dir)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKillRecovery$")
+	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir)
+	out, err := cmd.CombinedOutput()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("child did not die by SIGKILL: %v\n%s", err, out)
+	}
+	f, err := Open(DefaultOptions(dir))
+	if err != nil {
+		t.Fatalf("reopen after kill: %v", err)
+	}
+	defer f.Close()
+	s, err := f.Stats()
+	if err != nil || s.Docs != 3 {
+		t.Fatalf("Stats = %+v, %v; want the 3 committed docs", s, err)
+	}
+	var pending []string
+	err = f.Pending(func(op Op) error {
+		pending = append(pending, op.Kind.String()+" "+op.ID)
+		return nil
+	})
+	if want := []string{"index b", "index c"}; err != nil || !slices.Equal(pending, want) {
+		t.Errorf("Pending = %v, %v; want %v (a was confirmed)", pending, err, want)
+	}
+}
+
+func crashChild(t *testing.T, dir string) {
+	f, err := Open(DefaultOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, an := newCorpus(13), testAnalyzer(t)
+	for _, id := range []string{"a", "b", "c"} {
+		d := mustAdd(t, f, Doc{ID: id, Features: an.Analyze(c.article(5)), Payload: []byte(id)})
+		if id == "a" {
+			if err := f.Applied(d.Ops...); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {} // the signal ends the process
+}

@@ -1,0 +1,362 @@
+package dedupfilter
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Sentinel errors; test with errors.Is.
+var (
+	ErrNotFound       = errors.New("dedupfilter: not found")
+	ErrClosed         = errors.New("dedupfilter: filter closed")
+	ErrInvalidOptions = errors.New("dedupfilter: invalid options")
+	ErrInvalidDoc     = errors.New("dedupfilter: invalid document")
+	ErrCorrupt        = errors.New("dedupfilter: corrupt store value")
+)
+
+// Doc is a document offered to Add.
+type Doc struct {
+	ID       string // required, unique; adding an existing ID replaces it
+	URL      string
+	Title    string
+	Features *analyzer.Features // required
+	// Payload is stored as is and handed back when the search index must
+	// (re)index this document, e.g. when it is promoted to representative.
+	Payload []byte
+	// Time orders copies for Keep == Newer; zero means the time of the Add.
+	Time time.Time
+}
+
+// Action says what the search index does with the added document.
+type Action int
+
+const (
+	// Index: put the document in the search index (with its cluster id).
+	Index Action = iota
+	// Skip: keep it out of the search index (a suppressed duplicate).
+	Skip
+)
+
+func (a Action) String() string {
+	if a == Skip {
+		return "skip"
+	}
+	return "index"
+}
+
+// OpKind is a search-index operation.
+type OpKind byte
+
+const (
+	OpIndex  OpKind = 1 // index ID with Cluster and Payload (overwriting)
+	OpDelete OpKind = 2 // delete ID (no error if absent)
+)
+
+func (k OpKind) String() string {
+	switch k {
+	case OpIndex:
+		return "index"
+	case OpDelete:
+		return "delete"
+	}
+	return "OpKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Op is one operation the search index must apply. Ops are states, not
+// deltas: applying an Op twice, or applying an older Op of the same ID
+// before it, ends in the same index.
+type Op struct {
+	Kind    OpKind
+	ID      string
+	Cluster string // OpIndex: the cluster id to store with the document
+	Payload []byte // OpIndex: the payload given to Add
+	Seq     uint64 // the Add/Delete that produced it; Applied checks it
+}
+
+// Decision is the outcome of Add.
+type Decision struct {
+	ID        string
+	Duplicate bool
+	// Of is the stored document the new one matched (empty if none).
+	Of string
+	// Cluster is the document's cluster id; stable once assigned.
+	Cluster string
+	// Representative is the cluster's representative after the Add.
+	Representative string
+	// Measure and Similarity: the measure that decided and its value.
+	Measure    Measure
+	Similarity float64
+	// Verdict is the full comparison with Of (zero when not a duplicate).
+	Verdict Verdict
+	// Candidates is how many stored documents were verified.
+	Candidates int
+	// Action for this document. Ops are everything the search index must
+	// do, this document included: under Replace the old representative is
+	// deleted; re-adding a representative may promote another document.
+	Action Action
+	Ops    []Op
+	Seq    uint64
+}
+
+// DeleteResult is the outcome of Delete.
+type DeleteResult struct {
+	ID      string
+	Cluster string
+	// Representative of the cluster after the delete; empty when the
+	// cluster is gone with its last member.
+	Representative string
+	// Ops to apply to the search index: delete ID (always, indexed or not;
+	// deleting an absent document is harmless), and under Suppress and
+	// Replace index the promoted representative with its payload.
+	Ops []Op
+	Seq uint64
+}
+
+// Cluster is a group of near-duplicates.
+type Cluster struct {
+	ID             string
+	Representative string
+	Members        []string // sorted, representative included
+}
+
+// String renders a cluster for logs.
+func (c Cluster) String() string {
+	return c.ID + " rep=" + c.Representative + " n=" + strconv.Itoa(len(c.Members))
+}
+
+// Entry is a stored document.
+type Entry struct {
+	Doc
+	Seq     uint64
+	Cluster string
+	Indexed bool // whether the filter has it in the search index
+}
+
+// Filter is a Badger-backed near-duplicate filter. Its methods are safe for
+// concurrent use.
+type Filter struct {
+	db   *badger.DB
+	opts Options
+
+	mu      sync.Mutex // serialises decide+write sections
+	seq     uint64
+	cluster uint64
+	closed  bool
+	// stop holds posting lists found longer than MaxPostings, so each is
+	// scanned once per process and no longer written to. Lists only shrink
+	// by deletes; a stop list that shrinks stays skipped until reopen.
+	stop map[string]struct{}
+}
+
+// Open opens (creating if needed) the store in opts.Dir.
+func Open(opts Options) (*Filter, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	bo := badger.DefaultOptions(opts.Dir).
+		WithInMemory(opts.InMemory).
+		WithSyncWrites(opts.SyncWrites).
+		WithLogger(opts.Logger)
+	if opts.MemTableSize > 0 {
+		bo = bo.WithMemTableSize(opts.MemTableSize)
+	}
+	if opts.BlockCacheSize > 0 {
+		bo = bo.WithBlockCacheSize(opts.BlockCacheSize)
+	}
+	db, err := badger.Open(bo)
+	if err != nil {
+		return nil, fmt.Errorf("dedupfilter: open %q: %w", opts.Dir, err)
+	}
+	f := &Filter{db: db, opts: opts, stop: map[string]struct{}{}}
+	err = db.View(func(txn *badger.Txn) error {
+		var err error
+		if f.seq, err = getCounter(txn, keySeq); err != nil {
+			return err
+		}
+		f.cluster, err = getCounter(txn, keyCluster)
+		return err
+	})
+	if err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return f, nil
+}
+
+// Options returns the options the filter was opened with.
+func (f *Filter) Options() Options { return f.opts }
+
+// Close closes the store. Later calls return ErrClosed.
+func (f *Filter) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	f.closed = true
+	if err := f.db.Close(); err != nil {
+		return fmt.Errorf("dedupfilter: close: %w", err)
+	}
+	return nil
+}
+
+func getCounter(txn *badger.Txn, k string) (uint64, error) {
+	item, err := txn.Get([]byte(k))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var v uint64
+	err = item.Value(func(b []byte) error {
+		if len(b) != 8 {
+			return fmt.Errorf("dedupfilter: counter %s: %w", k, ErrCorrupt)
+		}
+		v = binary.BigEndian.Uint64(b)
+		return nil
+	})
+	return v, err
+}
+
+func (d *Doc) validate(o Options) error {
+	switch {
+	case d.ID == "":
+		return fmt.Errorf("dedupfilter: empty id: %w", ErrInvalidDoc)
+	case d.Features == nil:
+		return fmt.Errorf("dedupfilter: %q: nil features: %w", d.ID, ErrInvalidDoc)
+	case len(d.Features.MinHash) != 0 && len(d.Features.MinHash) != o.Bands*o.Rows:
+		return fmt.Errorf("dedupfilter: %q: MinHash has %d values, Bands*Rows is %d: %w",
+			d.ID, len(d.Features.MinHash), o.Bands*o.Rows, ErrInvalidDoc)
+	}
+	return nil
+}
+
+// Add decides whether d duplicates a stored document, records it and its
+// cluster, and returns what the search index must do. Encoding happens
+// before the lock; candidate search, verification and the write run under
+// one lock and one transaction, so concurrent Adds cluster as some serial
+// order would. The Ops are also recorded as pending (see Pending).
+func (f *Filter) Add(d Doc) (Decision, error) {
+	if err := d.validate(f.opts); err != nil {
+		return Decision{}, err
+	}
+	if d.Time.IsZero() {
+		d.Time = time.Now()
+	}
+	prep := prepare(d.Features)
+	feat := encodePrepared(prep)
+	own := f.opts.postingPrefixes(d.Features)
+	lookup := f.opts.lookupPrefixes(d.Features, own)
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return Decision{}, ErrClosed
+	}
+	w := f.begin()
+	defer w.txn.Discard()
+
+	dec := Decision{ID: d.ID, Seq: w.seq}
+	old, err := w.record(d.ID)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Decision{}, err
+	}
+	match, v, n, err := w.bestMatch(d.ID, prep, lookup)
+	if err != nil {
+		return Decision{}, err
+	}
+	dec.Candidates = n
+	var matchRec *record
+	if match != "" {
+		if matchRec, err = w.record(match); err != nil {
+			return Decision{}, err
+		}
+		dec.Duplicate, dec.Of, dec.Verdict = true, match, v
+		dec.Measure, dec.Similarity = v.Measure, v.Similarity
+	} else {
+		dec.Measure = f.opts.Measure
+	}
+	rec := &record{Seq: w.seq, Time: d.Time.UTC(), Runes: d.Features.Runes, URL: d.URL, Title: d.Title}
+	if err := w.place(d.ID, rec, old, matchRec); err != nil {
+		return Decision{}, err
+	}
+	dec.Cluster = rec.Cluster
+	if dec.Representative, err = w.representative(rec.Cluster); err != nil {
+		return Decision{}, err
+	}
+
+	for _, p := range own {
+		if _, ok := f.stop[string(p)]; ok {
+			continue
+		}
+		k := append(append(make([]byte, 0, len(p)+len(d.ID)), p...), d.ID...)
+		rec.Keys = append(rec.Keys, k)
+		if err := w.set(k, nil); err != nil {
+			return Decision{}, err
+		}
+	}
+	for _, kv := range [...]struct {
+		k []byte
+		v []byte
+	}{
+		{key(nsDoc, d.ID), encodeRecord(rec)},
+		{key(nsFeatures, d.ID), feat},
+		{key(nsPayload, d.ID), d.Payload},
+		{memberKey(rec.Cluster, d.ID), nil},
+	} {
+		if err := w.set(kv.k, kv.v); err != nil {
+			return Decision{}, err
+		}
+	}
+	dec.Action = Skip
+	if rec.Indexed {
+		dec.Action = Index
+		w.op(Op{Kind: OpIndex, ID: d.ID, Cluster: rec.Cluster, Payload: d.Payload})
+	}
+	if dec.Ops, err = w.commit(); err != nil {
+		return Decision{}, err
+	}
+	return dec, nil
+}
+
+// Delete removes a document and repairs its cluster: when it was the
+// representative, the earliest remaining member (Replace: the one Keep
+// prefers) takes its place and, unless the policy is Mark, is returned in
+// Ops for indexing with its payload. ErrNotFound if id is not stored.
+func (f *Filter) Delete(id string) (DeleteResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return DeleteResult{}, ErrClosed
+	}
+	w := f.begin()
+	defer w.txn.Discard()
+	rec, err := w.record(id)
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	res := DeleteResult{ID: id, Cluster: rec.Cluster, Seq: w.seq}
+	if err := w.deleteKeys(rec.Keys); err != nil {
+		return DeleteResult{}, err
+	}
+	if res.Representative, err = w.leave(id, rec); err != nil {
+		return DeleteResult{}, err
+	}
+	for _, ns := range []string{nsDoc, nsFeatures, nsPayload} {
+		if err := w.txn.Delete(key(ns, id)); err != nil {
+			return DeleteResult{}, fmt.Errorf("dedupfilter: delete %q: %w", id, err)
+		}
+	}
+	w.op(Op{Kind: OpDelete, ID: id})
+	if res.Ops, err = w.commit(); err != nil {
+		return DeleteResult{}, err
+	}
+	return res, nil
+}

@@ -1,0 +1,354 @@
+package dedupfilter
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// write is one Add or Delete: a read-write transaction plus the search
+// index operations it implies, at most one per document (the last wins).
+type write struct {
+	f   *Filter
+	txn *badger.Txn
+	seq uint64
+	ops []Op
+}
+
+func (f *Filter) begin() *write {
+	f.seq++
+	return &write{f: f, txn: f.db.NewTransaction(true), seq: f.seq}
+}
+
+func (w *write) set(k, v []byte) error {
+	if err := w.txn.Set(k, v); err != nil {
+		return fmt.Errorf("dedupfilter: write: %w", err)
+	}
+	return nil
+}
+
+func (w *write) op(op Op) {
+	op.Seq = w.seq
+	for i := range w.ops {
+		if w.ops[i].ID == op.ID {
+			w.ops[i] = op
+			return
+		}
+	}
+	w.ops = append(w.ops, op)
+}
+
+// commit records the ops as pending marks and the counters, then commits.
+// On error the in-memory counters may run ahead of the store; gaps in
+// sequence numbers are harmless.
+func (w *write) commit() ([]Op, error) {
+	for _, op := range w.ops {
+		if err := w.set(key(nsPending, op.ID), encodeOp(op)); err != nil {
+			return nil, err
+		}
+	}
+	for k, v := range map[string]uint64{keySeq: w.f.seq, keyCluster: w.f.cluster} {
+		if err := w.set([]byte(k), binary.BigEndian.AppendUint64(nil, v)); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.txn.Commit(); err != nil {
+		return nil, fmt.Errorf("dedupfilter: commit: %w", err)
+	}
+	return w.ops, nil
+}
+
+func (w *write) record(id string) (*record, error) {
+	return getRecord(w.txn, id)
+}
+
+func getRecord(txn *badger.Txn, id string) (*record, error) {
+	var rec *record
+	err := getValue(txn, key(nsDoc, id), func(b []byte) error {
+		var err error
+		rec, err = decodeRecord(b)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dedupfilter: document %q: %w", id, err)
+	}
+	return rec, nil
+}
+
+// getValue calls fn with the value of k (valid only during fn), or returns
+// ErrNotFound.
+func getValue(txn *badger.Txn, k []byte, fn func([]byte) error) error {
+	item, err := txn.Get(k)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return item.Value(fn)
+}
+
+func copyValue(txn *badger.Txn, k []byte) ([]byte, error) {
+	var out []byte
+	err := getValue(txn, k, func(b []byte) error {
+		if len(b) > 0 {
+			out = append([]byte(nil), b...)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (w *write) representative(cluster string) (string, error) {
+	b, err := copyValue(w.txn, key(nsCluster, cluster))
+	if err != nil {
+		return "", fmt.Errorf("dedupfilter: cluster %q: %w", cluster, err)
+	}
+	return string(b), nil
+}
+
+func (w *write) putRecord(id string, rec *record) error {
+	return w.set(key(nsDoc, id), encodeRecord(rec))
+}
+
+// setIndexed records whether id is in the search index and emits the op
+// that makes it so.
+func (w *write) setIndexed(id string, rec *record, indexed bool) error {
+	if rec.Indexed == indexed {
+		return nil
+	}
+	rec.Indexed = indexed
+	if err := w.putRecord(id, rec); err != nil {
+		return err
+	}
+	if !indexed {
+		w.op(Op{Kind: OpDelete, ID: id})
+		return nil
+	}
+	payload, err := copyValue(w.txn, key(nsPayload, id))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("dedupfilter: payload %q: %w", id, err)
+	}
+	w.op(Op{Kind: OpIndex, ID: id, Cluster: rec.Cluster, Payload: payload})
+	return nil
+}
+
+// prefer reports whether a should represent a cluster rather than b under
+// Replace's Keep rule.
+func (o Options) prefer(a, b *record) bool {
+	if o.Keep == Longer && a.Runes != b.Runes {
+		return a.Runes > b.Runes
+	}
+	if !a.Time.Equal(b.Time) {
+		return a.Time.After(b.Time)
+	}
+	return a.Seq > b.Seq
+}
+
+// place puts the document (rec, not yet written) in a cluster: its old
+// one if it is re-added and stays, else the match's, else a new one.
+func (w *write) place(id string, rec, old, match *record) error {
+	if old != nil {
+		// A re-added document keeps its cluster, and its role in it, when it
+		// still matches inside it or has no match and is alone: re-indexing
+		// unchanged content must not reshuffle clusters or their ids.
+		stay, err := w.stays(id, old, match)
+		if err != nil {
+			return err
+		}
+		if err := w.deleteKeys(old.Keys); err != nil {
+			return err
+		}
+		if stay {
+			rec.Cluster, rec.Indexed = old.Cluster, old.Indexed
+			return nil
+		}
+		if _, err := w.leave(id, old); err != nil {
+			return err
+		}
+	}
+	if match != nil {
+		return w.join(id, rec, match.Cluster)
+	}
+	w.f.cluster++
+	rec.Cluster = fmt.Sprintf("%0*x", clusterIDLen, w.f.cluster)
+	rec.Indexed = true
+	return w.set(key(nsCluster, rec.Cluster), []byte(id))
+}
+
+// join makes the new document (rec, not yet written) a member of cluster
+// and applies the policy to the representative.
+func (w *write) join(id string, rec *record, cluster string) error {
+	rec.Cluster = cluster
+	rep, err := w.representative(rec.Cluster)
+	if err != nil {
+		return err
+	}
+	switch w.f.opts.Policy {
+	case Mark:
+		rec.Indexed = true
+	case Replace:
+		repRec, err := w.record(rep)
+		if err != nil {
+			return err
+		}
+		if !w.f.opts.prefer(rec, repRec) {
+			return nil
+		}
+		if err := w.setIndexed(rep, repRec, false); err != nil {
+			return err
+		}
+		rec.Indexed = true
+		return w.set(key(nsCluster, rec.Cluster), []byte(id))
+	}
+	return nil
+}
+
+// stays reports whether re-added id remains in its old cluster: its match
+// is in it, or it has no match and is the only member.
+func (w *write) stays(id string, old, match *record) (bool, error) {
+	if match != nil {
+		return match.Cluster == old.Cluster, nil
+	}
+	members, err := w.members(old.Cluster)
+	return len(members) == 1 && members[0] == id, err
+}
+
+func (w *write) deleteKeys(keys [][]byte) error {
+	for _, k := range keys {
+		if err := w.txn.Delete(k); err != nil {
+			return fmt.Errorf("dedupfilter: delete posting: %w", err)
+		}
+	}
+	return nil
+}
+
+// leave removes id's membership and repairs its cluster. It returns the
+// cluster's representative afterwards ("" when the cluster is gone). The
+// document's postings, record, features and payload are left to the
+// caller.
+func (w *write) leave(id string, rec *record) (string, error) {
+	if err := w.txn.Delete(memberKey(rec.Cluster, id)); err != nil {
+		return "", fmt.Errorf("dedupfilter: delete membership: %w", err)
+	}
+	if rec.Indexed {
+		w.op(Op{Kind: OpDelete, ID: id})
+	}
+	rep, err := w.representative(rec.Cluster)
+	if err != nil || rep != id {
+		return rep, err
+	}
+	members, err := w.members(rec.Cluster)
+	if err != nil {
+		return "", err
+	}
+	if len(members) == 0 {
+		return "", w.txn.Delete(key(nsCluster, rec.Cluster))
+	}
+	var best string
+	var bestRec *record
+	for _, m := range members {
+		mr, err := w.record(m)
+		if err != nil {
+			return "", err
+		}
+		better := bestRec == nil
+		if !better && w.f.opts.Policy == Replace {
+			better = w.f.opts.prefer(mr, bestRec)
+		} else if !better {
+			better = mr.Seq < bestRec.Seq
+		}
+		if better {
+			best, bestRec = m, mr
+		}
+	}
+	if err := w.set(key(nsCluster, rec.Cluster), []byte(best)); err != nil {
+		return "", err
+	}
+	return best, w.setIndexed(best, bestRec, true)
+}
+
+func (w *write) members(cluster string) ([]string, error) {
+	return listMembers(w.txn, cluster)
+}
+
+func listMembers(txn *badger.Txn, cluster string) ([]string, error) {
+	prefix := memberKey(cluster, "")
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	var out []string
+	for it.Rewind(); it.Valid(); it.Next() {
+		out = append(out, string(it.Item().Key()[len(prefix):]))
+	}
+	return out, nil
+}
+
+// bestMatch gathers candidates from the posting lists (skipping lists
+// longer than MaxPostings), keeps those sharing at least MinShared lists,
+// and verifies up to MaxCandidates of them, most shared lists first. The
+// first verified duplicate is the match: a candidate sharing more lists is
+// the likelier copy, and stopping there keeps a popular cluster from
+// costing MaxCandidates verifications per Add.
+func (w *write) bestMatch(id string, feat prepared, lookup [][]byte) (string, Verdict, int, error) {
+	o := w.f.opts
+	hits := map[string]int{}
+	it := w.txn.NewIterator(badger.IteratorOptions{})
+	for _, p := range lookup {
+		if _, ok := w.f.stop[string(p)]; ok {
+			continue
+		}
+		var ids []string
+		for it.Seek(p); it.ValidForPrefix(p) && len(ids) <= o.MaxPostings; it.Next() {
+			ids = append(ids, string(it.Item().Key()[postingPrefixLen:]))
+		}
+		if len(ids) > o.MaxPostings {
+			w.f.stop[string(p)] = struct{}{} // an automatic stop word
+			continue
+		}
+		for _, c := range ids {
+			if c != id {
+				hits[c]++
+			}
+		}
+	}
+	it.Close()
+	type cand struct {
+		id   string
+		hits int
+	}
+	cands := make([]cand, 0, len(hits))
+	for c, n := range hits {
+		if n >= o.MinShared {
+			cands = append(cands, cand{c, n})
+		}
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		if a.hits != b.hits {
+			return b.hits - a.hits
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	if len(cands) > o.MaxCandidates {
+		cands = cands[:o.MaxCandidates]
+	}
+	for n, cd := range cands {
+		c := cd.id
+		var cf prepared
+		err := getValue(w.txn, key(nsFeatures, c), func(b []byte) error {
+			var err error
+			cf, err = decodePrepared(b)
+			return err
+		})
+		if err != nil {
+			return "", Verdict{}, 0, fmt.Errorf("dedupfilter: features of %q: %w", c, err)
+		}
+		if v := compare(feat, cf, o); v.Duplicate {
+			return c, v, n + 1, nil
+		}
+	}
+	return "", Verdict{}, len(cands), nil
+}

@@ -1,0 +1,100 @@
+package extract
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// inline elements continue the current paragraph; every other element
+// (and <br>) ends it. go-trafilatura's output uses a few non-HTML names
+// (hi, ref), which are inline too.
+var inline = map[string]bool{
+	"a": true, "abbr": true, "b": true, "big": true, "cite": true, "code": true,
+	"em": true, "font": true, "i": true, "kbd": true, "mark": true, "q": true,
+	"s": true, "small": true, "span": true, "strike": true, "strong": true,
+	"sub": true, "sup": true, "time": true, "tt": true, "u": true, "var": true,
+	"hi": true, "ref": true, "del": true, "ins": true, "label": true, "nobr": true,
+}
+
+// block is one paragraph of text and how much of it is link text.
+type block struct {
+	text      string // white space collapsed
+	runes     int    // runes in text
+	linkRunes int    // runes inside <a> (or go-trafilatura's <ref>)
+}
+
+// linkDensity is the share of the block's text that is link text.
+func (b block) linkDensity() float64 {
+	if b.runes == 0 {
+		return 0
+	}
+	return float64(b.linkRunes) / float64(b.runes)
+}
+
+// blocks returns the block-level runs of text under n in document order,
+// skipping script, style and subtrees whose element is in skip.
+func blocks(n *html.Node, skip map[atom.Atom]bool) []block {
+	var out []block
+	var cur strings.Builder
+	linkRunes := 0
+	flush := func() {
+		if s := collapse(cur.String()); s != "" {
+			out = append(out, block{text: s, runes: utf8.RuneCountInString(s), linkRunes: linkRunes})
+		}
+		cur.Reset()
+		linkRunes = 0
+	}
+	var walk func(n *html.Node, inLink bool)
+	walk = func(n *html.Node, inLink bool) {
+		switch n.Type {
+		case html.TextNode:
+			cur.WriteString(n.Data)
+			if inLink {
+				linkRunes += utf8.RuneCountInString(collapse(n.Data))
+			}
+			return
+		case html.ElementNode:
+			if skip[n.DataAtom] || n.DataAtom == atom.Script || n.DataAtom == atom.Style {
+				return
+			}
+			inLink = inLink || n.DataAtom == atom.A || n.Data == "ref"
+		}
+		isBlock := n.Type == html.ElementNode && !inline[n.Data]
+		if isBlock {
+			flush()
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inLink)
+		}
+		if isBlock {
+			flush()
+		}
+	}
+	if n != nil {
+		walk(n, false)
+	}
+	return out
+}
+
+// titleOf returns the text of the document's <title>.
+func titleOf(root *html.Node) string {
+	var find func(*html.Node) string
+	find = func(n *html.Node) string {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Title {
+			if n.FirstChild != nil {
+				return collapse(n.FirstChild.Data)
+			}
+			return ""
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if t := find(c); t != "" {
+				return t
+			}
+		}
+		return ""
+	}
+	return find(root)
+}

@@ -1,0 +1,97 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+)
+
+// tokens splits s for the extraction score: each Han character is a token
+// (Chinese has no spaces), other runs of letters and digits are lowercased
+// word tokens, everything else separates.
+func tokens(s string) []string {
+	var out []string
+	var word strings.Builder
+	flush := func() {
+		if word.Len() > 0 {
+			out = append(out, word.String())
+			word.Reset()
+		}
+	}
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			flush()
+			out = append(out, string(r))
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
+			word.WriteRune(r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// shingles counts the 4-token shingles of s; a text shorter than 4 tokens
+// is one shingle.
+func shingles(s string) map[string]int {
+	t := tokens(s)
+	m := map[string]int{}
+	if len(t) > 0 && len(t) < 4 {
+		m[strings.Join(t, " ")]++
+	}
+	for i := 0; i+4 <= len(t); i++ {
+		m[strings.Join(t[i:i+4], " ")]++
+	}
+	return m
+}
+
+// pageScore returns precision and recall of got against want by shingle
+// multisets, with the benchmark's conventions: both empty is perfect, an
+// empty side scores 0.
+func pageScore(got, want string) (precision, recall float64) {
+	g, w := shingles(got), shingles(want)
+	var tp, fp, fn int
+	for k, n := range g {
+		tp += min(n, w[k])
+		fp += max(0, n-w[k])
+	}
+	for k, n := range w {
+		fn += max(0, n-g[k])
+	}
+	if fp == 0 && fn == 0 {
+		return 1, 1
+	}
+	if tp+fp > 0 {
+		precision = float64(tp) / float64(tp+fp)
+	}
+	if tp+fn > 0 {
+		recall = float64(tp) / float64(tp+fn)
+	}
+	return precision, recall
+}
+
+// scorer averages page scores.
+type scorer struct {
+	p, r float64
+	n    int
+}
+
+func (s *scorer) add(got, want string) {
+	p, r := pageScore(got, want)
+	s.p += p
+	s.r += r
+	s.n++
+}
+
+// prf returns averaged precision and recall and the F1 of those averages.
+func (s *scorer) prf() (p, r, f1 float64) {
+	if s.n == 0 {
+		return 0, 0, 0
+	}
+	p, r = s.p/float64(s.n), s.r/float64(s.n)
+	if p+r > 0 {
+		f1 = 2 * p * r / (p + r)
+	}
+	return p, r, f1
+}

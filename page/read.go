@@ -1,0 +1,269 @@
+package page
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// kind is what a file holds, from its extension.
+type kind int
+
+const (
+	kindNone kind = iota
+	kindHTML
+	kindText
+	kindJSONL
+)
+
+// classify returns the kind of a file and its name without the extensions
+// that gave the kind away (".html.gz" etc.).
+func classify(name string) (kind, string) {
+	base := strings.TrimSuffix(name, ".gz")
+	ext := strings.ToLower(filepath.Ext(base))
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	switch ext {
+	case ".html", ".htm":
+		return kindHTML, stem
+	case ".txt":
+		return kindText, stem
+	case ".jsonl":
+		return kindJSONL, stem
+	}
+	return kindNone, name
+}
+
+// Read yields the pages of inputs: directories (walked recursively for
+// .html, .htm and .txt files, each optionally gzipped; a JSONL file met in a
+// directory is not read), single files of those kinds, and JSONL files
+// (.jsonl or .jsonl.gz). Per-document problems are yielded as *Error and
+// iteration continues; stop early by breaking out of the loop.
+func Read(inputs []string, opts Options) iter.Seq2[Page, error] {
+	return func(yield func(Page, error) bool) {
+		r := reader{opts: opts, seen: make(map[string]struct{}), yield: yield}
+		for _, in := range inputs {
+			if !r.input(in) {
+				return
+			}
+		}
+	}
+}
+
+// reader carries the state of one Read iteration.
+type reader struct {
+	opts  Options
+	seen  map[string]struct{} // ids already yielded
+	yield func(Page, error) bool
+}
+
+// fail yields a problem; it returns false when the caller stopped.
+func (r *reader) fail(src string, line int, id string, err error) bool {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == src {
+		err = pe.Err // Error.Source names the path already
+	}
+	return r.yield(Page{}, &Error{Source: src, Line: line, ID: id, Err: err})
+}
+
+// emit yields p unless its id was seen already.
+func (r *reader) emit(p Page, src string, line int) bool {
+	if _, dup := r.seen[p.ID]; dup {
+		return r.fail(src, line, p.ID, ErrDuplicateID)
+	}
+	r.seen[p.ID] = struct{}{}
+	return r.yield(p, nil)
+}
+
+func (r *reader) input(path string) bool {
+	info, err := os.Stat(path)
+	if err != nil {
+		return r.fail(path, 0, "", err)
+	}
+	if !info.IsDir() {
+		k, stem := classify(filepath.Base(path))
+		switch k {
+		case kindJSONL:
+			return r.jsonl(path)
+		case kindNone:
+			return r.fail(path, 0, "", fmt.Errorf("unsupported file type (want .html, .htm, .txt or .jsonl, optionally .gz): %w", errors.ErrUnsupported))
+		}
+		return r.file(path, stem, k)
+	}
+	cont := true
+	walkErr := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			cont = r.fail(p, 0, "", err)
+		} else if !d.IsDir() {
+			if k, _ := classify(d.Name()); k == kindHTML || k == kindText {
+				rel, _ := filepath.Rel(path, p) // p is under path: cannot fail
+				_, id := classify(filepath.ToSlash(rel))
+				cont = r.file(p, id, k)
+			}
+		}
+		if !cont {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if walkErr != nil {
+		return r.fail(path, 0, "", walkErr)
+	}
+	return cont
+}
+
+// file reads one HTML or text file.
+func (r *reader) file(path, id string, k kind) bool {
+	raw, err := r.readFile(path)
+	if err == nil {
+		var text string
+		if text, err = Decode(raw, ""); err == nil {
+			p := Page{ID: id, Source: path}
+			if k == kindText {
+				p.Text = text
+			} else {
+				p.HTML = text
+			}
+			return r.emit(p, path, 0)
+		}
+	}
+	return r.fail(path, 0, id, err)
+}
+
+// readFile reads a file, gunzipping .gz, refusing more than MaxBytes.
+func (r *reader) readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var src io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		src = gz
+	} else if info, err := f.Stat(); err == nil && r.opts.MaxBytes > 0 && info.Size() > r.opts.MaxBytes {
+		return nil, ErrTooLarge
+	}
+	if r.opts.MaxBytes > 0 {
+		src = io.LimitReader(src, r.opts.MaxBytes+1)
+	}
+	b, err := io.ReadAll(src)
+	if err != nil {
+		return nil, err
+	}
+	if r.opts.MaxBytes > 0 && int64(len(b)) > r.opts.MaxBytes {
+		return nil, ErrTooLarge
+	}
+	return b, nil
+}
+
+// record is one JSONL line.
+type record struct {
+	ID    *string `json:"id"`
+	URL   string  `json:"url"`
+	Title string  `json:"title"`
+	HTML  *string `json:"html"`
+	Text  *string `json:"text"`
+}
+
+func (r *reader) jsonl(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return r.fail(path, 0, "", err)
+	}
+	defer f.Close()
+	var src io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return r.fail(path, 0, "", err)
+		}
+		src = gz
+	}
+	br := bufio.NewReaderSize(src, 64<<10)
+	for n := 1; ; n++ {
+		line, err := readLine(br, r.opts.lineLimit())
+		if errors.Is(err, ErrTooLarge) {
+			if !r.fail(path, n, "", err) {
+				return false
+			}
+			continue
+		}
+		if len(bytes.TrimSpace(line)) > 0 && !r.jsonLine(line, path, n) {
+			return false
+		}
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return r.fail(path, n, "", err)
+		}
+	}
+}
+
+// jsonLine parses and yields one non-blank JSONL line.
+func (r *reader) jsonLine(line []byte, path string, n int) bool {
+	var rec record
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return r.fail(path, n, "", fmt.Errorf("%w: %w", ErrSyntax, err))
+	}
+	if rec.ID == nil || *rec.ID == "" {
+		return r.fail(path, n, "", fmt.Errorf("%w: missing id", ErrSyntax))
+	}
+	id := *rec.ID
+	p := Page{ID: id, URL: rec.URL, Title: rec.Title, Source: path + ":" + strconv.Itoa(n)}
+	var body string
+	switch {
+	case rec.HTML != nil:
+		body, p.HTML = *rec.HTML, *rec.HTML
+	case rec.Text != nil:
+		body, p.Text = *rec.Text, *rec.Text
+	default:
+		return r.fail(path, n, id, fmt.Errorf("%w: neither html nor text", ErrSyntax))
+	}
+	switch {
+	case r.opts.MaxBytes > 0 && int64(len(body)) > r.opts.MaxBytes:
+		return r.fail(path, n, id, ErrTooLarge)
+	case strings.IndexByte(body, 0) >= 0:
+		return r.fail(path, n, id, ErrBinary)
+	case strings.TrimSpace(body) == "":
+		return r.fail(path, n, id, ErrEmpty)
+	}
+	return r.emit(p, path, n)
+}
+
+// readLine returns the next line without its newline. A line longer than
+// limit (when limit > 0) is consumed without being kept and reported as
+// ErrTooLarge. At the end of input it returns the last line with io.EOF.
+func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
+	var line []byte
+	tooLarge := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLarge {
+			line = append(line, chunk...)
+			if limit > 0 && int64(len(line)) > limit+1 {
+				tooLarge, line = true, nil
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if tooLarge {
+			return nil, ErrTooLarge // a read error resurfaces on the next call
+		}
+		return bytes.TrimRight(line, "\r\n"), err
+	}
+}

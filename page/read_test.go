@@ -1,0 +1,125 @@
+package page
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// result is one yielded item, flattened for comparison.
+type result struct {
+	id   string // page id, or Error.ID
+	line int    // Error.Line
+	err  error  // sentinel the error must wrap; nil for a page
+	html string // substring HTML must contain
+	text string // substring Text must contain
+}
+
+func collect(tb testing.TB, inputs []string, opts Options) ([]Page, []error) {
+	tb.Helper()
+	var pages []Page
+	var errs []error
+	for p, err := range Read(inputs, opts) {
+		pages = append(pages, p)
+		errs = append(errs, err)
+	}
+	return pages, errs
+}
+
+func check(t *testing.T, inputs []string, opts Options, want []result) {
+	t.Helper()
+	pages, errs := collect(t, inputs, opts)
+	if len(pages) != len(want) {
+		for i := range pages {
+			t.Logf("got %d: %q %v", i, pages[i].ID, errs[i])
+		}
+		t.Fatalf("got %d items, want %d", len(pages), len(want))
+	}
+	for i, w := range want {
+		p, err := pages[i], errs[i]
+		if w.err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) || !errors.Is(err, w.err) || pe.ID != w.id || pe.Line != w.line {
+				t.Errorf("item %d: got page %q err %v, want *Error{ID:%q Line:%d} wrapping %v", i, p.ID, err, w.id, w.line, w.err)
+			}
+			continue
+		}
+		if err != nil || p.ID != w.id || !strings.Contains(p.HTML, w.html) || !strings.Contains(p.Text, w.text) ||
+			(w.html == "") != (p.HTML == "") {
+			t.Errorf("item %d: got %+v, %v; want id %q html~%q text~%q", i, p, err, w.id, w.html, w.text)
+		}
+	}
+}
+
+func TestReadDir(t *testing.T) {
+	check(t, []string{filepath.Join("testdata", "corpus")}, Options{MaxBytes: 1000}, []result{
+		{id: "a/gbk-meta", html: zhSimplified},
+		{id: "a/gbk-sniff", html: zhSimplified},
+		{id: "b/big5-sniff", html: zhTraditional},
+		{id: "b/utf8", html: zhSimplified},
+		{id: "bad-utf8", err: ErrInvalidUTF8},
+		{id: "big", err: ErrTooLarge},
+		{id: "binary", err: ErrBinary},
+		{id: "c/d/nested", html: "nested"},
+		{id: "empty", err: ErrEmpty},
+		{id: "note", text: "second paragraph"},
+	})
+}
+
+func TestReadJSONL(t *testing.T) {
+	check(t, []string{filepath.Join("testdata", "pages.jsonl")}, DefaultOptions(), []result{
+		// The meta says gb2312 but the field is text already: no second decode.
+		{id: "j1", html: "<p>中文</p>"},
+		{line: 3, err: ErrSyntax},
+		{line: 4, err: ErrSyntax},
+		{id: "j2", line: 5, err: ErrSyntax},
+		{id: "j1", line: 6, err: ErrDuplicateID},
+		{id: "j3", text: "hello"},
+		{id: "j4", line: 8, err: ErrEmpty},
+	})
+}
+
+func TestReadJSONLTooLong(t *testing.T) {
+	// lineLimit is 2*MaxBytes+64KiB; line 1 exceeds it, line 2 does not.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "long.jsonl")
+	long := `{"id":"long","text":"` + strings.Repeat("x", 70<<10) + `"}`
+	writeFile(t, path, long+"\n"+`{"id":"ok","text":"fine"}`+"\n")
+	check(t, []string{path}, Options{MaxBytes: 10}, []result{
+		{line: 1, err: ErrTooLarge},
+		{id: "ok", text: "fine"},
+	})
+	check(t, []string{path}, Options{}, []result{
+		{id: "long", text: "xxx"},
+		{id: "ok", text: "fine"},
+	})
+}
+
+func TestReadSingleFilesAndMissing(t *testing.T) {
+	check(t, []string{
+		filepath.Join("testdata", "corpus", "b", "utf8.html.gz"),
+		filepath.Join("testdata", "corpus", "note.txt"),
+		filepath.Join("testdata", "corpus", "ignored.json"),
+		filepath.Join("testdata", "missing"),
+	}, DefaultOptions(), []result{
+		{id: "utf8", html: zhSimplified},
+		{id: "note", text: "plain text"},
+		{err: errors.ErrUnsupported},
+		{err: fs.ErrNotExist},
+	})
+}
+
+func TestReadStopsEarly(t *testing.T) {
+	n := 0
+	for range Read([]string{filepath.Join("testdata", "corpus")}, DefaultOptions()) {
+		n++
+		if n == 2 {
+			break
+		}
+	}
+	if n != 2 {
+		t.Errorf("got %d iterations, want 2", n)
+	}
+}
