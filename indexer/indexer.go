@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,13 @@ type Options struct {
 	// of its own, without features or store writes: plain bleve indexing
 	// through the same pipeline, to measure what the filter costs.
 	NoDedup bool
+	// KeepSiteText analyses pages whole. By default a paragraph that an
+	// earlier page of the same site (URL host) already showed is template
+	// text — navigation, sidebars, a blog's other posts — and is left out
+	// of the features, unless that would leave less than 30% of the page
+	// (a same-site copy). Turning it off makes different articles in one
+	// template look alike.
+	KeepSiteText bool
 }
 
 // DefaultOptions returns the options Open uses when given the zero value's
@@ -101,6 +109,7 @@ type Index struct {
 	bleve    bleve.Index
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
+	site     *siteText // nil when Options.KeepSiteText
 	noDedup  bool
 
 	mu       sync.Mutex // one filter decision and its bleve write at a time
@@ -140,6 +149,12 @@ func Open(dir string, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("indexer: open %s: %w", bpath, err)
 	}
 	ix := &Index{bleve: b, filter: f, analyzer: an, noDedup: opts.NoDedup}
+	if !opts.KeepSiteText && !opts.NoDedup {
+		if ix.site, err = openSiteText(filepath.Join(dir, "site")); err != nil {
+			ix.Close()
+			return nil, fmt.Errorf("indexer: open %s: %w", filepath.Join(dir, "site"), err)
+		}
+	}
 	if err := ix.replay(); err != nil {
 		ix.Close()
 		return nil, err
@@ -179,6 +194,9 @@ func (ix *Index) Filter() *dedupfilter.Filter { return ix.filter }
 func (ix *Index) Close() error {
 	ix.closeOnce.Do(func() {
 		ix.closeErr = errors.Join(ix.bleve.Close(), ix.filter.Close())
+		if ix.site != nil {
+			ix.closeErr = errors.Join(ix.closeErr, ix.site.Close())
+		}
 	})
 	return ix.closeErr
 }
@@ -235,6 +253,7 @@ func validate(d Document) error {
 // prepared is a document with its features and bleve payload computed.
 type prepared struct {
 	doc     dedupfilter.Doc
+	paras   []string // analysed in write, after the site's template text is known
 	err     error
 	dropped bool // a per-document error already reported; not written
 }
@@ -256,11 +275,7 @@ func (ix *Index) prepare(d Document) (prepared, error) {
 	if err != nil {
 		return prepared{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
 	}
-	p := prepared{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time}}
-	if !ix.noDedup {
-		p.doc.Features = ix.analyzer.Analyze(d.Paragraphs)
-	}
-	return p, nil
+	return prepared{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time}, paras: d.Paragraphs}, nil
 }
 
 func joinParagraphs(ps []string) string {
@@ -296,13 +311,24 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 			ops = append(ops, op)
 			continue
 		}
-		dec, err := ix.filter.Add(p.doc)
+		dec, stale, err := ix.add(p.doc, p.paras)
 		if err != nil {
 			addErr = fmt.Errorf("indexer: %s: %w", p.doc.ID, err)
 			break
 		}
+		for _, id := range stale {
+			redec, err := ix.reanalyse(id)
+			if err != nil {
+				addErr = fmt.Errorf("indexer: %s: %w", id, err)
+				break
+			}
+			ops = append(ops, redec.Ops...)
+		}
 		decs = append(decs, dec)
 		ops = append(ops, dec.Ops...)
+		if addErr != nil {
+			break
+		}
 	}
 	// Ops of decisions already committed must reach bleve even when a later
 	// Add failed, or the stores would disagree until the next Open.
@@ -310,6 +336,38 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 		return decs, errors.Join(addErr, err)
 	}
 	return decs, addErr
+}
+
+// add analyses paras, without the site's template text, into d's
+// features and lets the filter decide. stale lists earlier pages to
+// analyse again (see siteText.clean).
+func (ix *Index) add(d dedupfilter.Doc, paras []string) (dedupfilter.Decision, []string, error) {
+	var stale []string
+	if ix.site != nil {
+		var err error
+		if paras, stale, err = ix.site.clean(site(d.URL, d.ID), d.ID, paras); err != nil {
+			return dedupfilter.Decision{}, nil, err
+		}
+	}
+	d.Features = ix.analyzer.Analyze(paras)
+	dec, err := ix.filter.Add(d)
+	return dec, stale, err
+}
+
+// reanalyse adds the stored document id again, from its stored text, so
+// that its features lose the template text found since it was added.
+func (ix *Index) reanalyse(id string) (dedupfilter.Decision, error) {
+	e, err := ix.filter.Doc(id)
+	if err != nil {
+		return dedupfilter.Decision{}, err
+	}
+	var body map[string]any
+	if err := json.Unmarshal(e.Payload, &body); err != nil {
+		return dedupfilter.Decision{}, fmt.Errorf("stored payload: %w", err)
+	}
+	text, _ := body[FieldText].(string)
+	dec, _, err := ix.add(e.Doc, strings.Split(text, "\n"))
+	return dec, err
 }
 
 // apply writes ops to bleve in one batch and clears their pending marks.

@@ -7,6 +7,12 @@ cd "$(dirname "$0")/.."
 
 FUZZTIME=${FUZZTIME:-5s}
 
+# The server's browser test drives Debian's headless Chromium; install it
+# when missing (it skips with a message where it cannot be installed).
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null || echo "warning: chromium could not be installed; browser tests will skip"
+fi
+
 go vet ./...
 go test -count=1 ./...
 go test -count=1 -race ./dedupfilter/ ./indexer/

@@ -39,9 +39,10 @@ the analyzers see: a readable block per page, or with --format jsonl one
 						if format == "jsonl" {
 							err = enc.Encode(struct {
 								ID    string `json:"id"`
+								URL   string `json:"url,omitempty"`
 								Title string `json:"title"`
 								Text  string `json:"text"`
-							}{p.ID, c.Title, c.Text()})
+							}{p.ID, p.URL, c.Title, c.Text()})
 							if err != nil {
 								return err // the output is gone; stop
 							}

@@ -17,8 +17,10 @@ out (suppress), marks them (mark) or keeps the better copy (replace).`,
 	}
 	root.AddCommand(
 		newIndexCmd(),
+		newCrawlCmd(),
 		newDupsCmd(),
 		newSearchCmd(),
+		newServeCmd(),
 		newExtractCmd(),
 		newCompareCmd(),
 		newEvalCmd(),

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/page"
+)
+
+var updateSearchGolden = flag.Bool("update-search", false, "rewrite the search and serve golden files")
+
+// fixtureIndex indexes ../../testdata/pages under the mark policy into a
+// fresh directory and returns it, closed.
+func fixtureIndex(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	o := indexer.DefaultOptions()
+	o.Filter.Policy = dedupfilter.Mark
+	ix, err := indexer.Open(dir, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pages := page.Read([]string{filepath.Join("..", "..", "testdata", "pages")}, page.DefaultOptions())
+	if _, err := ix.IndexPages(context.Background(), pages, indexer.RunOptions{}); err != nil {
+		tb.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// runCmd runs the CLI with args and returns what it printed.
+func runCmd(tb testing.TB, args ...string) (string, error) {
+	tb.Helper()
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+// compareGolden compares got with testdata/name, rewriting it under
+// -update-search.
+func compareGolden(tb testing.TB, name, got string) {
+	tb.Helper()
+	path := filepath.Join("testdata", name)
+	if *updateSearchGolden {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("%v (run with -update-search to create it)", err)
+	}
+	if got != string(want) {
+		tb.Errorf("output differs from %s:\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func TestSearchCmd(t *testing.T) {
+	dir := fixtureIndex(t)
+	tests := []struct {
+		name   string
+		args   []string
+		golden string
+	}{
+		{"collapsed table", []string{"bees OR tide"}, "search-collapsed.golden"},
+		{"plain table", []string{"--collapse=false", "bees OR tide"}, "search-plain.golden"},
+		{"jsonl", []string{"--format", "jsonl", "bees OR tide"}, "search-jsonl.golden"},
+		{"second page", []string{"--size", "2", "--from", "2", "bees OR tide"}, "search-page2.golden"},
+		{"querystring", []string{"--syntax", "querystring", "+bees -rooftop"}, "search-querystring.golden"},
+		{"chinese", []string{"图书馆 OR 绿道"}, "search-chinese.golden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := runCmd(t, append([]string{"search", "--index", dir}, tt.args...)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			compareGolden(t, tt.golden, out)
+		})
+	}
+}
+
+func TestSearchCmdErrors(t *testing.T) {
+	dir := fixtureIndex(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"syntax error", []string{"--index", dir, "(bees OR"}, "at 8: expected"},
+		{"bad syntax flag", []string{"--index", dir, "--syntax", "sql", "x"}, "--syntax"},
+		{"bad format", []string{"--index", dir, "--format", "xml", "x"}, "--format"},
+		{"bad paging", []string{"--index", dir, "--from", "-1", "x"}, "invalid search request"},
+		{"no index", []string{"--index", t.TempDir(), "x"}, "no index there"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := runCmd(t, append([]string{"search"}, tt.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}

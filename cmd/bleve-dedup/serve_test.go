@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestServeCmd(t *testing.T) {
+	dir := fixtureIndex(t)
+	tests := []struct {
+		name string
+		stop func(cancel context.CancelFunc) error
+	}{
+		{"context canceled", func(cancel context.CancelFunc) error { cancel(); return nil }},
+		{"SIGTERM", func(context.CancelFunc) error { return syscall.Kill(os.Getpid(), syscall.SIGTERM) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			pr, pw := io.Pipe()
+			root := newRootCmd()
+			root.SetOut(pw)
+			root.SetErr(pw)
+			root.SetArgs([]string{"serve", "--index", dir, "--addr", "127.0.0.1:0"})
+			done := make(chan error, 1)
+			go func() {
+				err := root.ExecuteContext(ctx)
+				pw.Close()
+				done <- err
+			}()
+			lines := bufio.NewScanner(pr)
+			if !lines.Scan() {
+				t.Fatalf("no output: %v", <-done)
+			}
+			url, ok := strings.CutPrefix(lines.Text(), "serving ")
+			if !ok {
+				t.Fatalf("first line %q, want serving URL", lines.Text())
+			}
+			resp, err := http.Get(url + "api/search?q=bees")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body struct {
+				Hits []struct {
+					ID     string `json:"id"`
+					Folded int    `json:"folded"`
+				} `json:"hits"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != 200 || len(body.Hits) == 0 || body.Hits[0].Folded != 2 {
+				t.Errorf("search: status %d err %v hits %+v, want the bees story with 2 folded", resp.StatusCode, err, body.Hits)
+			}
+			if err := tt.stop(cancel); err != nil {
+				t.Fatal(err)
+			}
+			var rest []string
+			for lines.Scan() {
+				rest = append(rest, lines.Text())
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("serve returned %v, want nil after a graceful stop", err)
+				}
+			case <-time.After(2 * shutdownGrace):
+				t.Fatal("serve did not stop")
+			}
+			if !slices.Contains(rest, "stopped") {
+				t.Errorf("output after the stop %q, want \"stopped\"", rest)
+			}
+		})
+	}
+}
+
+func TestServeCmdErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no index", []string{"serve", "--index", t.TempDir()}, "no index there"},
+		{"bad address", []string{"serve", "--index", fixtureIndex(t), "--addr", "127.0.0.1:99999"}, "invalid port"},
+		{"extra argument", []string{"serve", "--index", "x", "y"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := runCmd(t, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}

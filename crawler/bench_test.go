@@ -1,0 +1,126 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/relevance"
+)
+
+// BenchmarkCrawl crawls 300 pages of the loopback test web, best-first
+// with learning, indexing the relevant ones into a real index, with 1, 4
+// and 16 workers. It reports pages/s and the peak Go heap in use.
+//
+//	go test -run XXX -bench BenchmarkCrawl -benchtime 3x ./crawler/
+func BenchmarkCrawl(b *testing.B) {
+	rw := loadRealWeb(b, testweb.Options{Seed: harvestWebSeed})
+	_, prof := rw.topic(b, "rail", 0)
+	for _, workers := range []int{1, 4, 16} {
+		for _, index := range []bool{true, false} {
+			b.Run(fmt.Sprintf("workers=%d/index=%v", workers, index), func(b *testing.B) {
+				benchCrawl(b, rw, prof, workers, index)
+			})
+		}
+	}
+}
+
+func benchCrawl(b *testing.B, rw *realWeb, prof *relevance.Profile, workers int, index bool) {
+	b.ReportAllocs()
+	var pages int
+	var elapsed time.Duration
+	var peak uint64
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		o := testOptions(b, rw.base+"/", prof)
+		o.Dir = dir + "/crawl"
+		o.Workers, o.MaxPages = workers, harvestBudget
+		var ix *indexer.Index
+		if index {
+			var err error
+			if ix, err = indexer.Open(dir, indexer.DefaultOptions()); err != nil {
+				b.Fatal(err)
+			}
+			o.Index = ix
+		}
+		c, err := New(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		stop := sampleHeap(&peak)
+		b.StartTimer()
+		sum, err := c.Run(context.Background())
+		b.StopTimer()
+		stop()
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages += sum.RunFetched
+		elapsed += sum.Elapsed
+		c.Close()
+		if ix != nil {
+			ix.Close()
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+}
+
+// sampleHeap records the largest heap (live and unswept objects) seen
+// every 5 ms into peak until the returned function is called. It reads
+// runtime/metrics, which, unlike ReadMemStats, does not stop the world.
+func sampleHeap(peak *uint64) (stop func()) {
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for !done.Load() {
+			metrics.Read(s)
+			*peak = max(*peak, s[0].Value.Uint64())
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	return func() { done.Store(true); wg.Wait() }
+}
+
+func BenchmarkCanonicalize(b *testing.B) {
+	base, _ := url.Parse("http://example.com/dir/page.html")
+	refs := []string{"../a/./b?z=1&utm_source=x&a=2#f", "HTTP://Example.COM:80/%7euser", "/wiki/%E9%B2%A4%E9%B1%BC", "other.html"}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, r := range refs {
+			if _, err := Canonicalize(base, r, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N*len(refs))/b.Elapsed().Seconds(), "urls/s")
+}
+
+func BenchmarkParseLinks(b *testing.B) {
+	var page strings.Builder
+	page.WriteString("<html><body><article><p>text</p></article><ul>")
+	for i := range 200 {
+		fmt.Fprintf(&page, `<li><a href="/p/%d?x=1">Link number %d</a></li>`, i, i)
+	}
+	page.WriteString("</ul></body></html>")
+	html := page.String()
+	b.SetBytes(int64(len(html)))
+	b.ReportAllocs()
+	for b.Loop() {
+		links, _ := parseLinks(strings.NewReader(html), 500)
+		siblingAnchors(links)
+	}
+}

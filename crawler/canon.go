@@ -1,0 +1,155 @@
+package crawler
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// DefaultStripParams are the query parameters Canonicalize drops by
+// default: click and campaign trackers that change the URL, not the page.
+// An entry ending in "*" is a prefix.
+var DefaultStripParams = []string{
+	"utm_*", "fbclid", "gclid", "dclid", "gbraid", "wbraid", "msclkid",
+	"yclid", "mc_cid", "mc_eid", "igshid", "_ga", "_gl", "_hsenc", "_hsmi",
+	"mkt_tok", "oly_anon_id", "oly_enc_id", "vero_id", "spm",
+}
+
+// Canonicalize resolves ref against base (nil for an absolute ref) and
+// returns the canonical form used for the seen set and as document id:
+// http or https only; scheme and host lowercased, the host in its IDNA
+// ASCII form without a trailing dot; the default port (80, 443) removed;
+// user info and fragment removed; dot segments resolved; an empty path
+// made "/"; percent-escapes normalised (unreserved characters decoded,
+// hex in upper case, "%2F" kept); query parameters matching strip
+// (DefaultStripParams when nil) removed and the rest sorted by name,
+// keeping the order of repeated names.
+func Canonicalize(base *url.URL, ref string, strip []string) (string, error) {
+	if strip == nil {
+		strip = DefaultStripParams
+	}
+	ref = strings.TrimSpace(ref)
+	u, err := url.Parse(ref)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrBadURL, err)
+	}
+	if base == nil {
+		base = &url.URL{}
+	}
+	u = base.ResolveReference(u) // also removes dot segments of absolute refs
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("%w: scheme %q", ErrBadURL, u.Scheme)
+	}
+	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return "", fmt.Errorf("%w: no host in %q", ErrBadURL, ref)
+	}
+	if !strings.HasPrefix(host, "[") && strings.IndexByte(host, ':') < 0 { // not IPv6
+		if host, err = idna.Lookup.ToASCII(host); err != nil {
+			return "", fmt.Errorf("%w: host: %w", ErrBadURL, err)
+		}
+	} else if !strings.HasPrefix(host, "[") {
+		host = "[" + host + "]"
+	}
+	port := u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	out := url.URL{Scheme: u.Scheme, Host: host, RawQuery: canonicalQuery(u.RawQuery, strip)}
+	// Decoding escapes may reveal dot segments ("%2e"); resolve them again.
+	p, raw := canonicalPath(u)
+	r := (&url.URL{Scheme: "http", Host: "h"}).ResolveReference(&url.URL{Path: p, RawPath: raw})
+	out.Path, out.RawPath = r.Path, r.RawPath
+	if out.Path == "" {
+		out.Path = "/"
+	}
+	return out.String(), nil
+}
+
+// canonicalPath returns the path and, when the path holds an escaped "/"
+// that must stay escaped, its raw form.
+func canonicalPath(u *url.URL) (path, raw string) {
+	esc := u.EscapedPath()
+	if !strings.Contains(strings.ToUpper(esc), "%2F") {
+		return u.Path, ""
+	}
+	// Keep %2F (a "/" inside a segment); normalise every other escape.
+	segs := strings.Split(esc, "/")
+	for i, s := range segs {
+		parts := strings.Split(strings.ReplaceAll(s, "%2f", "%2F"), "%2F")
+		for j, p := range parts {
+			if d, err := url.PathUnescape(p); err == nil {
+				parts[j] = (&url.URL{Path: d}).EscapedPath()
+			}
+		}
+		segs[i] = strings.Join(parts, "%2F")
+	}
+	raw = strings.Join(segs, "/")
+	path, err := url.PathUnescape(raw)
+	if err != nil {
+		return u.Path, ""
+	}
+	return path, raw
+}
+
+// canonicalQuery drops the parameters matching strip and sorts the rest by
+// name (stable, so repeated names keep their order), re-escaping each part.
+func canonicalQuery(raw string, strip []string) string {
+	if raw == "" {
+		return ""
+	}
+	type pair struct{ k, v string }
+	var pairs []pair
+	for part := range strings.SplitSeq(raw, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, hasV := strings.Cut(part, "=")
+		dk, err := url.QueryUnescape(k)
+		if err != nil {
+			dk = k
+		}
+		if stripped(dk, strip) {
+			continue
+		}
+		p := pair{k: url.QueryEscape(dk)}
+		if hasV {
+			dv, err := url.QueryUnescape(v)
+			if err != nil {
+				dv = v
+			}
+			p.v = "=" + url.QueryEscape(dv)
+		}
+		pairs = append(pairs, p)
+	}
+	slices.SortStableFunc(pairs, func(a, b pair) int { return strings.Compare(a.k, b.k) })
+	var b strings.Builder
+	for i, p := range pairs {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(p.k + p.v)
+	}
+	return b.String()
+}
+
+func stripped(key string, strip []string) bool {
+	key = strings.ToLower(key)
+	for _, s := range strip {
+		if prefix, ok := strings.CutSuffix(s, "*"); ok {
+			if strings.HasPrefix(key, prefix) {
+				return true
+			}
+		} else if key == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,636 @@
+package crawler
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/extract"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/relevance"
+)
+
+// FieldRelevance is the numeric field relevant pages are indexed with:
+// their relevance.Score.Value in [0, 1].
+const FieldRelevance = "relevance"
+
+// Indexer receives relevant pages; *indexer.Index is one. Its decision's
+// Duplicate and Of say whether the page repeats one indexed before.
+type Indexer interface {
+	Index(indexer.Document) (dedupfilter.Decision, error)
+}
+
+// Record is what happened to one fetched page, as written by the
+// command's --log (one JSON object a line).
+type Record struct {
+	URL       string  `json:"url"`
+	Status    int     `json:"status"` // HTTP status; 0 when no response
+	Depth     int     `json:"depth"`
+	LinkValue float64 `json:"link_value"` // predicted, with the weights at fetch time; 1 for seeds
+	Relevance float64 `json:"relevance"`  // relevance.Score.Value
+	Relevant  bool    `json:"relevant"`
+	// DuplicateOf is the URL of the page this one repeats: a page with the
+	// same extracted text, the indexed near-duplicate, or the target of a
+	// redirect already seen.
+	DuplicateOf string `json:"duplicate_of,omitempty"`
+	Error       string `json:"error,omitempty"`
+	// Err is the error behind Error.
+	Err error `json:"-"`
+	// Links is how many new links the page added to the frontier.
+	Links int `json:"-"`
+}
+
+// Summary counts a crawl's pages. The counts are cumulative over resumed
+// runs; Elapsed and RunFetched are this run's.
+type Summary struct {
+	Fetched    int // fetch attempts (pages disallowed by robots.txt excluded)
+	Relevant   int // pages judged relevant, duplicates included
+	Duplicates int // pages not indexed or expanded because they repeat another
+	Errors     int // fetches that failed (network, status, size, type)
+	Disallowed int // links robots.txt forbade
+	Indexed    int // relevant pages written to the index
+	Dropped    int // links ignored because the frontier was full
+	Frontier   int // links left to fetch
+	RunFetched int
+	Elapsed    time.Duration
+}
+
+// HarvestRate is Relevant/Fetched (seed 003's search precision), 0 before
+// any fetch.
+func (s Summary) HarvestRate() float64 {
+	if s.Fetched == 0 {
+		return 0
+	}
+	return float64(s.Relevant) / float64(s.Fetched)
+}
+
+// PagesPerSecond is this run's fetch rate.
+func (s Summary) PagesPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.RunFetched) / s.Elapsed.Seconds()
+}
+
+// Crawler is a focused crawler. Run it once at a time; New and Close
+// bracket its use of the state store.
+type Crawler struct {
+	opts    Options
+	db      *badger.DB
+	scorer  *relevance.LinkScorer
+	fetcher *fetcher
+	robots  robotsCache
+
+	front     *frontier
+	counts    counters
+	hostDelay map[string]time.Duration // politeness per host, robots Crawl-delay included
+
+	mu      sync.Mutex // guards seen and content, which workers also read
+	seen    map[string]struct{}
+	content map[string]string
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New opens (or creates) the crawl state in opts.Dir. A new store is
+// seeded with opts.Seeds; an existing one resumes: its frontier (links
+// queued or being fetched when it stopped), seen set, counters and learnt
+// weights are loaded.
+func New(opts Options) (*Crawler, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	if opts.AllowedHosts == nil {
+		for _, s := range opts.Seeds {
+			if u, err := url.Parse(s); err == nil && u.Hostname() != "" {
+				opts.AllowedHosts = append(opts.AllowedHosts, strings.ToLower(u.Hostname()))
+			}
+		}
+	}
+	scorer := opts.LinkScorer
+	if scorer == nil {
+		var err error
+		if scorer, err = relevance.NewLinkScorer(opts.Profile, relevance.DefaultLinkOptions()); err != nil {
+			return nil, fmt.Errorf("crawler: %w", err)
+		}
+	}
+	db, err := openStore(opts.Dir, opts.SyncWrites)
+	if err != nil {
+		return nil, err
+	}
+	st, err := loadState(db)
+	if err == nil && st.weights != nil {
+		err = scorer.UnmarshalJSON(st.weights)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	c := &Crawler{
+		opts:      opts,
+		db:        db,
+		scorer:    scorer,
+		front:     newFrontier(opts.Strategy),
+		counts:    st.counters,
+		hostDelay: make(map[string]time.Duration),
+		seen:      st.seen,
+		content:   st.content,
+	}
+	c.fetcher = newFetcher(opts, c.allowedHost)
+	c.robots.fetcher = c.fetcher
+	c.robots.userAgent = opts.UserAgent
+	w := c.weights()
+	for _, it := range st.frontier {
+		c.front.add(it, w)
+	}
+	if st.fresh {
+		if err := c.addSeeds(); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// LinkScorer returns the scorer with the weights learnt so far; save its
+// MarshalJSON to seed another crawl (Options.LinkScorer).
+func (c *Crawler) LinkScorer() *relevance.LinkScorer { return c.scorer }
+
+// Close closes the state store and idle connections. The Options.Index
+// is the caller's to close. Later calls return the first call's result.
+func (c *Crawler) Close() error {
+	c.closeOnce.Do(func() {
+		c.fetcher.client.CloseIdleConnections()
+		if err := c.db.Close(); err != nil {
+			c.closeErr = fmt.Errorf("crawler: close state: %w", err)
+		}
+	})
+	return c.closeErr
+}
+
+func (c *Crawler) weights() relevance.Signals {
+	if c.opts.Strategy == BreadthFirst {
+		return relevance.Signals{}
+	}
+	return c.scorer.Weights()
+}
+
+func (c *Crawler) addSeeds() error {
+	var ch change
+	for _, s := range c.opts.Seeds {
+		u, err := Canonicalize(nil, s, c.opts.StripParams)
+		if err != nil {
+			return fmt.Errorf("crawler: seed %q: %w", s, err)
+		}
+		if _, dup := c.seen[u]; dup {
+			continue
+		}
+		c.seen[u] = struct{}{}
+		it := &item{URL: u, Seq: c.counts.Seq, Seed: true}
+		c.counts.Seq++
+		c.front.add(it, c.weights())
+		ch.queued = append(ch.queued, it)
+		ch.seen = append(ch.seen, u)
+	}
+	ch.counts = c.counts
+	return commit(c.db, ch)
+}
+
+// allowedHost reports whether host (without port) may be crawled.
+func (c *Crawler) allowedHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	for _, a := range c.opts.AllowedHosts {
+		a = strings.ToLower(a)
+		if host == a || (strings.HasPrefix(a, ".") && (strings.HasSuffix(host, a) || host == a[1:])) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Crawler) summary() Summary {
+	k := c.counts
+	return Summary{
+		Fetched: k.Fetched, Relevant: k.Relevant, Duplicates: k.Duplicates, Errors: k.Errors,
+		Disallowed: k.Disallowed, Indexed: k.Indexed, Dropped: k.Dropped, Frontier: len(c.front.byURL),
+	}
+}
+
+// Run crawls until the frontier is empty, MaxPages is reached or ctx is
+// cancelled. Cancelling abandons the fetches in flight; their links stay
+// in the store's frontier and a later Run (or New on the same Dir)
+// fetches them. The error is nil when the crawl stopped for either of the
+// first two reasons, ctx.Err() when cancelled, and the store's error if
+// state could not be saved. Per-page failures are counted, not returned.
+func (c *Crawler) Run(ctx context.Context) (Summary, error) {
+	start := time.Now()
+	runFetched := 0
+	finish := func(err error) (Summary, error) {
+		s := c.summary()
+		s.RunFetched, s.Elapsed = runFetched, time.Since(start)
+		return s, err
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	jobs := make(chan *item)
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for range c.opts.Workers {
+		wg.Go(func() {
+			for it := range jobs {
+				results <- c.process(ctx, it)
+			}
+		})
+	}
+	flying := make(map[string]*item)
+	defer func() {
+		cancel()
+		close(jobs)
+		go func() { // drain results of abandoned fetches so workers exit
+			for range results {
+			}
+		}()
+		wg.Wait()
+		close(results)
+		// Abandoned fetches go back to the queue for a later Run.
+		for _, it := range flying {
+			c.front.push(it)
+		}
+	}()
+
+	nextAt := make(map[string]time.Time) // per host: earliest next request
+	inflight := 0
+	var timer *time.Timer
+	for {
+		budget := c.opts.MaxPages == 0 || c.counts.Fetched+inflight < c.opts.MaxPages
+		if inflight == 0 && (!budget || c.front.Len() == 0) {
+			return finish(nil)
+		}
+		var next *item
+		var wait time.Duration
+		if budget && inflight < c.opts.Workers && c.front.Len() > 0 {
+			next, wait = c.pick(nextAt)
+		}
+		var jobc chan *item
+		if next != nil {
+			jobc = jobs
+		}
+		var timeout <-chan time.Time
+		if next == nil && wait > 0 {
+			timer = resetTimer(timer, wait)
+			timeout = timer.C
+		}
+		select {
+		case jobc <- next:
+			host := hostOf(next.URL)
+			nextAt[host] = time.Now().Add(c.delay(host))
+			flying[next.URL] = next
+			inflight++
+		case r := <-results:
+			if next != nil {
+				c.front.push(next)
+			}
+			inflight--
+			delete(flying, r.it.URL)
+			if r.canceled {
+				c.front.push(r.it)
+				continue
+			}
+			if !r.disallowed {
+				runFetched++
+			}
+			if err := c.record(r); err != nil {
+				return finish(err)
+			}
+		case <-timeout:
+		case <-ctx.Done():
+			if next != nil {
+				c.front.push(next)
+			}
+			return finish(ctx.Err())
+		}
+	}
+}
+
+func resetTimer(t *time.Timer, d time.Duration) *time.Timer {
+	if t == nil {
+		return time.NewTimer(d)
+	}
+	t.Reset(d)
+	return t
+}
+
+// pickScan bounds how many queued links pick passes over when the best
+// ones wait for their hosts' politeness delay.
+const pickScan = 64
+
+// pick takes the best queued link whose host may be contacted now. When
+// every link it looks at waits for its host, it returns nil and how long
+// until the first host is free.
+func (c *Crawler) pick(nextAt map[string]time.Time) (*item, time.Duration) {
+	now := time.Now()
+	var skipped []*item
+	defer func() {
+		for _, it := range skipped {
+			c.front.push(it)
+		}
+	}()
+	wait := time.Duration(-1)
+	for range pickScan {
+		if c.front.Len() == 0 {
+			break
+		}
+		it := c.front.pop()
+		at, ok := nextAt[hostOf(it.URL)]
+		if !ok || !at.After(now) {
+			return it, 0
+		}
+		skipped = append(skipped, it)
+		if d := at.Sub(now); wait < 0 || d < wait {
+			wait = d
+		}
+	}
+	return nil, wait
+}
+
+func (c *Crawler) delay(host string) time.Duration {
+	if d, ok := c.hostDelay[host]; ok {
+		return d
+	}
+	return c.opts.Delay
+}
+
+func hostOf(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil {
+		return u.Host
+	}
+	return ""
+}
+
+// newLink is a link found on a page, canonical and allowed.
+type newLink struct {
+	url     string
+	signals relevance.Signals
+}
+
+// result is a worker's outcome for one item.
+type result struct {
+	it          *item
+	canceled    bool // ctx ended during the fetch: leave it queued
+	disallowed  bool
+	robotsDelay time.Duration
+	status      int
+	final       string // URL after redirects, when different and new
+	score       relevance.Score
+	fetchedHTML bool // a page was read and scored
+	duplicateOf string
+	indexed     bool
+	hash        string
+	links       []newLink
+	err         error
+}
+
+// process fetches, scores, de-duplicates and indexes one page, and
+// collects its links. It runs in a worker.
+func (c *Crawler) process(ctx context.Context, it *item) result {
+	r := result{it: it}
+	if c.opts.Robots {
+		rb := c.robots.get(ctx, it.URL)
+		if ctx.Err() != nil {
+			r.canceled = true
+			return r
+		}
+		r.robotsDelay = rb.Delay
+		if u, err := url.Parse(it.URL); err == nil && !rb.Allowed(u.RequestURI()) {
+			r.disallowed = true
+			return r
+		}
+	}
+	resp, err := c.fetcher.get(ctx, it.URL, true)
+	r.status = resp.status
+	if ctx.Err() != nil {
+		r.canceled = true
+		return r
+	}
+	if err != nil {
+		r.err = err
+		return r
+	}
+	base := resp.url
+	if final, err := Canonicalize(nil, resp.url.String(), c.opts.StripParams); err == nil && final != it.URL {
+		if !c.markSeen(final) {
+			r.duplicateOf = final
+			return r
+		}
+		r.final = final
+	}
+	text, err := page.Decode(resp.body, resp.contentType)
+	if err != nil {
+		r.err = fmt.Errorf("crawler: decode: %w", err)
+		return r
+	}
+	pageURL := it.URL
+	if r.final != "" {
+		pageURL = r.final
+	}
+	content, err := extract.HTML(text, pageURL)
+	if err != nil && !errors.Is(err, extract.ErrNoContent) {
+		r.err = err
+		return r
+	}
+	body := content.Text()
+	r.score = c.opts.Profile.Score(content.Title, body)
+	r.fetchedHTML = true
+
+	sum := sha1.Sum([]byte(content.Title + "\x00" + body))
+	r.hash = hex.EncodeToString(sum[:])
+	if first, dup := c.markContent(r.hash, pageURL); dup {
+		r.duplicateOf, r.hash = first, ""
+		return r
+	}
+	if r.score.Relevant && c.opts.Index != nil && len(content.Paragraphs) > 0 {
+		dec, err := c.opts.Index.Index(indexer.Document{
+			ID: pageURL, URL: pageURL, Title: content.Title, Paragraphs: content.Paragraphs,
+			Fields: map[string]any{FieldRelevance: r.score.Value},
+		})
+		if err != nil {
+			r.err = fmt.Errorf("crawler: index: %w", err)
+			return r
+		}
+		if dec.Duplicate && dec.Of != pageURL {
+			r.duplicateOf = dec.Of
+			return r
+		}
+		r.indexed = true
+	}
+	if it.Depth < c.opts.MaxDepth {
+		r.links = c.links(text, base, r.score.Value)
+	}
+	return r
+}
+
+// links returns the page's new links with their predicted signals.
+func (c *Crawler) links(text string, base *url.URL, parentRelevance float64) []newLink {
+	found, baseHref := parseLinks(strings.NewReader(text), c.opts.MaxLinks)
+	if baseHref != "" {
+		if b, err := base.Parse(baseHref); err == nil {
+			base = b
+		}
+	}
+	sibs := siblingAnchors(found)
+	var out []newLink
+	inPage := make(map[string]bool)
+	for i, f := range found {
+		if len(f.href) > c.opts.MaxURLLength {
+			continue
+		}
+		u, err := Canonicalize(base, f.href, c.opts.StripParams)
+		if err != nil || len(u) > c.opts.MaxURLLength || inPage[u] {
+			continue
+		}
+		inPage[u] = true
+		// Under BestFirst a seen link may still raise a queued one's value.
+		if !c.allowedHost(hostnameOf(u)) || (c.isSeen(u) && c.opts.Strategy == BreadthFirst) {
+			continue
+		}
+		sig := c.scorer.Signals(relevance.Link{URL: u, Anchor: f.anchor, Siblings: sibs[i], ParentRelevance: parentRelevance})
+		out = append(out, newLink{url: u, signals: sig})
+	}
+	return out
+}
+
+func hostnameOf(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil {
+		return u.Hostname()
+	}
+	return ""
+}
+
+func (c *Crawler) isSeen(u string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.seen[u]
+	return ok
+}
+
+// markSeen adds u to the seen set and reports whether it was new.
+func (c *Crawler) markSeen(u string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.seen[u]; ok {
+		return false
+	}
+	c.seen[u] = struct{}{}
+	return true
+}
+
+// markContent records that the page u has content hash h, or returns the
+// first page that had it.
+func (c *Crawler) markContent(h, u string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if first, ok := c.content[h]; ok && first != u {
+		return first, true
+	}
+	c.content[h] = u
+	return "", false
+}
+
+// record applies a worker's result: counters, learning, new links, the
+// store and OnPage. It runs in Run's goroutine, in fetch order.
+func (c *Crawler) record(r result) error {
+	it := r.it
+	ch := change{done: it.URL}
+	c.front.done(it.URL)
+	if r.robotsDelay > 0 {
+		c.hostDelay[hostOf(it.URL)] = min(max(c.opts.Delay, r.robotsDelay), c.opts.MaxCrawlDelay)
+	}
+	if r.disallowed {
+		c.counts.Disallowed++
+		ch.counts = c.counts
+		return commit(c.db, ch)
+	}
+	c.counts.Fetched++
+	// The link value is logged with the scorer's weights even under
+	// BreadthFirst, which does not use it, so logs of both compare.
+	rec := Record{URL: it.URL, Status: r.status, Depth: it.Depth, LinkValue: value(it, c.scorer.Weights()),
+		Relevance: r.score.Value, Relevant: r.score.Relevant, DuplicateOf: r.duplicateOf, Err: r.err}
+	if r.err != nil {
+		rec.Error = r.err.Error()
+		c.counts.Errors++
+	}
+	if r.score.Relevant {
+		c.counts.Relevant++
+	}
+	if r.duplicateOf != "" {
+		c.counts.Duplicates++
+	}
+	if r.indexed {
+		c.counts.Indexed++
+	}
+	if r.final != "" {
+		ch.seen = append(ch.seen, r.final)
+	}
+	if r.hash != "" {
+		ch.content = [2]string{r.hash, it.URL}
+		if r.final != "" {
+			ch.content[1] = r.final
+		}
+	}
+	if c.opts.Learn && r.fetchedHTML && !it.Seed {
+		c.scorer.ObserveSignals(it.Signals, r.score.Value)
+		state, err := c.scorer.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("crawler: save weights: %w", err)
+		}
+		ch.weights = state
+		if c.opts.Strategy == BestFirst && c.scorer.Observations()%reweightEvery == 0 {
+			c.front.reweight(c.scorer.Weights())
+		}
+	}
+	w := c.weights()
+	for _, l := range r.links {
+		if raised, ok := c.front.raise(l.url, l.signals, w); ok {
+			ch.queued = append(ch.queued, raised)
+			continue
+		}
+		if len(c.front.byURL) >= c.opts.MaxFrontier {
+			c.counts.Dropped++
+			continue
+		}
+		if !c.markSeen(l.url) {
+			continue
+		}
+		nit := &item{URL: l.url, Depth: it.Depth + 1, Seq: c.counts.Seq, Signals: l.signals}
+		c.counts.Seq++
+		c.front.add(nit, w)
+		ch.queued = append(ch.queued, nit)
+		ch.seen = append(ch.seen, l.url)
+		rec.Links++
+	}
+	ch.counts = c.counts
+	if err := commit(c.db, ch); err != nil {
+		return err
+	}
+	if c.opts.OnPage != nil {
+		c.opts.OnPage(rec)
+	}
+	return nil
+}
+
+// reweightEvery is how many observations pass between recomputing the
+// values of all queued links with the newly learnt weights: often enough
+// to follow the weights, rarely enough to keep the cost (a pass over the
+// frontier) small.
+const reweightEvery = 16

@@ -1,0 +1,28 @@
+package crawler
+
+import "errors"
+
+// Sentinel errors; test with errors.Is. The per-page ones appear in
+// Record.Error and are counted, they do not stop a crawl.
+var (
+	// ErrBadOption reports an Options field out of range.
+	ErrBadOption = errors.New("crawler: bad option")
+	// ErrBadURL reports a URL that cannot be crawled (unparsable, not
+	// http(s), no host).
+	ErrBadURL = errors.New("crawler: bad url")
+	// ErrNotHTML reports a response whose Content-Type is not HTML.
+	ErrNotHTML = errors.New("crawler: not html")
+	// ErrTooLarge reports a response larger than Options.MaxBytes.
+	ErrTooLarge = errors.New("crawler: response too large")
+	// ErrTooManyRedirects reports a redirect chain longer than
+	// Options.MaxRedirects, or one that loops.
+	ErrTooManyRedirects = errors.New("crawler: too many redirects")
+	// ErrHTTPStatus reports a non-2xx final status.
+	ErrHTTPStatus = errors.New("crawler: http status")
+	// ErrOffSite reports a redirect to a host outside Options.AllowedHosts
+	// or to a URL robots.txt disallows.
+	ErrOffSite = errors.New("crawler: redirect off site")
+	// ErrStoreVersion reports a crawl store written by an incompatible
+	// version.
+	ErrStoreVersion = errors.New("crawler: incompatible crawl store")
+)

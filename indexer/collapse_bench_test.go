@@ -1,0 +1,274 @@
+package indexer_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+)
+
+// bench100kVersion keys the cached benchmark index; change it when the
+// generator changes.
+const bench100kVersion = "v1"
+
+const bench100kDocs = 100_000
+
+// open100k opens (building once, into a cache under os.TempDir()) an
+// index of 100,000 pages made of word runs of real English articles, in
+// clusters as the mark policy leaves them: 70% singletons, the rest 2 to
+// 5 copies with 3% of their words changed.
+func open100k(b *testing.B) (*indexer.Index, []string) {
+	b.Helper()
+	if os.Getenv("BLEVE_DEDUP_BENCH_100K") == "" {
+		b.Skip("set BLEVE_DEDUP_BENCH_100K=1 to build (once, a few minutes) and search a 100,000-page index")
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", "extract", "en", "ground-truth.json"))
+	if err != nil {
+		b.Skipf("no source text: %v", err)
+	}
+	var gt map[string]struct {
+		ArticleBody string `json:"articleBody"`
+	}
+	if err := json.Unmarshal(raw, &gt); err != nil {
+		b.Fatal(err)
+	}
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range gt {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	var words []string
+	for _, k := range keys {
+		words = append(words, strings.FieldsFunc(strings.ToLower(gt[k].ArticleBody), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		})...)
+	}
+	dir := filepath.Join(os.TempDir(), "bleve-dedup-bench-100k-"+bench100kVersion)
+	done := filepath.Join(dir, "complete")
+	if _, err := os.Stat(done); err != nil {
+		if err := os.RemoveAll(dir); err != nil {
+			b.Fatal(err)
+		}
+		build100k(b, dir, words)
+		if err := os.WriteFile(done, nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	o := indexer.DefaultOptions()
+	o.Filter.Policy = dedupfilter.Mark
+	ix, err := indexer.Open(dir, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	return ix, words
+}
+
+func build100k(b *testing.B, dir string, words []string) {
+	start := time.Now()
+	o := indexer.DefaultOptions()
+	o.Filter.Policy = dedupfilter.Mark
+	ix, err := indexer.Open(dir, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	r := rand.New(rand.NewPCG(100_000, 1))
+	batch := ix.Bleve().NewBatch()
+	for n, c := 0, 0; n < bench100kDocs; c++ {
+		length := 80 + r.IntN(400)
+		off := r.IntN(len(words) - length)
+		story := words[off : off+length]
+		copies := 1
+		if r.Float64() < 0.3 {
+			copies = 2 + r.IntN(4)
+		}
+		for k := range min(copies, bench100kDocs-n) {
+			text := slices.Clone(story)
+			if k > 0 {
+				for range len(text) * 3 / 100 {
+					text[r.IntN(len(text))] = words[r.IntN(len(words))]
+				}
+			}
+			doc := map[string]any{
+				indexer.FieldTitle:   strings.Join(text[:8], " "),
+				indexer.FieldText:    strings.Join(text, " "),
+				indexer.FieldURL:     fmt.Sprintf("https://site%d.example/%d", k, c),
+				indexer.FieldCluster: fmt.Sprintf("%016x", c),
+			}
+			if err := batch.Index(fmt.Sprintf("doc%06d", n), doc); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if batch.Size() >= 2000 {
+			if err := ix.Bleve().Batch(batch); err != nil {
+				b.Fatal(err)
+			}
+			batch.Reset()
+		}
+	}
+	if err := ix.Bleve().Batch(batch); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("built %d documents in %s", bench100kDocs, time.Since(start))
+}
+
+// benchQueries are boolean queries over words of every frequency: the
+// most common words match nearly every page, the rare ones a few.
+func benchQueries(b *testing.B, words []string) ([]query.Query, []string) {
+	count := map[string]int{}
+	for _, w := range words {
+		count[w]++
+	}
+	byFreq := slices.SortedFunc(func(yield func(string) bool) {
+		for w := range count {
+			if !yield(w) {
+				return
+			}
+		}
+	}, func(a, b string) int {
+		if count[a] != count[b] {
+			return count[b] - count[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var qs []string
+	for _, rank := range []int{0, 3, 10, 30, 100, 300, 1000, 3000} {
+		w, v := byFreq[rank], byFreq[rank+1]
+		qs = append(qs, w, w+" AND "+v, w+" OR "+v, w+" NOT "+v, `"`+w+" "+byFreq[rank+2]+`"`)
+	}
+	out := make([]query.Query, len(qs))
+	for i, s := range qs {
+		q, err := indexer.ParseQuery(s, indexer.Boolean)
+		if err != nil {
+			b.Fatalf("%q: %v", s, err)
+		}
+		out[i] = q
+	}
+	return out, qs
+}
+
+// searchFunc runs one query for a page of 10 hits.
+type searchFunc func(q query.Query) error
+
+// BenchmarkCollapse100k measures, in one run over the same queries,
+// plain bleve search, SearchCollapsed (with the default cluster bound and
+// with exact counting of every cluster) and collapsing by over-fetching,
+// all for the first page of 10. It reports the latency percentiles of
+// each and the ratios to plain search.
+//
+//	BLEVE_DEDUP_BENCH_100K=1 go test ./indexer -run '^$' -bench Collapse100k -benchtime 3x
+func BenchmarkCollapse100k(b *testing.B) {
+	ix, words := open100k(b)
+	qs, names := benchQueries(b, words)
+	ctx := context.Background()
+	collapsed := func(bound int) searchFunc {
+		return func(q query.Query) error {
+			_, err := ix.SearchCollapsed(ctx, indexer.CollapseRequest{Query: q, Size: 10, Collapse: true, ClusterBound: bound})
+			return err
+		}
+	}
+	variants := []struct {
+		name string
+		fn   searchFunc
+	}{
+		{"plain", func(q query.Query) error {
+			req := bleve.NewSearchRequestOptions(q, 10, 0, false)
+			req.Fields = []string{indexer.FieldTitle, indexer.FieldURL}
+			_, err := ix.Search(req)
+			return err
+		}},
+		{"collapsed", collapsed(0)},
+		{"collapsed-bound10000", collapsed(10000)},
+		{"collapsed-exact", collapsed(-1)},
+		{"overfetch", func(q query.Query) error { return overfetch(ix, q, 10) }},
+	}
+	for _, q := range qs { // warm the caches, outside the timings
+		for _, v := range variants {
+			if err := v.fn(q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	lat := make([][]time.Duration, len(variants))
+	b.ReportAllocs()
+	for b.Loop() {
+		// Interleaved per query, so that load from other processes hits
+		// every variant alike.
+		for _, q := range qs {
+			for i, v := range variants {
+				start := time.Now()
+				if err := v.fn(q); err != nil {
+					b.Fatal(err)
+				}
+				lat[i] = append(lat[i], time.Since(start))
+			}
+		}
+	}
+	// Per query: the median of each variant, to see where time goes.
+	for j, name := range names {
+		line := fmt.Sprintf("%-28q", name)
+		for i, v := range variants {
+			var ds []time.Duration
+			for k := j; k < len(lat[i]); k += len(qs) {
+				ds = append(ds, lat[i][k])
+			}
+			line += fmt.Sprintf(" %s %8.2fms", v.name, float64(percentile(ds, 50).Microseconds())/1000)
+		}
+		b.Log(line)
+	}
+	p50, p99 := percentile(lat[0], 50), percentile(lat[0], 99)
+	for i, v := range variants {
+		v50, v99 := percentile(lat[i], 50), percentile(lat[i], 99)
+		b.ReportMetric(float64(v50.Microseconds()), v.name+"-p50-µs")
+		b.ReportMetric(float64(v99.Microseconds()), v.name+"-p99-µs")
+		if i > 0 {
+			b.ReportMetric(float64(v50)/float64(p50), v.name+"/plain-p50")
+			b.ReportMetric(float64(v99)/float64(p99), v.name+"/plain-p99")
+		}
+	}
+}
+
+// overfetch is the alternative to collapsing in the collector: plain
+// searches for 3*size hits, widened fourfold until size distinct clusters
+// are found or the matches run out.
+func overfetch(ix *indexer.Index, q query.Query, size int) error {
+	for fetch := 3 * size; ; fetch *= 4 {
+		req := bleve.NewSearchRequestOptions(q, fetch, 0, false)
+		req.SortBy([]string{"-_score", "_id"})
+		req.Fields = []string{indexer.FieldTitle, indexer.FieldURL}
+		res, err := ix.Search(req)
+		if err != nil {
+			return err
+		}
+		seen := map[any]bool{}
+		for _, h := range res.Hits {
+			seen[h.Fields[indexer.FieldCluster]] = true
+		}
+		if len(seen) >= size || uint64(len(res.Hits)) == res.Total {
+			return nil
+		}
+	}
+}
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(len(s)-1)*p/100]
+}

@@ -1,0 +1,42 @@
+// Package server is the HTTP back end of "bleve-dedup serve": a JSON API
+// over an indexer.Index and a web page, embedded in the binary, that uses
+// it.
+//
+// # API
+//
+// All endpoints take GET (or HEAD) with URL parameters and answer JSON.
+// A bad request gets a 4xx status and {"error": "..."}; a boolean query
+// that does not parse also carries "pos" (a byte offset), "expected" and
+// "found".
+//
+//	/api/search?q=QUERY[&syntax=boolean|querystring][&collapse=true][&from=0][&size=10]
+//	    one hit per duplicate cluster (indexer.SearchCollapsed), with the
+//	    folded members; from and size count clusters
+//	/api/doc?id=ID          a stored document with its main text
+//	/api/clusters[?min=2][&from=0][&size=100]
+//	    the clusters of at least min members, in creation order
+//	/api/cluster?id=CLUSTER (or ?doc=ID)  a cluster's members
+//	/api/compare?a=ID&b=ID  two documents' text as sentences, each marked
+//	    shared with the other document or not (see Diff)
+//
+// The page (/, /app.js, /style.css) searches, unfolds the "N similar
+// pages" of a hit and shows two members of a cluster side by side, shared
+// passages green and differing ones red.
+//
+// # Safety
+//
+// Intended for loopback (the serve command binds 127.0.0.1 by default):
+// there is no authentication. Requests are bounded: the URL query string
+// (Options.MaxQueryBytes), header size and read/write time-outs
+// (HTTPServer), search time (Options.SearchTimeout), page size
+// (Options.MaxPageSize) and the sentences compared
+// (Options.MaxCompareSentences). The page builds its DOM with textContent
+// only, links only http(s) URLs, and runs under a Content-Security-Policy
+// that allows no inline script; JSON strings have <, > and & escaped.
+//
+// # Caveats
+//
+// /api/clusters walks every cluster in the store for each request. Member
+// lists come from the dedup store, so under the suppress policy they hold
+// documents that no search can find (marked "indexed": false).
+package server

@@ -1,0 +1,430 @@
+package server
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/bleve-dedup/bleve-dedup/boolquery"
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+)
+
+//go:embed static
+var static embed.FS
+
+// Options configures a Server. The zero value of a field means its
+// default from DefaultOptions.
+type Options struct {
+	// SearchTimeout bounds one search (default 10s); a search that runs
+	// out gets 503.
+	SearchTimeout time.Duration
+	// MaxPageSize caps the size parameter of searches and cluster lists
+	// (default 100).
+	MaxPageSize int
+	// MaxQueryBytes caps a request's URL query string (default 4096);
+	// longer ones get 414.
+	MaxQueryBytes int
+	// MaxCompareSentences caps the sentences compared per document
+	// (default 400): the comparison table grows with the square.
+	MaxCompareSentences int
+	// MaxClusterMembers caps the members /api/cluster lists (default
+	// 200), each a store read.
+	MaxClusterMembers int
+}
+
+// DefaultOptions returns the defaults documented on Options.
+func DefaultOptions() Options {
+	return Options{
+		SearchTimeout:       10 * time.Second,
+		MaxPageSize:         100,
+		MaxQueryBytes:       4096,
+		MaxCompareSentences: 400,
+		MaxClusterMembers:   200,
+	}
+}
+
+// withDefaults fills o's zero fields from DefaultOptions.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.SearchTimeout <= 0 {
+		o.SearchTimeout = d.SearchTimeout
+	}
+	if o.MaxPageSize <= 0 {
+		o.MaxPageSize = d.MaxPageSize
+	}
+	if o.MaxQueryBytes <= 0 {
+		o.MaxQueryBytes = d.MaxQueryBytes
+	}
+	if o.MaxCompareSentences <= 0 {
+		o.MaxCompareSentences = d.MaxCompareSentences
+	}
+	if o.MaxClusterMembers <= 0 {
+		o.MaxClusterMembers = d.MaxClusterMembers
+	}
+	return o
+}
+
+// Server is the HTTP handler of the search API and the web page.
+type Server struct {
+	ix   *indexer.Index
+	opts Options
+	mux  *http.ServeMux
+}
+
+// New returns a Server reading ix, which the caller keeps open while the
+// Server runs and closes after.
+func New(ix *indexer.Index, opts Options) *Server {
+	s := &Server{ix: ix, opts: opts.withDefaults(), mux: http.NewServeMux()}
+	sub, _ := fs.Sub(static, "static") // cannot fail: the directory is embedded
+	files := http.FileServerFS(sub)
+	s.mux.Handle("/", get(func(w http.ResponseWriter, r *http.Request) error {
+		if r.URL.Path != "/" && r.URL.Path != "/app.js" && r.URL.Path != "/style.css" {
+			return errNotFound
+		}
+		files.ServeHTTP(w, r)
+		return nil
+	}))
+	s.mux.Handle("/api/search", get(s.search))
+	s.mux.Handle("/api/doc", get(s.doc))
+	s.mux.Handle("/api/clusters", get(s.clusters))
+	s.mux.Handle("/api/cluster", get(s.cluster))
+	s.mux.Handle("/api/compare", get(s.compare))
+	return s
+}
+
+// HTTPServer returns an http.Server for s on addr with time-outs and a
+// header size limit, for the caller to run and shut down.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      s.opts.SearchTimeout + 10*time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+	}
+}
+
+// ServeHTTP sets the security headers and routes r.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	if len(r.URL.RawQuery) > s.opts.MaxQueryBytes {
+		writeError(w, &httpError{status: http.StatusRequestURITooLong,
+			msg: fmt.Sprintf("query string longer than %d bytes", s.opts.MaxQueryBytes)})
+		return
+	}
+	// API requests carry no body; a client sending one gets it cut off.
+	r.Body = http.MaxBytesReader(w, r.Body, 0)
+	s.mux.ServeHTTP(w, r)
+}
+
+// httpError is an error with its HTTP status and extra JSON fields.
+type httpError struct {
+	status int
+	msg    string
+	extra  map[string]any
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+var errNotFound = &httpError{status: http.StatusNotFound, msg: "not found"}
+
+func badRequest(format string, a ...any) error {
+	return &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, a...)}
+}
+
+// get adapts a handler returning an error to http.Handler: only GET and
+// HEAD are allowed, and errors become JSON {"error": ...} responses.
+func get(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, &httpError{status: http.StatusMethodNotAllowed, msg: "method " + r.Method + " not allowed"})
+			return
+		}
+		if err := h(w, r); err != nil {
+			writeError(w, err)
+		}
+	})
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	var he *httpError
+	if !errors.As(err, &he) {
+		he = &httpError{status: http.StatusInternalServerError, msg: err.Error()}
+	}
+	body := map[string]any{"error": he.msg}
+	for k, v := range he.extra {
+		body[k] = v
+	}
+	writeJSON(w, he.status, body)
+}
+
+// writeJSON writes v with HTML-escaped strings, so a response read as
+// HTML by mistake runs no markup.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v) // the status is sent; a write error has no one to go to
+}
+
+// intParam parses the integer parameter name, def when absent, and checks
+// it lies in [lo, hi].
+func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, badRequest("parameter %s: want an integer from %d to %d, got %q", name, lo, hi, v)
+	}
+	return n, nil
+}
+
+func stringParam(r *http.Request, name string) (string, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return "", badRequest("missing parameter %s", name)
+	}
+	return v, nil
+}
+
+// searchResponse is the body of /api/search.
+type searchResponse struct {
+	Query         string        `json:"query"`
+	Syntax        string        `json:"syntax"`
+	Collapse      bool          `json:"collapse"`
+	From          int           `json:"from"`
+	Size          int           `json:"size"`
+	Total         uint64        `json:"total"`
+	Clusters      int           `json:"clusters"`
+	ClustersExact bool          `json:"clusters_exact"`
+	TookMS        float64       `json:"took_ms"`
+	Hits          []indexer.Hit `json:"hits"`
+}
+
+// search serves GET /api/search?q=QUERY[&syntax=boolean|querystring]
+// [&collapse=true][&from=0][&size=10].
+func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
+	qs, err := stringParam(r, "q")
+	if err != nil {
+		return err
+	}
+	p := r.URL.Query()
+	syntax := indexer.Boolean
+	if v := p.Get("syntax"); v != "" {
+		if syntax, err = indexer.ParseSyntax(v); err != nil {
+			return badRequest("parameter syntax: want boolean or querystring, got %q", v)
+		}
+	}
+	collapse := true
+	if v := p.Get("collapse"); v != "" {
+		if collapse, err = strconv.ParseBool(v); err != nil {
+			return badRequest("parameter collapse: want true or false, got %q", v)
+		}
+	}
+	size, err := intParam(r, "size", indexer.DefaultSize, 1, s.opts.MaxPageSize)
+	if err != nil {
+		return err
+	}
+	from, err := intParam(r, "from", 0, 0, indexer.MaxWindow-size)
+	if err != nil {
+		return err
+	}
+	q, err := indexer.ParseQuery(qs, syntax)
+	if err != nil {
+		he := &httpError{status: http.StatusBadRequest, msg: err.Error()}
+		if se, ok := errors.AsType[*boolquery.SyntaxError](err); ok {
+			he.extra = map[string]any{"pos": se.Pos, "expected": se.Expected, "found": se.Found}
+		}
+		return he
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.SearchTimeout)
+	defer cancel()
+	res, err := s.ix.SearchCollapsed(ctx, indexer.CollapseRequest{Query: q, From: from, Size: size, Collapse: collapse})
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, searchResponse{
+		Query: qs, Syntax: syntax.String(), Collapse: collapse, From: from, Size: size,
+		Total: res.Total, Clusters: res.Clusters, ClustersExact: res.ClustersExact,
+		TookMS: float64(res.Took.Microseconds()) / 1000, Hits: res.Hits,
+	})
+	return nil
+}
+
+// document is the body of /api/doc: a stored document with its text.
+type document struct {
+	ID      string `json:"id"`
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Cluster string `json:"cluster"`
+	Indexed bool   `json:"indexed"`
+	Text    string `json:"text,omitempty"`
+}
+
+// loadDoc reads id from the dedup store, text from its payload.
+func (s *Server) loadDoc(id string) (document, error) {
+	e, err := s.ix.Filter().Doc(id)
+	if errors.Is(err, dedupfilter.ErrNotFound) {
+		return document{}, &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no document %q", id)}
+	}
+	if err != nil {
+		return document{}, err
+	}
+	d := document{ID: id, URL: e.URL, Title: e.Title, Cluster: e.Cluster, Indexed: e.Indexed}
+	var body struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(e.Payload, &body); err != nil {
+		return document{}, fmt.Errorf("document %q: stored payload: %w", id, err)
+	}
+	d.Text = body.Text
+	return d, nil
+}
+
+// doc serves GET /api/doc?id=ID.
+func (s *Server) doc(w http.ResponseWriter, r *http.Request) error {
+	id, err := stringParam(r, "id")
+	if err != nil {
+		return err
+	}
+	d, err := s.loadDoc(id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+// clusterSummary is a cluster in /api/clusters.
+type clusterSummary struct {
+	ID             string   `json:"id"`
+	Representative string   `json:"representative"`
+	Size           int      `json:"size"`
+	Members        []string `json:"members"`
+}
+
+// clusters serves GET /api/clusters[?min=2][&from=0][&size=100]: the
+// clusters of at least min members in creation order. It walks the whole
+// store, so it costs time linear in the number of clusters.
+func (s *Server) clusters(w http.ResponseWriter, r *http.Request) error {
+	minSize, err := intParam(r, "min", 2, 1, 1<<30)
+	if err != nil {
+		return err
+	}
+	size, err := intParam(r, "size", s.opts.MaxPageSize, 1, s.opts.MaxPageSize)
+	if err != nil {
+		return err
+	}
+	from, err := intParam(r, "from", 0, 0, 1<<30)
+	if err != nil {
+		return err
+	}
+	page := []clusterSummary{}
+	total := 0
+	err = s.ix.Filter().Clusters(func(c dedupfilter.Cluster) error {
+		if len(c.Members) < minSize {
+			return nil
+		}
+		if total >= from && len(page) < size {
+			page = append(page, clusterSummary{ID: c.ID, Representative: c.Representative, Size: len(c.Members), Members: c.Members})
+		}
+		total++
+		return r.Context().Err()
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total": total, "from": from, "clusters": page})
+	return nil
+}
+
+// clusterDetail is the body of /api/cluster.
+type clusterDetail struct {
+	ID             string     `json:"id"`
+	Representative string     `json:"representative"`
+	Size           int        `json:"size"` // members, listed or not
+	Members        []document `json:"members"`
+}
+
+// cluster serves GET /api/cluster?id=CLUSTER, or ?doc=ID for the cluster
+// of a document: up to MaxClusterMembers members (the representative
+// first), without their text.
+func (s *Server) cluster(w http.ResponseWriter, r *http.Request) error {
+	p := r.URL.Query()
+	var c dedupfilter.Cluster
+	var err error
+	switch {
+	case p.Get("id") != "":
+		c, err = s.ix.Filter().Cluster(p.Get("id"))
+	case p.Get("doc") != "":
+		c, err = s.ix.Filter().ClusterOf(p.Get("doc"))
+	default:
+		return badRequest("missing parameter id or doc")
+	}
+	if errors.Is(err, dedupfilter.ErrNotFound) {
+		return &httpError{status: http.StatusNotFound, msg: "no such cluster"}
+	}
+	if err != nil {
+		return err
+	}
+	others := slices.DeleteFunc(slices.Clone(c.Members), func(id string) bool { return id == c.Representative })
+	ids := append([]string{c.Representative}, others...)
+	ids = ids[:min(len(ids), s.opts.MaxClusterMembers)]
+	out := clusterDetail{ID: c.ID, Representative: c.Representative, Size: len(c.Members), Members: make([]document, 0, len(ids))}
+	for _, id := range ids {
+		d, err := s.loadDoc(id)
+		if err != nil {
+			return err
+		}
+		d.Text = ""
+		out.Members = append(out.Members, d)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// comparison is the body of /api/compare.
+type comparison struct {
+	A     document  `json:"a"`
+	B     document  `json:"b"`
+	Left  []Passage `json:"left"`
+	Right []Passage `json:"right"`
+}
+
+// compare serves GET /api/compare?a=ID&b=ID: both documents' text as
+// sentences marked shared or not (see Diff).
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) error {
+	var docs [2]document
+	for i, name := range []string{"a", "b"} {
+		id, err := stringParam(r, name)
+		if err != nil {
+			return err
+		}
+		if docs[i], err = s.loadDoc(id); err != nil {
+			return err
+		}
+	}
+	left, right := Diff(docs[0].Text, docs[1].Text, s.opts.MaxCompareSentences)
+	docs[0].Text, docs[1].Text = "", ""
+	writeJSON(w, http.StatusOK, comparison{A: docs[0], B: docs[1], Left: left, Right: right})
+	return nil
+}

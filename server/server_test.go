@@ -1,0 +1,278 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/server"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// xssTitle is the title of a document added to the fixture, to check
+// that no output runs it.
+const xssTitle = `<script>alert("x")</script><img src=x onerror=alert(1)>`
+
+// fixture indexes ../testdata/pages under the mark policy, plus a page
+// whose title and URL are hostile, and returns the open index.
+func fixture(tb testing.TB) *indexer.Index {
+	tb.Helper()
+	o := indexer.DefaultOptions()
+	o.Filter.Policy = dedupfilter.Mark
+	ix, err := indexer.Open(tb.TempDir(), o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.Close() })
+	pages := page.Read([]string{filepath.Join("..", "testdata", "pages")}, page.DefaultOptions())
+	if _, err := ix.IndexPages(context.Background(), pages, indexer.RunOptions{}); err != nil {
+		tb.Fatal(err)
+	}
+	_, err = ix.Index(indexer.Document{ID: "xss", URL: "javascript:alert(2)", Title: xssTitle,
+		Paragraphs: []string{"An unusual page about zebras and their stripes, written to test escaping."}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ix
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func do(tb testing.TB, h http.Handler, method, target string) response {
+	tb.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
+	return response{rec.Code, rec.Header(), rec.Body.String()}
+}
+
+func decode(tb testing.TB, body string) map[string]any {
+	tb.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		tb.Fatalf("body %q: %v", body, err)
+	}
+	return v
+}
+
+func TestAPIErrors(t *testing.T) {
+	h := server.New(fixture(t), server.DefaultOptions())
+	tests := []struct {
+		name, method, target string
+		status               int
+		want                 string // in the error message
+	}{
+		{"no query", "GET", "/api/search", 400, "missing parameter q"},
+		{"syntax error", "GET", "/api/search?q=%28bees+OR", 400, "at 8: expected"},
+		{"bad syntax", "GET", "/api/search?q=x&syntax=sql", 400, "parameter syntax"},
+		{"query string error", "GET", "/api/search?q=%2B%2B&syntax=querystring", 400, "invalid search request"},
+		{"size 0", "GET", "/api/search?q=x&size=0", 400, "parameter size"},
+		{"size too big", "GET", "/api/search?q=x&size=101", 400, "parameter size"},
+		{"negative from", "GET", "/api/search?q=x&from=-1", 400, "parameter from"},
+		{"bad collapse", "GET", "/api/search?q=x&collapse=maybe", 400, "parameter collapse"},
+		{"post", "POST", "/api/search?q=x", 405, "not allowed"},
+		{"no doc", "GET", "/api/doc?id=nope", 404, "no document"},
+		{"doc without id", "GET", "/api/doc", 400, "missing parameter id"},
+		{"no cluster", "GET", "/api/cluster?id=ffff", 404, "no such cluster"},
+		{"cluster without id", "GET", "/api/cluster", 400, "missing parameter"},
+		{"compare one", "GET", "/api/compare?a=xss", 400, "missing parameter b"},
+		{"compare unknown", "GET", "/api/compare?a=xss&b=nope", 404, "no document"},
+		{"clusters bad min", "GET", "/api/clusters?min=0", 400, "parameter min"},
+		{"unknown path", "GET", "/etc/passwd", 404, "not found"},
+		{"long query", "GET", "/api/search?q=" + strings.Repeat("a", 5000), 414, "query string longer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, h, tt.method, tt.target)
+			if r.status != tt.status {
+				t.Errorf("status %d, want %d (%s)", r.status, tt.status, r.body)
+			}
+			if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("content type %q, want JSON", ct)
+			}
+			msg, _ := decode(t, r.body)["error"].(string)
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("error %q, want it to contain %q", msg, tt.want)
+			}
+		})
+	}
+}
+
+func TestAPISyntaxErrorPosition(t *testing.T) {
+	h := server.New(fixture(t), server.DefaultOptions())
+	r := do(t, h, "GET", "/api/search?q=bees+AND+%28tide")
+	v := decode(t, r.body)
+	if r.status != 400 || v["pos"] != float64(14) || v["expected"] == "" || v["found"] != "end of input" {
+		t.Errorf("got %d %v, want 400 with pos 14, expected, found end of input", r.status, v)
+	}
+}
+
+func TestAPISearch(t *testing.T) {
+	h := server.New(fixture(t), server.DefaultOptions())
+	tests := []struct {
+		target   string
+		hits     int
+		first    string
+		folded   float64
+		clusters float64
+	}{
+		{"/api/search?q=bees+OR+tide", 4, "en/harbor-gazette/library-bees", 2, 4},
+		{"/api/search?q=bees+OR+tide&collapse=false", 7, "en/harbor-gazette/library-bees", 0, 0},
+		{"/api/search?q=bees+OR+tide&size=2&from=2", 2, "en/green-column/plant-a-meadow", 0, 4},
+		{"/api/search?q=%2Bbees+-rooftop&syntax=querystring", 2, "en/harbor-gazette/library-bees", 2, 2},
+		{"/api/search?q=%E5%9B%BE%E4%B9%A6%E9%A6%86", 1, "zh/hedong-news/library-night", 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			r := do(t, h, "GET", tt.target)
+			if r.status != 200 {
+				t.Fatalf("status %d: %s", r.status, r.body)
+			}
+			v := decode(t, r.body)
+			hits := v["hits"].([]any)
+			if len(hits) != tt.hits {
+				t.Fatalf("%d hits, want %d: %s", len(hits), tt.hits, r.body)
+			}
+			h0 := hits[0].(map[string]any)
+			if h0["id"] != tt.first || h0["folded"] != tt.folded || v["clusters"] != tt.clusters {
+				t.Errorf("first hit %v folded %v, clusters %v; want %s folded %v, clusters %v", h0["id"], h0["folded"], v["clusters"], tt.first, tt.folded, tt.clusters)
+			}
+		})
+	}
+}
+
+func TestEscaping(t *testing.T) {
+	h := server.New(fixture(t), server.DefaultOptions())
+	for _, target := range []string{"/api/search?q=zebras", "/api/doc?id=xss", "/api/cluster?doc=xss", "/api/compare?a=xss&b=xss"} {
+		r := do(t, h, "GET", target)
+		if r.status != 200 {
+			t.Fatalf("%s: status %d: %s", target, r.status, r.body)
+		}
+		if strings.Contains(r.body, "<script") || strings.Contains(r.body, "<img") {
+			t.Errorf("%s: raw markup in the response: %s", target, r.body)
+		}
+		if !strings.Contains(r.body, `\u003cscript\u003e`) {
+			t.Errorf("%s: escaped title missing: %s", target, r.body)
+		}
+	}
+}
+
+func TestPage(t *testing.T) {
+	h := server.New(fixture(t), server.DefaultOptions())
+	tests := []struct {
+		target, contentType, want string
+	}{
+		{"/", "text/html", `<script src="app.js" defer></script>`},
+		{"/app.js", "javascript", "textContent"},
+		{"/style.css", "text/css", ".shared"},
+	}
+	for _, tt := range tests {
+		r := do(t, h, "GET", tt.target)
+		if r.status != 200 || !strings.Contains(r.header.Get("Content-Type"), tt.contentType) || !strings.Contains(r.body, tt.want) {
+			t.Errorf("%s: status %d type %q, want 200 %s containing %q", tt.target, r.status, r.header.Get("Content-Type"), tt.contentType, tt.want)
+		}
+		if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+			t.Errorf("%s: CSP %q", tt.target, csp)
+		}
+	}
+	// The page script must not write markup from data.
+	js := do(t, h, "GET", "/app.js").body
+	for _, bad := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("} {
+		if strings.Contains(js, bad) {
+			t.Errorf("app.js uses %s", bad)
+		}
+	}
+}
+
+func TestClusters(t *testing.T) {
+	fixtureIx := fixture(t)
+	h := server.New(fixtureIx, server.DefaultOptions())
+	tests := []struct {
+		target string
+		total  float64
+		listed int
+	}{
+		{"/api/clusters", 4, 4},
+		{"/api/clusters?min=3", 1, 1},
+		{"/api/clusters?size=1&from=1", 4, 1},
+		{"/api/clusters?min=1", 11, 11},
+	}
+	for _, tt := range tests {
+		r := do(t, h, "GET", tt.target)
+		v := decode(t, r.body)
+		if r.status != 200 || v["total"] != tt.total || len(v["clusters"].([]any)) != tt.listed {
+			t.Errorf("%s: status %d total %v listed %d, want 200 %v %d", tt.target, r.status, v["total"], len(v["clusters"].([]any)), tt.total, tt.listed)
+		}
+	}
+	r := do(t, h, "GET", "/api/cluster?id=0000000000000001")
+	v := decode(t, r.body)
+	members := v["members"].([]any)
+	if len(members) != 3 || v["size"] != float64(3) || members[0].(map[string]any)["id"] != "en/bee-archive/library-bees" {
+		t.Errorf("cluster 1: %s, want 3 members, representative en/bee-archive/library-bees first", r.body)
+	}
+	o := server.DefaultOptions()
+	o.MaxClusterMembers = 2
+	r = do(t, server.New(fixtureIx, o), "GET", "/api/cluster?id=0000000000000001")
+	v = decode(t, r.body)
+	if len(v["members"].([]any)) != 2 || v["size"] != float64(3) {
+		t.Errorf("capped at 2: %s, want 2 members listed of 3", r.body)
+	}
+}
+
+func TestCompareGolden(t *testing.T) {
+	h := server.New(fixture(t), server.DefaultOptions())
+	r := do(t, h, "GET", "/api/compare?a=zh/hedong-news/library-night&b=zh/portal/library-night-reprint")
+	if r.status != 200 {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	golden(t, "compare.golden", r.body)
+}
+
+func golden(tb testing.TB, name, got string) {
+	tb.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		tb.Errorf("differs from %s:\n got %s\nwant %s", path, got, want)
+	}
+}
+
+func TestHTTPServerLimits(t *testing.T) {
+	hs := server.New(fixture(t), server.DefaultOptions()).HTTPServer("127.0.0.1:0")
+	if hs.ReadHeaderTimeout == 0 || hs.ReadTimeout == 0 || hs.WriteTimeout == 0 || hs.IdleTimeout == 0 || hs.MaxHeaderBytes == 0 {
+		t.Errorf("unbounded server: %+v", hs)
+	}
+	ts := httptest.NewServer(hs.Handler)
+	defer ts.Close()
+	resp, err := http.Post(ts.URL+"/api/search?q=x", "text/plain", strings.NewReader("body"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 405 {
+		t.Errorf("POST: %d %s, want 405", resp.StatusCode, b)
+	}
+}
