@@ -15,6 +15,21 @@
 // Repaired says how many operations were replayed. Operations carry whole
 // document states, so replaying one that did reach bleve is harmless.
 //
+// # Site template text
+//
+// Before features are computed, paragraphs that another page of the same
+// site (URL host, or the id's directory for pages without a URL) already
+// showed are dropped as template text; a page that would keep less than
+// 30% of its text is kept whole (a same-site copy). The site's paragraph
+// table lives in DIR/site. When a later page reveals an earlier page's
+// template, the earlier page is analysed again from its stored text. A
+// cluster formed before that is not split (see dedupfilter's caveats).
+//
+// # Collapsed search
+//
+// SearchCollapsed returns one hit per duplicate cluster with the folded
+// members read from the store, inside bleve's collector (see collapse.go).
+//
 // # Concurrency
 //
 // An Index is safe for concurrent use. Feature computation runs in the
