@@ -37,11 +37,19 @@ func (b block) linkDensity() float64 {
 // blocks returns the block-level runs of text under n in document order,
 // skipping script, style and subtrees whose element is in skip.
 func blocks(n *html.Node, skip map[atom.Atom]bool) []block {
+	return blocksBetween(n, skip, nil, nil)
+}
+
+// blocksBetween is blocks restricted to the text that follows the subtree
+// of after (nil: from the start) and precedes the first node for which stop
+// reports true (nil: to the end).
+func blocksBetween(n *html.Node, skip map[atom.Atom]bool, after *html.Node, stop func(*html.Node) bool) []block {
 	var out []block
 	var cur strings.Builder
 	linkRunes := 0
+	started, done := after == nil, false
 	flush := func() {
-		if s := collapse(cur.String()); s != "" {
+		if s := collapse(cur.String()); s != "" && started {
 			out = append(out, block{text: s, runes: utf8.RuneCountInString(s), linkRunes: linkRunes})
 		}
 		cur.Reset()
@@ -49,6 +57,19 @@ func blocks(n *html.Node, skip map[atom.Atom]bool) []block {
 	}
 	var walk func(n *html.Node, inLink bool)
 	walk = func(n *html.Node, inLink bool) {
+		if done {
+			return
+		}
+		if n == after {
+			flush() // drops the text before after, which is outside the range
+			started = true
+			return
+		}
+		if started && stop != nil && stop(n) {
+			flush()
+			done = true
+			return
+		}
 		switch n.Type {
 		case html.TextNode:
 			cur.WriteString(n.Data)
@@ -76,6 +97,7 @@ func blocks(n *html.Node, skip map[atom.Atom]bool) []block {
 	if n != nil {
 		walk(n, false)
 	}
+	flush()
 	return out
 }
 

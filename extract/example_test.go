@@ -37,3 +37,33 @@ func ExampleHTML() {
 	// - The central library will stay open until nine in the evening from next month, the council said.
 	// - The change is paid for by running the mobile library on three days a week instead of five.
 }
+
+// A blog page whose title names its first post: go-trafilatura alone
+// keeps all posts, narrowing keeps that one.
+func ExampleOptions_HTML_titleAnchor() {
+	post := func(title, body string) string {
+		return `<div class="post"><div class="post-title">` + title + `</div><div class="post-body">` + body +
+			`</div><div class="post-footer">Posted by Mary @ 2005-03-21 01:20:44</div></div>`
+	}
+	doc := `<html><head><title>Noctis - blog.example.com</title></head><body><table><tr><td class="main">` +
+		post("A day at the gold mine", `<h1>Noctis</h1><p>Noctis is a lunar impact crater that lies in the southern hemisphere of the far side of the Moon. It was named after a minor deity of night.</p>
+<p>The floor of the crater is relatively level and marked only by a few small craterlets, and its inner wall is terraced along the northern side where slumping has occurred.</p>`) +
+		post("Short hair at last", `<p>My hair had grown very long and I spent so much time every morning washing and combing it that I finally went to the barber.</p>
+<p>He did not quite understand me, and half a metre of hair fell to the floor in a few minutes. I still cannot decide whether I like it.</p>`) +
+		post("Back from the radio", `<p>Ten years ago there were no newspapers in our language here and no internet, so the weekly radio hour was all we had.</p>
+<p>We talked about the history of the lantern festival, the riddles written on the lanterns and the sweet dumplings families eat.</p>`) +
+		`</td></tr></table></body></html>`
+	for _, anchor := range []bool{false, true} {
+		o := extract.DefaultOptions()
+		o.TitleAnchor = anchor
+		c, err := o.HTML(doc, "")
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("narrowing %v: %d paragraphs, the last %.30q\n", anchor, len(c.Paragraphs), c.Paragraphs[len(c.Paragraphs)-1])
+	}
+	// Output:
+	// narrowing false: 9 paragraphs, the last "We talked about the history of"
+	// narrowing true: 2 paragraphs, the last "The floor of the crater is rel"
+}

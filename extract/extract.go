@@ -58,8 +58,14 @@ func (o Options) HTML(doc, pageURL string) (Content, error) {
 		c.Title = collapse(res.Metadata.Title)
 		c.Paragraphs = paragraphs(blocks(res.ContentNode, nil))
 	}
+	pageTitle := titleOf(root)
 	if c.Title == "" {
-		c.Title = titleOf(root)
+		c.Title = pageTitle
+	}
+	if o.TitleAnchor {
+		// Only the <title>: go-trafilatura's title may be the page's one
+		// <h1>, which would anchor any page on its own heading.
+		c.Paragraphs = narrow(root, pageTitle, c.Paragraphs)
 	}
 	if len(c.Paragraphs) == 0 {
 		c.Paragraphs = fallback(root)

@@ -20,6 +20,9 @@ func TestHTMLGolden(t *testing.T) {
 	for _, tt := range []struct{ name, title string }{
 		{"portal", "城市公园改造完成"},
 		{"news", "Library extends opening hours"},
+		{"multipost", "Noctis"},
+		{"newsheader", "Council approves new footbridge"},
+		{"nomatch", "Noctis"}, // go-trafilatura takes a lone <h1> for the title
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := os.ReadFile(filepath.Join("testdata", tt.name+".html"))
@@ -140,7 +143,7 @@ func TestParagraphsDropsBoxHeading(t *testing.T) {
 }
 
 func FuzzHTML(f *testing.F) {
-	for _, name := range []string{"portal.html", "news.html"} {
+	for _, name := range []string{"portal.html", "news.html", "multipost.html", "newsheader.html"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
 			f.Add(string(b))
 		}

@@ -28,6 +28,15 @@ type Options struct {
 	// go-trafilatura's 250 lets short articles, such as encyclopedia
 	// passages, fall to that last resort more often. Zero means 250.
 	MinArticleRunes int
+	// TitleAnchor narrows go-trafilatura's result to the section that
+	// starts at the heading naming the page's <title>, when the result
+	// starts with that section and is much longer (the other posts of a
+	// blog or forum page); see the package doc and narrow.go. Default
+	// true: near-duplicate corpus precision 0.947 vs 0.884 at equal recall
+	// (0.960), English F1 0.960 vs 0.958, Chinese unchanged; about 1 ms a
+	// page. Its risk is a title heading in a box of its own (a recipe
+	// card, a header with a long standfirst), narrowed to that box.
+	TitleAnchor bool
 }
 
 // trafilaturaConfig returns go-trafilatura's configuration for o.
@@ -43,5 +52,5 @@ func (o Options) trafilaturaConfig() *trafilatura.Config {
 // DefaultOptions returns the options measured best on the English and
 // Chinese extraction benchmarks (TestF1 in data_test.go).
 func DefaultOptions() Options {
-	return Options{Focus: Balanced, Fallback: true, MinArticleRunes: 100}
+	return Options{Focus: Balanced, Fallback: true, MinArticleRunes: 100, TitleAnchor: true}
 }

@@ -1,51 +1,5 @@
 package extract
 
-import (
-	"strings"
-	"unicode"
-)
-
-// tokens splits s for the extraction score: each Han character is a token
-// (Chinese has no spaces), other runs of letters and digits are lowercased
-// word tokens, everything else separates.
-func tokens(s string) []string {
-	var out []string
-	var word strings.Builder
-	flush := func() {
-		if word.Len() > 0 {
-			out = append(out, word.String())
-			word.Reset()
-		}
-	}
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case unicode.Is(unicode.Han, r):
-			flush()
-			out = append(out, string(r))
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
-			word.WriteRune(r)
-		default:
-			flush()
-		}
-	}
-	flush()
-	return out
-}
-
-// shingles counts the 4-token shingles of s; a text shorter than 4 tokens
-// is one shingle.
-func shingles(s string) map[string]int {
-	t := tokens(s)
-	m := map[string]int{}
-	if len(t) > 0 && len(t) < 4 {
-		m[strings.Join(t, " ")]++
-	}
-	for i := 0; i+4 <= len(t); i++ {
-		m[strings.Join(t[i:i+4], " ")]++
-	}
-	return m
-}
-
 // pageScore returns precision and recall of got against want by shingle
 // multisets, with the benchmark's conventions: both empty is perfect, an
 // empty side scores 0.

@@ -20,10 +20,11 @@
 // Before features are computed, paragraphs that another page of the same
 // site (URL host, or the id's directory for pages without a URL) already
 // showed are dropped as template text; a page that would keep less than
-// 30% of its text is kept whole (a same-site copy). The site's paragraph
+// 1% of its text is kept whole (a same-site copy). The site's paragraph
 // table lives in DIR/site. When a later page reveals an earlier page's
-// template, the earlier page is analysed again from its stored text. A
-// cluster formed before that is not split (see dedupfilter's caveats).
+// template, its cluster is decided again: every member is analysed again
+// from its stored text and added back in its original order, and the
+// re-decided clusters get new ids.
 //
 // # Collapsed search
 //

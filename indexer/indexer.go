@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,11 +48,11 @@ type Options struct {
 	// of its own, without features or store writes: plain bleve indexing
 	// through the same pipeline, to measure what the filter costs.
 	NoDedup bool
-	// KeepSiteText analyses pages whole. By default a paragraph that an
-	// earlier page of the same site (URL host) already showed is template
-	// text — navigation, sidebars, a blog's other posts — and is left out
-	// of the features, unless that would leave less than 30% of the page
-	// (a same-site copy). Turning it off makes different articles in one
+	// KeepSiteText analyses pages whole. By default a paragraph that
+	// another page of the same site (URL host) showed is template text —
+	// navigation, sidebars, a blog's other posts — and is left out of the
+	// features, unless that would leave (almost) nothing of the page (a
+	// same-site copy). Turning it off makes different articles in one
 	// template look alike.
 	KeepSiteText bool
 }
@@ -316,16 +317,15 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 			addErr = fmt.Errorf("indexer: %s: %w", p.doc.ID, err)
 			break
 		}
-		for _, id := range stale {
-			redec, err := ix.reanalyse(id)
-			if err != nil {
-				addErr = fmt.Errorf("indexer: %s: %w", id, err)
-				break
-			}
-			ops = append(ops, redec.Ops...)
-		}
 		decs = append(decs, dec)
 		ops = append(ops, dec.Ops...)
+		if len(stale) > 0 {
+			reops, err := ix.recluster(stale)
+			ops = append(ops, reops...)
+			if err != nil {
+				addErr = fmt.Errorf("indexer: re-deciding after %s: %w", p.doc.ID, err)
+			}
+		}
 		if addErr != nil {
 			break
 		}
@@ -354,20 +354,60 @@ func (ix *Index) add(d dedupfilter.Doc, paras []string) (dedupfilter.Decision, [
 	return dec, stale, err
 }
 
-// reanalyse adds the stored document id again, from its stored text, so
-// that its features lose the template text found since it was added.
-func (ix *Index) reanalyse(id string) (dedupfilter.Decision, error) {
-	e, err := ix.filter.Doc(id)
-	if err != nil {
-		return dedupfilter.Decision{}, err
+// recluster analyses the stale pages again and re-decides their whole
+// clusters: members may have joined through template text that a stale
+// page has now lost, so every member is taken out and added back, in the
+// order they were added, with fresh features. Re-decided clusters get new
+// ids. Pages analysed again may reveal more stale pages; each page is
+// redone at most once per call.
+func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
+	var ops []dedupfilter.Op
+	done := map[string]bool{}
+	for len(stale) > 0 {
+		id := stale[0]
+		stale = stale[1:]
+		if done[id] {
+			continue
+		}
+		c, err := ix.filter.ClusterOf(id)
+		if errors.Is(err, dedupfilter.ErrNotFound) {
+			continue // deleted since
+		}
+		if err != nil {
+			return ops, err
+		}
+		entries := make([]dedupfilter.Entry, 0, len(c.Members))
+		for _, m := range c.Members {
+			e, err := ix.filter.Doc(m)
+			if err != nil {
+				return ops, err
+			}
+			entries = append(entries, e)
+		}
+		slices.SortFunc(entries, func(a, b dedupfilter.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
+		for _, e := range entries {
+			res, err := ix.filter.Delete(e.ID)
+			if err != nil {
+				return ops, err
+			}
+			ops = append(ops, res.Ops...)
+		}
+		for _, e := range entries {
+			done[e.ID] = true
+			var body map[string]any
+			if err := json.Unmarshal(e.Payload, &body); err != nil {
+				return ops, fmt.Errorf("%s: stored payload: %w", e.ID, err)
+			}
+			text, _ := body[FieldText].(string)
+			dec, more, err := ix.add(e.Doc, strings.Split(text, "\n"))
+			if err != nil {
+				return ops, fmt.Errorf("%s: %w", e.ID, err)
+			}
+			ops = append(ops, dec.Ops...)
+			stale = append(stale, more...)
+		}
 	}
-	var body map[string]any
-	if err := json.Unmarshal(e.Payload, &body); err != nil {
-		return dedupfilter.Decision{}, fmt.Errorf("stored payload: %w", err)
-	}
-	text, _ := body[FieldText].(string)
-	dec, _, err := ix.add(e.Doc, strings.Split(text, "\n"))
-	return dec, err
+	return ops, nil
 }
 
 // apply writes ops to bleve in one batch and clears their pending marks.

@@ -1,0 +1,69 @@
+package indexer
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+)
+
+// partition returns the store's clusters as sorted member lists, sorted.
+func partition(tb testing.TB, ix *Index) []string {
+	tb.Helper()
+	var got []string
+	err := ix.Filter().Clusters(func(c dedupfilter.Cluster) error {
+		m := append([]string(nil), c.Members...)
+		sort.Strings(m)
+		got = append(got, strings.Join(m, ","))
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sort.Strings(got)
+	return got
+}
+
+// TestConcurrentIndex indexes articles and their copies from many
+// goroutines at once and expects the clusters of a serial run: the filter
+// decision and its bleve write are one critical section, so two copies
+// can never both be admitted as originals.
+func TestConcurrentIndex(t *testing.T) {
+	var docs []Document
+	for a := range 12 {
+		body := article(fmt.Sprintf("topic %d", a), 3)
+		for c := range 3 {
+			ps := append([]string(nil), body...)
+			ps[c%3] += fmt.Sprintf(" Copy %d.", c)
+			docs = append(docs, Document{ID: fmt.Sprintf("art%02d-copy%d", a, c), Paragraphs: ps})
+		}
+	}
+	serial := openWith(t, docs, DefaultOptions())
+	want := partition(t, serial)
+	if len(want) != 12 {
+		t.Fatalf("serial run found %d clusters, want 12: %v", len(want), want)
+	}
+
+	ix, err := Open(t.TempDir(), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var wg sync.WaitGroup
+	for i := range docs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := ix.Index(docs[len(docs)-1-i]); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := partition(t, ix); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("concurrent clusters:\n%v\nwant (serial):\n%v", got, want)
+	}
+}
