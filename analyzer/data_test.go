@@ -107,3 +107,28 @@ func TestAppendWordsRealPages(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAppendNormalized isolates normalisation, which runs on every
+// page, from the rest of Analyze.
+func BenchmarkAppendNormalized(b *testing.B) {
+	en, zh := realPages(b)
+	for _, c := range []struct {
+		name  string
+		pages [][]string
+	}{{"en", en}, {"zh", zh}} {
+		texts := make([]string, len(c.pages))
+		total := 0
+		for i, p := range c.pages {
+			texts[i] = strings.Join(p, "\n")
+			total += len(texts[i])
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(total / len(texts)))
+			b.ReportAllocs()
+			var buf []byte
+			for i := 0; b.Loop(); i++ {
+				buf = AppendNormalized(buf[:0], texts[i%len(texts)])
+			}
+		})
+	}
+}

@@ -16,9 +16,11 @@
 // # Normalisation
 //
 // All features are computed on normalised text (AppendNormalized): width
-// folding, lowercase, invisible characters dropped, one quote style,
-// collapsed whitespace. Reprints that change only these produce identical
-// features. Features then keep letters, digits and marks ("content") and
+// folding, lowercase, traditional Chinese characters folded to simplified
+// ones, invisible characters dropped, one quote style, collapsed whitespace.
+// Reprints that change only these produce identical features, so a Big5
+// page from Taiwan or Hong Kong that reprints a mainland article in
+// traditional script matches the simplified original. Features then keep letters, digits and marks ("content") and
 // treat everything else as separators, so punctuation and spacing changes
 // do not matter either, except where a character is a delimiter.
 //
@@ -57,7 +59,15 @@
 //     they appear in no window and no block.
 //   - Length (cn) counts content characters, not the GB2312 bytes of seed
 //     000, so a Chinese text has about half as many units as the seed's.
-//   - Simplified and traditional Chinese are not unified.
+//   - Script folding is character by character, from OpenCC's
+//     TSCharacters table (generated into simplified_table.go by
+//     internal/tsgen; Apache-2.0). Phrase-level differences are not
+//     unified: regional vocabulary ("軟體" vs "软件") and Taiwan variant
+//     forms ("著" for "着") stay different. A character with several
+//     simplified forms takes the usual one, even where it is itself valid
+//     simplified ("乾" -> "干", "於" -> "于"), so such characters in
+//     simplified text (乾隆) and Japanese kanji with a simplified form
+//     ("書" -> "书") change too; both copies of a text change alike.
 //   - Word segmentation comes from github.com/blevesearch/segment; a new
 //     version that segments differently changes Terms and MinHash, which
 //     TestMinHashGolden would report.

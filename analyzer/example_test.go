@@ -40,8 +40,10 @@ func ExampleOptions() {
 
 func ExampleAppendNormalized() {
 	fmt.Printf("%q\n", analyzer.AppendNormalized(nil, "“Ｈｅｌｌｏ”，ｶﾀｶﾅ\u200b！\n\n  Next"))
+	fmt.Printf("%q\n", analyzer.AppendNormalized(nil, "臺灣的圖書館"))
 	// Output:
 	// "\"hello\",カタカナ!\nnext"
+	// "台湾的图书馆"
 }
 
 func ExampleBands() {

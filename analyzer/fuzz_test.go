@@ -54,7 +54,7 @@ func FuzzAnalyze(f *testing.F) {
 }
 
 func FuzzAppendNormalized(f *testing.F) {
-	for _, s := range append(goldenText, "", " \n ", "\xff", "ＡＢＣ　ｄ", "a\u2028b") {
+	for _, s := range append(goldenText, "", " \n ", "\xff", "ＡＢＣ　ｄ", "a\u2028b", "圖書館裡的學習，薴苧𡻕㑯") {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -9,12 +9,16 @@ import (
 
 // AppendNormalized appends the normalised form of s to dst and returns the
 // extended slice. Every feature is computed on normalised text, so that
-// reprints which only change character width, case, quote style or
-// invisible characters produce the same features:
+// reprints which only change character width, case, Chinese script, quote
+// style or invisible characters produce the same features:
 //
 //   - full-width forms fold to ASCII ("Ａ，１" -> "a,1") and half-width
 //     katakana to the usual forms (width folding, golang.org/x/text/width);
 //   - letters are lowercased;
+//   - traditional Chinese characters fold to simplified ones, character by
+//     character ("圖書館" -> "图书馆", "後" -> "后"), using OpenCC's
+//     TSCharacters table with its first candidate where a character has
+//     several ("乾" -> "干", "於" -> "于"); phrases are not converted;
 //   - control, format and zero-width characters (ZWSP, ZWJ, BOM, soft
 //     hyphen, variation selectors) and invalid UTF-8 are dropped;
 //   - double quotes of every style (“” „ 「」 『』 «» 〝〞) become '"', single
@@ -53,7 +57,10 @@ func appendNormalized(dst []byte, s string, lineBreak byte) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		if r >= 0x4E00 && r <= 0x9FFF { // common Han: nothing to fold
+		if r >= hanLo && r <= hanHi { // common Han: only script folding
+			if simp := simplifiedHan[r-hanLo]; simp != 0 {
+				r = simp
+			}
 			dst = flush(dst, start, &pending)
 			dst = utf8.AppendRune(dst, r)
 			continue
@@ -145,5 +152,5 @@ func fold(r rune, size int) rune {
 	if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co) || (r >= 0xFE00 && r <= 0xFE0F) || (r >= 0xE0100 && r <= 0xE01EF) {
 		return -1
 	}
-	return unicode.ToLower(r)
+	return simplifiedRare(unicode.ToLower(r))
 }

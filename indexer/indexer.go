@@ -253,10 +253,9 @@ func validate(d Document) error {
 
 // prepared is a document with its features and bleve payload computed.
 type prepared struct {
-	doc     dedupfilter.Doc
-	paras   []string // analysed in write, after the site's template text is known
-	err     error
-	dropped bool // a per-document error already reported; not written
+	doc   dedupfilter.Doc
+	paras []string // analysed in write, after the site's template text is known
+	err   error
 }
 
 func (ix *Index) prepare(d Document) (prepared, error) {
@@ -301,33 +300,40 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 	defer ix.mu.Unlock()
 	decs := make([]dedupfilter.Decision, 0, len(prep))
 	var ops []dedupfilter.Op
-	var addErr error
-	for _, p := range prep {
-		if p.dropped {
-			continue
-		}
-		if ix.noDedup {
+	if ix.noDedup {
+		for _, p := range prep {
 			op := dedupfilter.Op{Kind: dedupfilter.OpIndex, ID: p.doc.ID, Cluster: p.doc.ID, Payload: p.doc.Payload}
 			decs = append(decs, dedupfilter.Decision{ID: p.doc.ID, Cluster: p.doc.ID, Representative: p.doc.ID, Ops: []dedupfilter.Op{op}})
 			ops = append(ops, op)
-			continue
 		}
-		dec, stale, err := ix.add(p.doc, p.paras)
+		return decs, ix.apply(ops)
+	}
+	// The site's template text depends on the pages before, so it is found
+	// in order; the features then in parallel; the decisions in order.
+	stale := make([][]string, len(prep))
+	for i := range prep {
+		var err error
+		if prep[i].paras, stale[i], err = ix.site.clean(site(prep[i].doc.URL, prep[i].doc.ID), prep[i].doc.ID, prep[i].paras); err != nil {
+			return nil, err
+		}
+	}
+	ix.analyze(prep)
+	var addErr error
+	for i, p := range prep {
+		dec, err := ix.filter.Add(p.doc)
 		if err != nil {
 			addErr = fmt.Errorf("indexer: %s: %w", p.doc.ID, err)
 			break
 		}
 		decs = append(decs, dec)
 		ops = append(ops, dec.Ops...)
-		if len(stale) > 0 {
-			reops, err := ix.recluster(stale)
+		if len(stale[i]) > 0 {
+			reops, err := ix.recluster(stale[i])
 			ops = append(ops, reops...)
 			if err != nil {
 				addErr = fmt.Errorf("indexer: re-deciding after %s: %w", p.doc.ID, err)
+				break
 			}
-		}
-		if addErr != nil {
-			break
 		}
 	}
 	// Ops of decisions already committed must reach bleve even when a later
@@ -338,16 +344,33 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 	return decs, addErr
 }
 
+// analyze computes the features of prep in parallel.
+func (ix *Index) analyze(prep []prepared) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(prep)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				prep[i].doc.Features = ix.analyzer.Analyze(prep[i].paras)
+			}
+		}()
+	}
+	for i := range prep {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
 // add analyses paras, without the site's template text, into d's
 // features and lets the filter decide. stale lists earlier pages to
 // analyse again (see siteText.clean).
 func (ix *Index) add(d dedupfilter.Doc, paras []string) (dedupfilter.Decision, []string, error) {
-	var stale []string
-	if ix.site != nil {
-		var err error
-		if paras, stale, err = ix.site.clean(site(d.URL, d.ID), d.ID, paras); err != nil {
-			return dedupfilter.Decision{}, nil, err
-		}
+	paras, stale, err := ix.site.clean(site(d.URL, d.ID), d.ID, paras)
+	if err != nil {
+		return dedupfilter.Decision{}, nil, err
 	}
 	d.Features = ix.analyzer.Analyze(paras)
 	dec, err := ix.filter.Add(d)

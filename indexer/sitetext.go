@@ -61,10 +61,10 @@ func site(pageURL, id string) string {
 // clean returns paras without the paragraphs that more than one page of
 // the site showed, and records paras as shown by id. stale lists the
 // earlier pages whose paragraphs turned out to be template text just now:
-// their features were computed with it.
+// their features were computed with it. A nil siteText keeps everything.
 func (s *siteText) clean(siteName, id string, paras []string) (kept, stale []string, err error) {
-	if siteName == "" || len(paras) < 2 {
-		return paras, nil, nil
+	if s == nil || siteName == "" || len(paras) < 2 {
+		return paras, nil, nil // no site rule (Options.KeepSiteText), or nothing to tell apart
 	}
 	kept = make([]string, 0, len(paras))
 	total, keptRunes := 0, 0

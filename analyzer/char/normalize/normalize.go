@@ -1,6 +1,7 @@
 // Package normalize is a bleve char filter applying the dedup analyzer's
 // text normalisation (analyzer.AppendNormalized): width folding, lowercase,
-// invisible characters dropped, one quote style, collapsed whitespace. Use
+// traditional to simplified Chinese characters, invisible characters
+// dropped, one quote style, collapsed whitespace. Use
 // it in front of other bleve tokenizers so that reprints differing only in
 // those respects index identically. The dedup tokenizers normalise by
 // themselves and do not need it.

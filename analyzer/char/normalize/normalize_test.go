@@ -13,6 +13,7 @@ func TestFilter(t *testing.T) {
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"ＡＢＣ，「中文」\u200b", `abc,"中文"`},
+		{"圖書館", "图书馆"},
 		{"", ""},
 	} {
 		if got := string(cf.Filter([]byte(tc.in))); got != tc.want {
