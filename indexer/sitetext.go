@@ -58,32 +58,43 @@ func site(pageURL, id string) string {
 	return ""
 }
 
+// copyShare is how much of a page's own text (what is not known template
+// text) must come from one earlier page of the site for the page to be a
+// copy of it (a print version, a URL variant, a mirror) rather than another
+// article in the same template. The rule cannot tell a copy from a short
+// article in a long template while the site has shown that template on one
+// page only.
+const copyShare = 0.8
+
 // clean returns paras without the paragraphs that more than one page of
 // the site showed, and records paras as shown by id. stale lists the
 // earlier pages whose paragraphs turned out to be template text just now:
-// their features were computed with it. A nil siteText keeps everything.
+// their features were computed with it. A page that is a copy of an
+// earlier page of the site is kept whole and marks nothing as template.
+// A nil siteText keeps everything.
 func (s *siteText) clean(siteName, id string, paras []string) (kept, stale []string, err error) {
 	if s == nil || siteName == "" || len(paras) < 2 {
 		return paras, nil, nil // no site rule (Options.KeepSiteText), or nothing to tell apart
 	}
-	kept = make([]string, 0, len(paras))
-	total, keptRunes := 0, 0
+	type seen struct {
+		key    []byte
+		runes  int
+		owner  string // first page that showed it; "" when none did
+		shared bool   // shown by two pages or more
+	}
+	ps := make([]seen, len(paras))
+	total, template := 0, 0
 	var norm []byte
-	// A value is the first page that showed the paragraph, then a byte
+	// A paragraph's value is the first page that showed it, then a byte
 	// that is 1 once another page showed it too.
 	err = s.db.Update(func(txn *badger.Txn) error {
-		for _, p := range paras {
+		fromOwner := map[string]int{}
+		for i, p := range paras {
 			norm = analyzer.AppendNormalized(norm[:0], p)
-			n := utf8.RuneCount(norm)
-			total += n
-			k := paragraphKey(siteName, norm)
-			item, err := txn.Get(k)
+			ps[i] = seen{key: paragraphKey(siteName, norm), runes: utf8.RuneCount(norm)}
+			total += ps[i].runes
+			item, err := txn.Get(ps[i].key)
 			if err == badger.ErrKeyNotFound {
-				if err := txn.Set(k, append([]byte(id), 0)); err != nil {
-					return err
-				}
-				kept = append(kept, p)
-				keptRunes += n
 				continue
 			}
 			if err != nil {
@@ -91,30 +102,51 @@ func (s *siteText) clean(siteName, id string, paras []string) (kept, stale []str
 			}
 			v, err := item.ValueCopy(nil)
 			if err != nil || len(v) == 0 {
-				return fmt.Errorf("bad value for %q: %v", k, err)
+				return fmt.Errorf("bad value for %q: %v", ps[i].key, err)
 			}
-			owner, shared := string(v[:len(v)-1]), v[len(v)-1] == 1
+			ps[i].owner, ps[i].shared = string(v[:len(v)-1]), v[len(v)-1] == 1
 			switch {
-			case owner == id && !shared:
-				kept = append(kept, p)
-				keptRunes += n
-			case owner != id && !shared:
-				v[len(v)-1] = 1
-				if err := txn.Set(k, v); err != nil {
+			case ps[i].shared:
+				template += ps[i].runes
+			case ps[i].owner != id:
+				fromOwner[ps[i].owner] += ps[i].runes
+			}
+		}
+		own := total - template
+		isCopy := false
+		for _, n := range fromOwner {
+			isCopy = isCopy || float64(n) >= copyShare*float64(own)
+		}
+		keptRunes := 0
+		for i, p := range ps {
+			switch {
+			case p.owner == "":
+				if err := txn.Set(p.key, append([]byte(id), 0)); err != nil {
 					return err
 				}
-				if !slices.Contains(stale, owner) {
-					stale = append(stale, owner)
+			case p.shared:
+				continue // known template text
+			case p.owner != id && !isCopy:
+				// Another article's page showed it too: template text,
+				// which that page's features still hold.
+				if err := txn.Set(p.key, append([]byte(p.owner), 1)); err != nil {
+					return err
 				}
+				if !slices.Contains(stale, p.owner) {
+					stale = append(stale, p.owner)
+				}
+				continue
 			}
+			kept = append(kept, paras[i])
+			keptRunes += p.runes
+		}
+		if float64(keptRunes) < minKept*float64(total) {
+			kept = paras
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("indexer: site text: %w", err)
-	}
-	if float64(keptRunes) < minKept*float64(total) {
-		return paras, stale, nil
 	}
 	return kept, stale, nil
 }

@@ -53,6 +53,8 @@ func TestSiteTemplateText(t *testing.T) {
 		{ID: "a2", URL: "https://a.example/2", Paragraphs: wrap(headA, article("bridge", 3), tailA)},
 		{ID: "a3", URL: "https://a.example/3", Paragraphs: wrap(headA, article("school", 3), tailA)},
 		{ID: "b1", URL: "https://b.example/x", Paragraphs: wrap(headB, reprint, tailB)},
+		// b2 reveals site B's template, so b1 is decided again without it.
+		{ID: "b2", URL: "https://b.example/y", Paragraphs: wrap(headB, article("harbour", 3), tailB)},
 		{ID: "a1-copy", URL: "https://a.example/1?print=1", Paragraphs: wrap(headA, article("river", 3), tailA)},
 	}
 	ix := openWith(t, docs, DefaultOptions())
@@ -69,7 +71,8 @@ func TestSiteTemplateText(t *testing.T) {
 	}{
 		{"a1", "a2", false}, // one template, different articles
 		{"a2", "a3", false},
-		{"a1", "b1", true},      // reprint on another site
+		{"a1", "b1", true}, // reprint on another site
+		{"b1", "b2", false},
 		{"a1", "a1-copy", true}, // same-site copy: nothing of its own
 	} {
 		if got := cluster(tt.a) == cluster(tt.b); got != tt.same {
