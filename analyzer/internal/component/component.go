@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/registry"
 )
 
 // Stream returns terms as a token stream with positions 1, 2, ... Derived
@@ -54,4 +55,25 @@ func Int(config map[string]interface{}, key string, def int) (int, error) {
 		return int(n), nil
 	}
 	return 0, fmt.Errorf("config %q: got %T, want a number", key, v)
+}
+
+// RegisterTokenizer registers a tokenizer constructor under name, and an
+// analyzer of the same name made of that tokenizer alone, so that a mapping
+// can name either. It runs from init functions; registration fails only for
+// a duplicate name, a build defect that must stop the program, as in
+// bleve's own components.
+func RegisterTokenizer(name string, c registry.TokenizerConstructor) {
+	if err := registry.RegisterTokenizer(name, c); err != nil {
+		panic(err)
+	}
+	analyzer := func(config map[string]interface{}, cache *registry.Cache) (analysis.Analyzer, error) {
+		t, err := cache.TokenizerNamed(name)
+		if err != nil {
+			return nil, err
+		}
+		return &analysis.DefaultAnalyzer{Tokenizer: t}, nil
+	}
+	if err := registry.RegisterAnalyzer(name, analyzer); err != nil {
+		panic(err)
+	}
 }

@@ -63,23 +63,7 @@ func Constructor(config map[string]interface{}, cache *registry.Cache) (analysis
 	return New(opts)
 }
 
-// AnalyzerConstructor is the analyzer registry adapter: the tokenizer with
-// default options, without filters.
-func AnalyzerConstructor(config map[string]interface{}, cache *registry.Cache) (analysis.Analyzer, error) {
-	t, err := cache.TokenizerNamed(Name)
-	if err != nil {
-		return nil, err
-	}
-	return &analysis.DefaultAnalyzer{Tokenizer: t}, nil
-}
-
 func init() {
-	// Registration only fails for a duplicate name: a build defect that
-	// must stop the program, as in bleve's own components.
-	if err := registry.RegisterTokenizer(Name, Constructor); err != nil {
-		panic(err)
-	}
-	if err := registry.RegisterAnalyzer(Name, AnalyzerConstructor); err != nil {
-		panic(err)
-	}
+	// Also registers an analyzer of the same name: the tokenizer alone.
+	component.RegisterTokenizer(Name, Constructor)
 }
