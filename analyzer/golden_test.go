@@ -1,15 +1,12 @@
 package analyzer
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+	"github.com/bleve-dedup/bleve-dedup/internal/golden"
+)
 
 // goldenText mixes the scripts and the normalisation cases, so the golden
 // signature pins width folding, segmentation, shingling and hashing.
@@ -38,23 +35,5 @@ func TestMinHashGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(&b, "bands(32): %016x\n", keys[:4])
-	checkGolden(t, "minhash.golden", b.String())
-}
-
-// checkGolden compares got with testdata/name, or rewrites it with -update.
-func checkGolden(tb testing.TB, name, got string) {
-	tb.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		tb.Errorf("output differs from %s:\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, "minhash.golden", b.String())
 }

@@ -2,14 +2,11 @@ package boolquery
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata golden files")
+	"github.com/bleve-dedup/bleve-dedup/internal/golden"
+)
 
 // TestCompileGolden pins the shape of compiled queries (as bleve's JSON),
 // e.g. that "a NOT b" is one boolean query rather than a conjunction with
@@ -36,17 +33,5 @@ func TestCompileGolden(t *testing.T) {
 		b.WriteString(in + "\n" + string(js) + "\n\n")
 	}
 	got := b.String()
-	path := filepath.Join("testdata", "compile.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestCompileGolden -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("compiled queries differ from %s:\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, "compile.golden", got)
 }

@@ -2,17 +2,15 @@ package extract
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bleve-dedup/bleve-dedup/internal/golden"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestHTMLGolden extracts the pages in testdata and compares the text with
 // the .golden files; run with -update to rewrite them after a reviewed change.
@@ -33,20 +31,7 @@ func TestHTMLGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("HTML: %v", err)
 			}
-			golden := filepath.Join("testdata", tt.name+".golden")
-			got := c.Text() + "\n"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("text:\n%s\nwant:\n%s", got, want)
-			}
+			golden.Check(t, tt.name+".golden", c.Text()+"\n")
 			if !strings.HasPrefix(c.Title, tt.title) {
 				t.Errorf("title %q, want prefix %q", c.Title, tt.title)
 			}

@@ -3,22 +3,19 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/golden"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // xssTitle is the title of a document added to the fixture, to check
 // that no output runs it.
@@ -239,24 +236,7 @@ func TestCompareGolden(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("status %d: %s", r.status, r.body)
 	}
-	golden(t, "compare.golden", r.body)
-}
-
-func golden(tb testing.TB, name, got string) {
-	tb.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		tb.Errorf("differs from %s:\n got %s\nwant %s", path, got, want)
-	}
+	golden.Check(t, "compare.golden", r.body)
 }
 
 func TestHTTPServerLimits(t *testing.T) {

@@ -3,18 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/golden"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
-
-var updateSearchGolden = flag.Bool("update-search", false, "rewrite the search and serve golden files")
 
 // fixtureIndex indexes ../../testdata/pages under the mark policy into a
 // fresh directory and returns it, closed.
@@ -49,28 +46,6 @@ func runCmd(tb testing.TB, args ...string) (string, error) {
 	return out.String(), err
 }
 
-// compareGolden compares got with testdata/name, rewriting it under
-// -update-search.
-func compareGolden(tb testing.TB, name, got string) {
-	tb.Helper()
-	path := filepath.Join("testdata", name)
-	if *updateSearchGolden {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("%v (run with -update-search to create it)", err)
-	}
-	if got != string(want) {
-		tb.Errorf("output differs from %s:\n got:\n%s\nwant:\n%s", path, got, want)
-	}
-}
-
 func TestSearchCmd(t *testing.T) {
 	dir := fixtureIndex(t)
 	tests := []struct {
@@ -91,7 +66,7 @@ func TestSearchCmd(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
-			compareGolden(t, tt.golden, out)
+			golden.Check(t, tt.golden, out)
 		})
 	}
 }
