@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"syscall"
@@ -61,9 +63,17 @@ counted; the run goes on. SIGINT stops it cleanly, keeping what was indexed.`,
 // runIndex indexes inputs into ix, reporting per-page errors on errw and,
 // when errw is a terminal, a progress bar.
 func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, flags dedupFlags, errw io.Writer) (indexer.Stats, error) {
+	// A bad page is skipped and the run goes on; an input that cannot be
+	// read at all (a mistyped path) fails the command once the rest is in.
+	var badInputs int
 	ro := indexer.RunOptions{
 		Workers: flags.workers,
-		OnError: func(err error) { fmt.Fprintln(errw, "bleve-dedup: skipped:", err) },
+		OnError: func(err error) {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, errors.ErrUnsupported) {
+				badInputs++
+			}
+			fmt.Fprintln(errw, "bleve-dedup: skipped:", err)
+		},
 	}
 	if f, ok := errw.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar := progressbar.NewOptions(-1,
@@ -81,5 +91,9 @@ func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, flags ded
 		}
 		defer bar.Finish()
 	}
-	return ix.IndexPages(ctx, page.Read(inputs, flags.pageOptions()), ro)
+	st, err := ix.IndexPages(ctx, page.Read(inputs, flags.pageOptions()), ro)
+	if err == nil && badInputs > 0 {
+		err = fmt.Errorf("%d of the inputs could not be read (see above)", badInputs)
+	}
+	return st, err
 }

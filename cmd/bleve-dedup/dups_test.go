@@ -1,0 +1,50 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDupsCmd(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	if out, err := runCmd(t, "index", "--index", dir, pagesDir); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	out, err := runCmd(t, "dups", "--index", dir, "--format", "jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var c struct {
+			Cluster, Representative string
+			Members                 []string
+		}
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if c.Cluster == "" || !strings.Contains(strings.Join(c.Members, " "), c.Representative) {
+			t.Errorf("cluster %+v: want an id and the representative among the members", c)
+		}
+		got = append(got, strings.Join(c.Members, " "))
+	}
+	want := []string{
+		"en/bee-archive/library-bees en/daily-reader/rooftop-hives-reprint en/harbor-gazette/library-bees",
+		"en/field-notes/tide-tables en/plain/tide-tables",
+		"zh/city-blog/greenway zh/forum/greenway-repost",
+		"zh/hedong-news/library-night zh/portal/library-night-reprint zh/tw-mirror/library-night",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("clusters:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	table, err := runCmd(t, "dups", "--index", dir)
+	if err != nil || !strings.Contains(table, "(4 clusters of duplicates)") {
+		t.Errorf("table: %v\n%s", err, table)
+	}
+	if _, err := runCmd(t, "dups", "--index", filepath.Join(t.TempDir(), "none")); err == nil || !strings.Contains(err.Error(), "no index there") {
+		t.Errorf("dups on a missing index: error %v, want 'no index there'", err)
+	}
+}

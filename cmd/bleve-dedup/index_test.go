@@ -1,0 +1,72 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var (
+	pagesDir   = filepath.Join("..", "..", "testdata", "pages")
+	pagesLabel = filepath.Join("..", "..", "testdata", "pages-labels.jsonl")
+	badDir     = filepath.Join("..", "..", "testdata", "bad")
+)
+
+func TestIndexCmd(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	out, err := runCmd(t, "index", "--index", dir, pagesDir)
+	if err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	if want := "read 15, indexed 9, duplicates 6, errors 0"; !strings.Contains(out, want) {
+		t.Errorf("summary:\n%s\nwant it to contain %q", out, want)
+	}
+	// Indexing the same pages again keeps one copy of each article indexed.
+	out, err = runCmd(t, "index", "--index", dir, pagesDir)
+	if err != nil || !strings.Contains(out, "read 15, indexed 9,") {
+		t.Errorf("re-index: %v\n%s", err, out)
+	}
+}
+
+func TestIndexCmdBadInput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	tests := []struct {
+		name     string
+		args     []string
+		wantErr  bool
+		wantOut  []string
+		notInOut []string
+	}{
+		{"bad pages are skipped, named, counted", []string{badDir, filepath.Join(badDir, "mixed.jsonl")}, false,
+			[]string{"binary.html", "empty.html", "mixed.jsonl:2", "mixed.jsonl:3: page: syntax error: missing id", "errors 4"}, nil},
+		{"a missing input fails the run after the rest", []string{"no-such-dir", filepath.Join(badDir, "mixed.jsonl")}, true,
+			[]string{"no-such-dir", "1 of the inputs could not be read", "indexed 1"}, nil},
+		{"unknown policy", []string{"--policy", "drop", pagesDir}, true, []string{`unknown policy "drop"`}, []string{"read "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := runCmd(t, append([]string{"index", "--index", dir}, tt.args...)...)
+			if err != nil {
+				out += err.Error()
+			}
+			if (err != nil) != tt.wantErr {
+				t.Errorf("error = %v, want error %v\n%s", err, tt.wantErr, out)
+			}
+			for _, w := range tt.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tt.notInOut {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+	// The readable pages (the malformed HTML page has text) stay indexed.
+	out, err := runCmd(t, "search", "--index", dir, "--format", "jsonl", "--syntax", "querystring", "*")
+	if err != nil || strings.Count(out, "\n") != 2 || !strings.Contains(out, `"id":"truncated"`) || !strings.Contains(out, `"id":"bad-jsonl/good"`) {
+		t.Errorf("after bad input, index holds:\n%s (err %v), want the truncated page and the good JSONL line", out, err)
+	}
+}
