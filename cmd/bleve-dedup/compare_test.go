@@ -12,8 +12,8 @@ func TestCompareCmd(t *testing.T) {
 		dup  bool
 	}{
 		{"en/harbor-gazette/library-bees.html", "en/daily-reader/rooftop-hives-reprint.html", true},
-		{"zh/hedong-news/library-night.html", "zh/tw-mirror/library-night.html", true}, // Big5, traditional script
-		{"en/harbor-gazette/library-bees.html", "en/green-column/plant-a-meadow.html", false}, // quotes one paragraph
+		{"zh/hedong-news/library-night.html", "zh/tw-mirror/library-night.html", true},         // Big5, traditional script
+		{"en/harbor-gazette/library-bees.html", "en/green-column/plant-a-meadow.html", false},  // quotes one paragraph
 		{"en/harbor-gazette/library-bees.html", "en/harbor-gazette/bike-workshop.html", false}, // same template
 	}
 	for _, tt := range tests {
