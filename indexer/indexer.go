@@ -216,29 +216,10 @@ func (ix *Index) Index(d Document) (dedupfilter.Decision, error) {
 // On error, the decisions made so far are written and returned.
 func (ix *Index) Batch(docs []Document) ([]dedupfilter.Decision, error) {
 	prep := make([]prepared, len(docs))
-	var firstErr error
-	for i := range docs {
-		if err := validate(docs[i]); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i := range docs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			prep[i], prep[i].err = ix.prepare(docs[i])
-		}()
-	}
-	wg.Wait()
-	for _, p := range prep {
-		if p.err != nil {
-			return nil, p.err
+	for i, d := range docs {
+		var err error
+		if prep[i], err = ix.prepare(d); err != nil {
+			return nil, err
 		}
 	}
 	return ix.write(prep)
