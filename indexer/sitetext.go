@@ -114,8 +114,14 @@ func (s *siteText) clean(siteName, id string, paras []string) (kept, stale []str
 		}
 		own := total - template
 		isCopy := false
-		for _, n := range fromOwner {
-			isCopy = isCopy || float64(n) >= copyShare*float64(own)
+		for owner, n := range fromOwner {
+			ownerOwn, err := ownRunes(txn, siteName, owner)
+			if err != nil {
+				return err
+			}
+			// Either page may be the longer: a mirror that dropped a
+			// paragraph, or the original arriving after its mirror.
+			isCopy = isCopy || float64(n) >= copyShare*float64(own) || (ownerOwn > 0 && float64(n) >= copyShare*float64(ownerOwn))
 		}
 		keptRunes := 0
 		for i, p := range ps {
@@ -143,12 +149,42 @@ func (s *siteText) clean(siteName, id string, paras []string) (kept, stale []str
 		if float64(keptRunes) < minKept*float64(total) {
 			kept = paras
 		}
-		return nil
+		return txn.Set(pageKey(siteName, id), binary.AppendUvarint(nil, uint64(own)))
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("indexer: site text: %w", err)
 	}
 	return kept, stale, nil
+}
+
+// ownRunes is the length of a page's own text (not known template text)
+// when it was cleaned, or 0 for an unknown page.
+func ownRunes(txn *badger.Txn, siteName, id string) (int, error) {
+	item, err := txn.Get(pageKey(siteName, id))
+	if err == badger.ErrKeyNotFound {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	v, err := item.ValueCopy(nil)
+	if err != nil {
+		return 0, err
+	}
+	n, k := binary.Uvarint(v)
+	if k <= 0 {
+		return 0, fmt.Errorf("bad page length for %q", id)
+	}
+	return int(n), nil
+}
+
+// pageKey holds a page's own-text length; 1 after the site name keeps it
+// apart from paragraph keys.
+func pageKey(siteName, id string) []byte {
+	k := make([]byte, 0, len(siteName)+1+len(id))
+	k = append(k, siteName...)
+	k = append(k, 1)
+	return append(k, id...)
 }
 
 func paragraphKey(siteName string, norm []byte) []byte {
