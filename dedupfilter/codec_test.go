@@ -52,7 +52,7 @@ func TestDecodeCorrupt(t *testing.T) {
 		"truncated":   good[:len(good)-3],
 		"trailing":    append(append([]byte{}, good...), 0),
 		"huge count":  {featuresV1, 0xff, 0xff, 0xff, 0xff, 0x0f},
-		"op bad kind": {opV1, 9, 0, 0, 0},
+		"op bad kind": {opV2, 9, 0, 0, 0},
 	}
 	for name, b := range tests {
 		_, err := decodeFeatures(b)

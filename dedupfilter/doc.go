@@ -40,15 +40,18 @@
 // Concurrency: all methods are safe for concurrent use; one process at a
 // time opens a store (Badger locks the directory). Add and Delete run
 // their decide-and-write section under one mutex and one Badger
-// transaction, so concurrent Adds end in the clusters of some serial order;
-// callers should compute features before calling Add, in parallel.
+// transaction, so concurrent Adds end in the clusters of some serial order.
+// Callers that add in a fixed order do the rest in parallel first: compute
+// features, then Prepare (sorting, encoding, key hashing), then AddPrepared
+// in order.
 //
 // Durability and crash safety: each Add/Delete commits its store changes
 // and pending marks (one per search-index Op) atomically. The indexer
 // applies Decision.Ops to the search index and then calls Applied with
 // them; after a crash it calls Pending on Open and re-applies what is
-// listed. Ops are states (index this payload / delete this id), one pending
-// mark per document id holding the latest, so re-applying is safe and
+// listed (a mark names the document; Pending reads its payload back from
+// the store). Ops are states (index this payload / delete this id), one
+// pending mark per document id holding the latest, so re-applying is safe and
 // order between ids does not matter. Applied clears a mark only if it
 // still holds the Op's Seq, so a late confirmation of an older Op cannot
 // hide a newer one.
@@ -59,14 +62,16 @@
 //
 // Ownership: slices in values returned by the Filter (Decision, Op,
 // DeleteResult, Cluster, Entry) are owned by the caller. The Filter keeps
-// no reference to a Doc's Features or Payload after Add returns.
+// no reference to a Doc's Features or Payload after Add (or AddPrepared)
+// returns.
 //
 // # Caveats
 //
-// The thresholds in DefaultOptions are placeholders to be tuned on
-// labelled data. Policy and Keep apply to the Adds and Deletes made under
-// them: reopening a store with another policy does not re-decide what is
-// already indexed (rebuild for that). Features from different analyzer settings do not compare
+// The thresholds in DefaultOptions were chosen on the labelled development
+// set (../shared/data/neardup); other kinds of pages may want others.
+// Policy and Keep apply to the Adds and Deletes made under them: reopening
+// a store with another policy does not re-decide what is already indexed
+// (rebuild for that). Features from different analyzer settings do not compare
 // (MinHash signatures of different lengths never match). The filter keeps
 // whether it believes a document is in the search index; if the indexer
 // writes the search index behind its back, the two drift apart.

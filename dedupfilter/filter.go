@@ -163,7 +163,10 @@ func Open(opts Options) (*Filter, error) {
 	bo := badger.DefaultOptions(opts.Dir).
 		WithInMemory(opts.InMemory).
 		WithSyncWrites(opts.SyncWrites).
-		WithLogger(opts.Logger)
+		WithLogger(opts.Logger).
+		// Every read-write transaction runs under f.mu, so there is nothing
+		// for Badger's conflict tracking to catch; it only costs time.
+		WithDetectConflicts(false)
 	if opts.MemTableSize > 0 {
 		bo = bo.WithMemTableSize(opts.MemTableSize)
 	}
@@ -238,22 +241,51 @@ func (d *Doc) validate(o Options) error {
 	return nil
 }
 
-// Add decides whether d duplicates a stored document, records it and its
-// cluster, and returns what the search index must do. Encoding happens
-// before the lock; candidate search, verification and the write run under
-// one lock and one transaction, so concurrent Adds cluster as some serial
-// order would. The Ops are also recorded as pending (see Pending).
-func (f *Filter) Add(d Doc) (Decision, error) {
+// Prepared is a document ready for AddPrepared: validated, its features
+// sorted and encoded, its posting keys hashed.
+type Prepared struct {
+	doc    Doc
+	prep   prepared
+	feat   []byte
+	own    [][]byte
+	lookup [][]byte
+}
+
+// Prepare does the part of Add that needs no lock. It is safe for
+// concurrent use, so a caller that must add documents in a fixed order
+// can prepare them in parallel and then add them in order. The Prepared
+// keeps references to d's Features and Payload until it is added.
+func (f *Filter) Prepare(d Doc) (*Prepared, error) {
 	if err := d.validate(f.opts); err != nil {
+		return nil, err
+	}
+	p := &Prepared{doc: d, prep: prepare(d.Features)}
+	p.feat = encodePrepared(p.prep)
+	p.own = f.opts.postingPrefixes(d.Features)
+	p.lookup = f.opts.lookupPrefixes(d.Features, p.own)
+	return p, nil
+}
+
+// Add decides whether d duplicates a stored document, records it and its
+// cluster, and returns what the search index must do. Candidate search,
+// verification and the write run under one lock and one transaction, so
+// concurrent Adds cluster as some serial order would. The Ops are also
+// recorded as pending (see Pending). Add is Prepare then AddPrepared.
+func (f *Filter) Add(d Doc) (Decision, error) {
+	p, err := f.Prepare(d)
+	if err != nil {
 		return Decision{}, err
 	}
+	return f.AddPrepared(p)
+}
+
+// AddPrepared is Add for a document from Prepare. A zero Doc.Time becomes
+// the time of this call.
+func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
+	d, prep, feat, own, lookup := p.doc, p.prep, p.feat, p.own, p.lookup
 	if d.Time.IsZero() {
 		d.Time = time.Now()
 	}
-	prep := prepare(d.Features)
-	feat := encodePrepared(prep)
-	own := f.opts.postingPrefixes(d.Features)
-	lookup := f.opts.lookupPrefixes(d.Features, own)
 
 	f.mu.Lock()
 	defer f.mu.Unlock()

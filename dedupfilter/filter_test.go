@@ -368,6 +368,44 @@ func TestConcurrentAddsMatchSerial(t *testing.T) {
 	}
 }
 
+// Documents prepared in parallel and added in order decide exactly as
+// Add in the same order.
+func TestPrepareInParallelMatchesAdd(t *testing.T) {
+	docs := newCorpus(10).clusters(t, testAnalyzer(t), 10, 3)
+	serial := openTest(t, nil)
+	var want []Decision
+	for _, d := range docs {
+		want = append(want, mustAdd(t, serial, d.doc))
+	}
+
+	f := openTest(t, nil)
+	prep := make([]*Prepared, len(docs))
+	var wg sync.WaitGroup
+	for i, d := range docs {
+		wg.Go(func() {
+			var err error
+			if prep[i], err = f.Prepare(d.doc); err != nil {
+				t.Errorf("Prepare(%s): %v", d.doc.ID, err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, p := range prep {
+		got, err := f.AddPrepared(p)
+		if err != nil {
+			t.Fatalf("AddPrepared(%s): %v", docs[i].doc.ID, err)
+		}
+		w := want[i]
+		if got.Duplicate != w.Duplicate || got.Of != w.Of || got.Cluster != w.Cluster || got.Action != w.Action {
+			t.Errorf("%s: got duplicate=%v of %q cluster %s %v, want duplicate=%v of %q cluster %s %v",
+				got.ID, got.Duplicate, got.Of, got.Cluster, got.Action, w.Duplicate, w.Of, w.Cluster, w.Action)
+		}
+	}
+	if _, err := f.Prepare(Doc{ID: "x"}); !errors.Is(err, ErrInvalidDoc) {
+		t.Errorf("Prepare without features = %v, want ErrInvalidDoc", err)
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	f := openTest(t, nil)
 	feat := &analyzer.Features{MinHash: make([]uint64, 7)}

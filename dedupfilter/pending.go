@@ -21,6 +21,9 @@ func (f *Filter) Pending(fn func(Op) error) error {
 				op, err = decodeOp(b)
 				return err
 			})
+			if err == nil && op.Kind == OpIndex {
+				op.Payload, err = copyValue(txn, key(nsPayload, op.ID))
+			}
 			if err != nil {
 				return fmt.Errorf("dedupfilter: pending %q: %w", it.Item().Key(), err)
 			}

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -171,7 +173,7 @@ func (ix *Index) replay() error {
 		return nil
 	})
 	if err == nil {
-		err = ix.apply(ops)
+		err = ix.apply(ops, nil)
 	}
 	if err != nil {
 		return fmt.Errorf("indexer: repairing pending writes: %w", err)
@@ -235,7 +237,9 @@ func validate(d Document) error {
 // prepared is a document with its features and bleve payload computed.
 type prepared struct {
 	doc   dedupfilter.Doc
-	paras []string // analysed in write, after the site's template text is known
+	body  map[string]any // doc.Payload decoded, for bleve
+	paras []string       // analysed in write, after the site's template text is known
+	fp    *dedupfilter.Prepared
 	err   error
 }
 
@@ -256,7 +260,7 @@ func (ix *Index) prepare(d Document) (prepared, error) {
 	if err != nil {
 		return prepared{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
 	}
-	return prepared{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time}, paras: d.Paragraphs}, nil
+	return prepared{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time}, body: body, paras: d.Paragraphs}, nil
 }
 
 func joinParagraphs(ps []string) string {
@@ -287,10 +291,11 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 			decs = append(decs, dedupfilter.Decision{ID: p.doc.ID, Cluster: p.doc.ID, Representative: p.doc.ID, Ops: []dedupfilter.Op{op}})
 			ops = append(ops, op)
 		}
-		return decs, ix.apply(ops)
+		return decs, ix.apply(ops, prep)
 	}
 	// The site's template text depends on the pages before, so it is found
-	// in order; the features then in parallel; the decisions in order.
+	// in order; the features are computed in parallel while the filter
+	// decides, in order, on the documents already analysed.
 	stale := make([][]string, len(prep))
 	for i := range prep {
 		var err error
@@ -298,10 +303,17 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 			return nil, err
 		}
 	}
-	ix.analyze(prep)
+	ready, stop := ix.analyze(prep)
+	defer stop()
 	var addErr error
-	for i, p := range prep {
-		dec, err := ix.filter.Add(p.doc)
+	for i := range prep {
+		<-ready[i]
+		p := &prep[i]
+		var dec dedupfilter.Decision
+		err := p.err
+		if err == nil {
+			dec, err = ix.filter.AddPrepared(p.fp)
+		}
 		if err != nil {
 			addErr = fmt.Errorf("indexer: %s: %w", p.doc.ID, err)
 			break
@@ -319,30 +331,37 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 	}
 	// Ops of decisions already committed must reach bleve even when a later
 	// Add failed, or the stores would disagree until the next Open.
-	if err := ix.apply(ops); err != nil {
+	if err := ix.apply(ops, prep); err != nil {
 		return decs, errors.Join(addErr, err)
 	}
 	return decs, addErr
 }
 
-// analyze computes the features of prep in parallel.
-func (ix *Index) analyze(prep []prepared) {
+// analyze computes the features of prep and prepares them for the filter
+// on GOMAXPROCS goroutines, taking documents in order; ready[i] is closed
+// when prep[i] is done. stop ends the work early and waits for it.
+func (ix *Index) analyze(prep []prepared) (ready []chan struct{}, stop func()) {
+	ready = make([]chan struct{}, len(prep))
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	var halt atomic.Bool
 	var wg sync.WaitGroup
-	next := make(chan int)
 	for range min(runtime.GOMAXPROCS(0), len(prep)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				prep[i].doc.Features = ix.analyzer.Analyze(prep[i].paras)
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(prep) && !halt.Load(); i = int(next.Add(1) - 1) {
+				p := &prep[i]
+				p.doc.Features = ix.analyzer.Analyze(p.paras)
+				p.fp, p.err = ix.filter.Prepare(p.doc)
+				close(ready[i])
 			}
-		}()
+		})
 	}
-	for i := range prep {
-		next <- i
+	return ready, func() {
+		halt.Store(true)
+		wg.Wait()
 	}
-	close(next)
-	wg.Wait()
 }
 
 // add analyses paras, without the site's template text, into d's
@@ -415,9 +434,14 @@ func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
 }
 
 // apply writes ops to bleve in one batch and clears their pending marks.
-func (ix *Index) apply(ops []dedupfilter.Op) error {
+// The bodies of prep stand in for payloads they encode, sparing a decode.
+func (ix *Index) apply(ops []dedupfilter.Op, prep []prepared) error {
 	if len(ops) == 0 {
 		return nil
+	}
+	known := make(map[string]*prepared, len(prep))
+	for i := range prep {
+		known[prep[i].doc.ID] = &prep[i]
 	}
 	b := ix.bleve.NewBatch()
 	for _, op := range ops {
@@ -426,7 +450,9 @@ func (ix *Index) apply(ops []dedupfilter.Op) error {
 			b.Delete(op.ID)
 		case dedupfilter.OpIndex:
 			var body map[string]any
-			if err := json.Unmarshal(op.Payload, &body); err != nil {
+			if p := known[op.ID]; p != nil && bytes.Equal(p.doc.Payload, op.Payload) {
+				body = p.body // bleve maps it in Index, so reuse is safe
+			} else if err := json.Unmarshal(op.Payload, &body); err != nil {
 				return fmt.Errorf("indexer: %s: stored payload: %w", op.ID, err)
 			}
 			body[FieldCluster] = op.Cluster
@@ -457,7 +483,7 @@ func (ix *Index) Delete(id string) error {
 	if err != nil {
 		return fmt.Errorf("indexer: delete %s: %w", id, err)
 	}
-	return ix.apply(res.Ops)
+	return ix.apply(res.Ops, nil)
 }
 
 // Exists reports whether dir holds an index created by Open.

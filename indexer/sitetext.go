@@ -36,7 +36,8 @@ type siteText struct {
 const minKept = 0.01
 
 func openSiteText(dir string) (*siteText, error) {
-	o := badger.DefaultOptions(dir).WithLogger(nil).WithMemTableSize(8 << 20).WithBlockCacheSize(8 << 20)
+	// The indexer serialises clean calls, so conflict tracking is not needed.
+	o := badger.DefaultOptions(dir).WithLogger(nil).WithMemTableSize(8 << 20).WithBlockCacheSize(8 << 20).WithDetectConflicts(false)
 	db, err := badger.Open(o)
 	if err != nil {
 		return nil, err
