@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"runtime"
 	"slices"
 	"sort"
 	"sync"
 	"time"
-	"weak"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -204,7 +202,7 @@ func fieldString(f map[string]any, name string) string {
 
 func (ix *Index) collapsed(ctx context.Context, req CollapseRequest) (*CollapseResult, error) {
 	c := &collapser{k: req.From + req.Size, from: req.From, bound: req.ClusterBound, exact: true,
-		groups: map[uint64]*group{}, seen: map[uint64]struct{}{}, cache: ix.clusterCache()}
+		groups: map[uint64]*group{}, seen: map[uint64]struct{}{}, cache: ix.clusters}
 	ctx = context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, search.MakeDocumentMatchHandler(c.handler))
 	// The hook replaces bleve's top-n store, so bleve returns no hits of
 	// its own: size 0 keeps it from preallocating for them.
@@ -522,21 +520,8 @@ type snapshotClusters struct {
 	last    int // segment of the previous lookup: matches come in order
 }
 
-// caches maps an Index (weakly, so that a dropped Index frees its cache)
-// to its clusterCache; it lives here rather than in Index to keep the
-// collapse code in one file.
-var caches sync.Map // weak.Pointer[Index] → *clusterCache
-
-func (ix *Index) clusterCache() *clusterCache {
-	wp := weak.Make(ix)
-	if c, ok := caches.Load(wp); ok {
-		return c.(*clusterCache)
-	}
-	c, loaded := caches.LoadOrStore(wp, &clusterCache{seed: maphash.MakeSeed(), segs: map[segment.Segment]*segClusters{}})
-	if !loaded {
-		runtime.AddCleanup(ix, func(wp weak.Pointer[Index]) { caches.Delete(wp) }, wp)
-	}
-	return c.(*clusterCache)
+func newClusterCache() *clusterCache {
+	return &clusterCache{seed: maphash.MakeSeed(), segs: map[segment.Segment]*segClusters{}}
 }
 
 // forSnapshot returns the tables of r's segments, building the missing

@@ -112,7 +112,8 @@ type Index struct {
 	bleve    bleve.Index
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
-	site     *siteText // nil when Options.KeepSiteText
+	site     *siteText     // nil when Options.KeepSiteText
+	clusters *clusterCache // per-segment cluster tables for collapsing
 	noDedup  bool
 
 	mu       sync.Mutex // one filter decision and its bleve write at a time
@@ -151,7 +152,7 @@ func Open(dir string, opts Options) (*Index, error) {
 		f.Close()
 		return nil, fmt.Errorf("indexer: open %s: %w", bpath, err)
 	}
-	ix := &Index{bleve: b, filter: f, analyzer: an, noDedup: opts.NoDedup}
+	ix := &Index{bleve: b, filter: f, analyzer: an, noDedup: opts.NoDedup, clusters: newClusterCache()}
 	if !opts.KeepSiteText && !opts.NoDedup {
 		if ix.site, err = openSiteText(filepath.Join(dir, "site")); err != nil {
 			ix.Close()
