@@ -32,9 +32,11 @@ type RunOptions struct {
 
 // Stats summarise an IndexPages run.
 type Stats struct {
-	Read       int           // documents read from the input
-	Indexed    int           // documents written to bleve
-	Duplicates int           // documents found to duplicate an earlier one
+	Read    int // documents read from the input
+	Indexed int // documents written to bleve
+	// Duplicates are documents whose cluster another document represents:
+	// a re-indexed representative that keeps its place is not one.
+	Duplicates int
 	Errors     int           // documents skipped with an error
 	Elapsed    time.Duration // since the run started
 }
@@ -125,7 +127,7 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	flush := func() error {
 		decs, err := ix.write(batch)
 		for _, d := range decs {
-			if d.Duplicate {
+			if d.Duplicate && d.Representative != d.ID {
 				st.Duplicates++
 			}
 			for _, op := range d.Ops {
