@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -65,5 +66,27 @@ func TestConcurrentIndex(t *testing.T) {
 	wg.Wait()
 	if got := partition(t, ix); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("concurrent clusters:\n%v\nwant (serial):\n%v", got, want)
+	}
+}
+
+// TestBatchStoreFailure closes the store under a batch's feet: Batch must
+// return the store's error and stop its analysis workers (the race
+// detector and the test's end would catch one still writing).
+func TestBatchStoreFailure(t *testing.T) {
+	ix, err := Open(t.TempDir(), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var docs []Document
+	for a := range 40 {
+		docs = append(docs, Document{ID: fmt.Sprintf("art%02d", a), Paragraphs: article(fmt.Sprintf("topic %d", a), 3)})
+	}
+	if err := ix.Filter().Close(); err != nil {
+		t.Fatal(err)
+	}
+	decs, err := ix.Batch(docs)
+	if !errors.Is(err, dedupfilter.ErrClosed) || len(decs) != 0 {
+		t.Errorf("Batch on a closed store = %d decisions, %v; want none and ErrClosed", len(decs), err)
 	}
 }

@@ -305,7 +305,6 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 		}
 	}
 	ready, stop := ix.analyze(prep)
-	defer stop()
 	var addErr error
 	for i := range prep {
 		<-ready[i]
@@ -330,6 +329,7 @@ func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
 			}
 		}
 	}
+	stop() // after an error, analysis of the documents left is dropped
 	// Ops of decisions already committed must reach bleve even when a later
 	// Add failed, or the stores would disagree until the next Open.
 	if err := ix.apply(ops, prep); err != nil {
