@@ -81,7 +81,7 @@ func blocksBetween(n *html.Node, skip map[atom.Atom]bool, after *html.Node, stop
 			if skip[n.DataAtom] || n.DataAtom == atom.Script || n.DataAtom == atom.Style {
 				return
 			}
-			inLink = inLink || n.DataAtom == atom.A || n.Data == "ref"
+			inLink = inLink || isLink(n)
 		}
 		isBlock := n.Type == html.ElementNode && !inline[n.Data]
 		if isBlock {
@@ -99,6 +99,36 @@ func blocksBetween(n *html.Node, skip map[atom.Atom]bool, after *html.Node, stop
 	}
 	flush()
 	return out
+}
+
+// pageLinks maps the text of each block of a page to its link runes, so
+// that link density can be read from the page itself: go-trafilatura drops
+// some <a> elements from its output (one wrapping a heading, as in
+// related-article cards), which would let such boxes pass as prose.
+type pageLinks map[string]int
+
+// newPageLinks indexes the blocks under root. A text found more than once
+// keeps its fewest link runes: prose that is also a link elsewhere on the
+// page (a headline repeated in a menu) stays prose.
+func newPageLinks(root *html.Node) pageLinks {
+	m := pageLinks{}
+	for _, b := range blocks(root, nil) {
+		if n, ok := m[b.text]; !ok || b.linkRunes < n {
+			m[b.text] = b.linkRunes
+		}
+	}
+	return m
+}
+
+// mark raises the link runes of each block of bs to those of the page
+// block with the same text. Blocks not found as such (go-trafilatura
+// merged or split them) keep their own count.
+func (m pageLinks) mark(bs []block) {
+	for i := range bs {
+		if n, ok := m[bs[i].text]; ok && n > bs[i].linkRunes {
+			bs[i].linkRunes = n
+		}
+	}
 }
 
 // titleOf returns the text of the document's <title>.
@@ -119,4 +149,22 @@ func titleOf(root *html.Node) string {
 		return ""
 	}
 	return find(root)
+}
+
+// isLink reports whether n is a hyperlink: an <a> with an href (without
+// one it is a placeholder, such as a named anchor left open over a whole
+// post) or go-trafilatura's <ref>.
+func isLink(n *html.Node) bool {
+	if n.Data == "ref" {
+		return true
+	}
+	if n.DataAtom != atom.A {
+		return false
+	}
+	for _, a := range n.Attr {
+		if a.Key == "href" && a.Namespace == "" {
+			return true
+		}
+	}
+	return false
 }

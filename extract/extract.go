@@ -56,7 +56,9 @@ func (o Options) HTML(doc, pageURL string) (Content, error) {
 	res, err := trafilatura.ExtractDocument(root, topts)
 	if err == nil {
 		c.Title = collapse(res.Metadata.Title)
-		c.Paragraphs = paragraphs(blocks(res.ContentNode, nil))
+		bs := blocks(res.ContentNode, nil)
+		newPageLinks(root).mark(bs)
+		c.Paragraphs = paragraphs(bs)
 	}
 	pageTitle := titleOf(root)
 	if c.Title == "" {

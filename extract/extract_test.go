@@ -10,6 +10,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/internal/golden"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"golang.org/x/net/html"
 )
 
 // TestHTMLGolden extracts the pages in testdata and compares the text with
@@ -102,6 +103,17 @@ func TestIsBoilerplate(t *testing.T) {
 		{block{text: "Sources of energy differ widely between the regions studied."}, true},
 		{block{text: "The council met on Tuesday.", runes: 27, linkRunes: 7}, false},
 		{block{text: "编辑部的故事"}, false},
+		{block{text: "By Jeff Foust"}, true},
+		{block{text: "BY JERUSALEM POST STAFF"}, true},
+		{block{text: "by Lars Brandle and Ann Lee"}, true},
+		{block{text: "By then the river had burst its banks."}, false},
+		{block{text: "Updated at 1:23 p.m."}, true},
+		{block{text: "Published 18 November 2019"}, true},
+		{block{text: "Updated guidance is expected from the council."}, false},
+		{block{text: "NOVEMBER 20, 2019 10:43"}, true},
+		{block{text: "Tue., Nov. 19, 2019 at 4:05 p.m."}, true},
+		{block{text: "5:45 AM PST 11/19/2019 by Patrick Shanley"}, true},
+		{block{text: "— Dele (@dele_official) November 19, 2019"}, false},
 	}
 	for _, tt := range tests {
 		if tt.b.runes == 0 {
@@ -124,6 +136,109 @@ func TestParagraphsDropsBoxHeading(t *testing.T) {
 	want := []string{bs[2].text, bs[3].text, bs[4].text}
 	if got := paragraphs(bs); !slices.Equal(got, want) {
 		t.Errorf("paragraphs = %q, want %q", got, want)
+	}
+}
+
+func TestParagraphsDropsTailPromos(t *testing.T) {
+	article := []string{
+		"The council approved the footbridge on Tuesday after a long debate.",
+		"Work starts in spring and should take a year.",
+	}
+	tests := []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"newsletter prompt", append(slices.Clone(article), "Get the latest updates right in your inbox. Subscribe to our newsletters."), article},
+		{"contact and credit", append(slices.Clone(article),
+			"Email Jo Bloggs at jo@example.com or follow her on Twitter @jo.",
+			"Reuters contributed to this report."), article},
+		{"share prompt", append(slices.Clone(article), "Like this story? Share it with a friend!"), article},
+		{"wire credits", append(slices.Clone(article), "(Reporting by Will Dunham; Editing by Tom Brown)",
+			"paul.smith@example.com twitter.com/paulsmith"), article},
+		{"handle glued to a link", append(slices.Clone(article), "Our bundle is out https://t.co/y5Wn5Sby@trevor"), nil},
+		{"not in the tail", append([]string{"Readers can subscribe to the service for five pounds a month."},
+			append(slices.Clone(article), "One.", "Two.", "Three.", "Four.", "Five.")...), nil},
+		{"plain ending", slices.Clone(article), article},
+		{"quote ending", append(slices.Clone(article), `"People work later, and the library has to follow them," she said.`), nil},
+	}
+	for _, tt := range tests {
+		want := tt.want
+		if want == nil {
+			want = tt.in // nothing dropped
+		}
+		var bs []block
+		for _, p := range tt.in {
+			bs = append(bs, block{text: p, runes: len([]rune(p))})
+		}
+		if got := paragraphs(bs); !slices.Equal(got, want) {
+			t.Errorf("%s: paragraphs = %q, want %q", tt.name, got, want)
+		}
+	}
+}
+
+func TestJoinBroken(t *testing.T) {
+	tests := []struct {
+		in   []block
+		want []block
+	}{
+		{ // a paragraph split at a link
+			[]block{{"Kuo predicted that Apple will", 29, 0}, {"transition its lineup in 2020, he said.", 39, 28}},
+			[]block{{"Kuo predicted that Apple will transition its lineup in 2020, he said.", 69, 28}},
+		},
+		{ // after a comma
+			[]block{{"Sticky keys,", 12, 0}, {"repeating keys", 14, 14}},
+			[]block{{"Sticky keys, repeating keys", 27, 14}},
+		},
+		{ // a sentence ended: separate paragraphs
+			[]block{{"It ended.", 9, 0}, {"iPhone sales rose.", 18, 0}},
+			[]block{{"It ended.", 9, 0}, {"iPhone sales rose.", 18, 0}},
+		},
+		{ // a capital starts a new paragraph
+			[]block{{"Keyboard", 8, 0}, {"The new keyboard", 16, 0}},
+			[]block{{"Keyboard", 8, 0}, {"The new keyboard", 16, 0}},
+		},
+		{ // no case in Chinese
+			[]block{{"第一段", 3, 0}, {"第二段", 3, 0}},
+			[]block{{"第一段", 3, 0}, {"第二段", 3, 0}},
+		},
+	}
+	for _, tt := range tests {
+		if got := joinBroken(slices.Clone(tt.in)); !slices.Equal(got, tt.want) {
+			t.Errorf("joinBroken(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPageLinks(t *testing.T) {
+	const doc = `<body>
+<a href="/a"><h3>Card headline elsewhere</h3></a>
+<a name="top"><p>A named anchor is not a link.</p></a>
+<ul><li><a href="/b">Repeated headline</a></li></ul>
+<p>Repeated headline</p>
+</body>`
+	root, err := html.Parse(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := newPageLinks(root)
+	tests := []struct {
+		text string
+		own  int // link runes go-trafilatura's output gave the block
+		want int
+	}{
+		{"Card headline elsewhere", 0, 23},      // <a> dropped by go-trafilatura: the page tells
+		{"A named anchor is not a link.", 0, 0}, // no href
+		{"Repeated headline", 0, 0},             // prose somewhere on the page
+		{"Not on the page", 3, 3},               // unknown text keeps its own count
+		{"Card headline elsewhere", 23, 23},
+	}
+	for _, tt := range tests {
+		bs := []block{{text: tt.text, runes: len([]rune(tt.text)), linkRunes: tt.own}}
+		links.mark(bs)
+		if got := bs[0].linkRunes; got != tt.want {
+			t.Errorf("mark(%q, %d): link runes %d, want %d", tt.text, tt.own, got, tt.want)
+		}
 	}
 }
 

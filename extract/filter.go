@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // maxLinkDensity: a paragraph more than this share of link text is a menu,
@@ -15,25 +16,59 @@ const maxLinkDensity = 0.5
 // with "Source:" survives.
 const maxBoilerplateRunes = 80
 
-// boilerplateLine matches the start of source, byline, copyright, editor and
-// navigation lines that news sites and reprinting sites add around an
-// article, in Chinese and English. Reprint words ("转载自") may run straight
-// into the source name; the other Chinese words must be followed by
-// punctuation, space or the end (Go's \b is ASCII-only).
+// boilerplateLine matches the start of source, byline, copyright, editor,
+// timestamp ("Updated at 1:23 p.m.") and navigation lines that news sites
+// and reprinting sites add around an article, in Chinese and English.
+// Reprint words ("转载自") may run straight into the source name; the other
+// Chinese words must be followed by punctuation, space or the end (Go's \b
+// is ASCII-only). An English timestamp needs a digit after its verb, so
+// "Updated guidance ..." stays.
 var boilerplateLine = regexp.MustCompile(`(?i)^[\s\[(（【〖<«←]*(?:` +
 	`(?:稿件来源|文章来源|本文来源|信息来源|新闻来源|来源于|本文转载自|转载自|转自|摘自|原文地址|原文链接|原标题|责任编辑|版权声明|免责声明)` +
 	`|(?:来源|出处|稿源|作者|编辑|责编|相关阅读|相关链接|相关新闻|相关文章|相关信息|相关评论|延伸阅读|推荐阅读|返回|打印|关闭窗口|关闭)(?:[\s：:】\]）)>»]|$)` +
-	`|(?:source|sources|editor|edited by|related|read more|more information|explore further|provided by|citation|advertisement|this (?:article|story) (?:first )?appeared|originally published|copyright)\b)`)
+	`|(?:source|sources|editor|edited by|related|read more|more information|explore further|provided by|citation|advertisement|this (?:article|story) (?:first )?appeared|originally published|copyright)\b` +
+	`|(?:published|updated|posted)\b.*\d)`)
 
 // boilerplateMark matches copyright notices, pagination and post or page
-// timestamps anywhere in a short line.
+// timestamps anywhere in a short line: a numeric date with a time, an
+// English month-name date with a time ("NOVEMBER 20, 2019 10:43"), or a
+// US date before a byline ("11/19/2019 by Lars Brandle"). A bare date is
+// left alone: embedded tweets end with one.
 var boilerplateMark = regexp.MustCompile(`(?i)版权所有|未经授权|禁止转载|不得转载|转载请注明|copyright|©|all rights reserved|` +
 	`上一页|下一页|上一篇|下一篇|查看完整版本|返回顶部|返回首页|` +
-	`\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\D{0,4}\d{1,2}:\d{2}`)
+	`\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\D{0,4}\d{1,2}:\d{2}|` +
+	`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4},? (?:at )?\d{1,2}:\d{2}|` +
+	`\b\d{1,2}/\d{1,2}/\d{4} by `)
+
+// byline matches an English byline alone on its line: "By" and up to five
+// capitalised words ("By Jeff Foust", "BY JERUSALEM POST STAFF"). The
+// capitals keep sentences such as "By then it was over." out.
+var byline = regexp.MustCompile(`^(?:By|BY|by)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:and\s+)?\p{Lu}[\p{L}.'’-]*){0,4}$`)
+
+// promo matches the calls to action and credits that news sites append to
+// an article: newsletter and subscription prompts, "follow us on Twitter",
+// reporter contacts ("follow him @x", e-mail addresses), wire credits ("X
+// contributed to this report", "Reporting by X; Editing by Y"), "share it
+// with a friend", citation lines. They read as prose, so only the tail of
+// the text is tested (see paragraphs).
+var promo = regexp.MustCompile(`(?i)\b(?:subscribe|newsletters?|inbox)\b` +
+	`|\bfollow\b.{0,60}\bon (?:twitter|facebook|instagram)\b|\bfollow (?:us|him|her|them|me) @` +
+	`|\bcontributed (?:to )?(?:this|the) (?:report|story)|\bcontributed reporting\b` +
+	`|\bshare (?:it|this(?: story| article)?) with\b|\bif you (?:enjoyed|liked) this\b` +
+	`|\breporting by\b|\bediting by\b|^contributing:` +
+	`|^citation:|\bretrieved\b.*\bfrom https?://|(?:^|\s)[\w.+-]+@[\w-]+\.[a-z]{2,}`)
+
+// A promo is dropped only among the last tailParagraphs paragraphs and up
+// to maxPromoRunes: earlier in an article, or in a long paragraph,
+// "subscribe" or "newsletter" is more likely its subject.
+const (
+	tailParagraphs = 5
+	maxPromoRunes  = 300
+)
 
 // isBoilerplate reports whether a paragraph is template text rather than
 // article text: link-heavy, without any letter or digit, or a short
-// source/copyright/navigation line.
+// source/copyright/navigation/byline line.
 func isBoilerplate(b block) bool {
 	if b.linkDensity() > maxLinkDensity {
 		return true
@@ -41,26 +76,66 @@ func isBoilerplate(b block) bool {
 	if !strings.ContainsFunc(b.text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 		return true
 	}
-	return b.runes <= maxBoilerplateRunes && (boilerplateLine.MatchString(b.text) || boilerplateMark.MatchString(b.text))
+	return b.runes <= maxBoilerplateRunes &&
+		(boilerplateLine.MatchString(b.text) || boilerplateMark.MatchString(b.text) || byline.MatchString(b.text))
 }
 
 // maxBoxHeadingRunes: a paragraph this short right before a link-heavy
 // block is taken for the heading of a link box ("热点推荐", "Most read").
 const maxBoxHeadingRunes = 10
 
-// paragraphs keeps the text of the blocks that are not boilerplate.
+// paragraphs keeps the text of the blocks that are not boilerplate, after
+// joining broken sentences (see joinBroken) and without the promotional
+// lines that end many articles (see promo).
 func paragraphs(bs []block) []string {
-	var out []string
+	bs = joinBroken(bs)
+	var kept []block
 	for i, b := range bs {
 		if !isBoilerplate(b) {
-			out = append(out, b.text)
+			kept = append(kept, b)
 			continue
 		}
 		prev := i - 1
-		if b.linkDensity() > maxLinkDensity && prev >= 0 && len(out) > 0 && out[len(out)-1] == bs[prev].text &&
+		if b.linkDensity() > maxLinkDensity && prev >= 0 && len(kept) > 0 && kept[len(kept)-1].text == bs[prev].text &&
 			bs[prev].runes <= maxBoxHeadingRunes {
-			out = out[:len(out)-1]
+			kept = kept[:len(kept)-1]
 		}
 	}
+	var out []string
+	for i, b := range kept {
+		if i >= len(kept)-tailParagraphs && b.runes <= maxPromoRunes && promo.MatchString(b.text) {
+			continue
+		}
+		out = append(out, b.text)
+	}
 	return out
+}
+
+// joinBroken joins each block that starts in lower case to the block
+// before it when that one ends in a letter or a comma: go-trafilatura
+// splits a paragraph of loose text (text between <br>s) at a link, and
+// the piece that starts with the link, mostly link text, would otherwise
+// fail the link-density test. Scripts without case are left alone.
+func joinBroken(bs []block) []block {
+	var out []block
+	for _, b := range bs {
+		n := len(out)
+		if n == 0 || !continues(out[n-1].text, b.text) {
+			out = append(out, b)
+			continue
+		}
+		p := &out[n-1]
+		p.text += " " + b.text
+		p.runes = utf8.RuneCountInString(p.text)
+		p.linkRunes += b.linkRunes
+	}
+	return out
+}
+
+// continues reports whether next continues the sentence that prev leaves
+// open.
+func continues(prev, next string) bool {
+	first, _ := utf8.DecodeRuneInString(next)
+	last, _ := utf8.DecodeLastRuneInString(prev)
+	return unicode.IsLower(first) && (unicode.IsLetter(last) || last == ',')
 }
