@@ -87,12 +87,14 @@ func (o Options) postingPrefixes(f *analyzer.Features) [][]byte {
 			out = append(out, postingPrefix(kindBlock, binary.BigEndian.Uint64(b[:8])))
 		}
 	}
-	terms := make([]string, 0, len(f.Terms))
-	for t := range f.Terms {
-		terms = append(terms, t)
-	}
-	for _, h := range bottomK(terms, o.TermsPerDoc) {
-		out = append(out, postingPrefix(kindTerm, h))
+	if o.TermsPerDoc > 0 {
+		terms := make([]string, 0, len(f.Terms))
+		for t := range f.Terms {
+			terms = append(terms, t)
+		}
+		for _, h := range bottomK(terms, o.TermsPerDoc) {
+			out = append(out, postingPrefix(kindTerm, h))
+		}
 	}
 	for _, h := range bottomK(f.Pieces, o.PiecesPerDoc) {
 		out = append(out, postingPrefix(kindPiece, h))
