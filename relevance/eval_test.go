@@ -2,18 +2,15 @@ package relevance
 
 import (
 	"cmp"
-	"compress/gzip"
 	"encoding/json"
-	"fmt"
-	"html"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
 )
 
 // The evaluation corpora: real pages no one on the project wrote (see
@@ -52,8 +49,6 @@ func loadCMRC(tb testing.TB) []evalDoc {
 	return docs
 }
 
-var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
-
 // loadArticles reads the English benchmark: the gold article text as
 // body and the page's <title> (site name and all, as a crawler sees it).
 func loadArticles(tb testing.TB) []evalDoc {
@@ -71,7 +66,7 @@ func loadArticles(tb testing.TB) []evalDoc {
 	}
 	var docs []evalDoc
 	for key, r := range raw {
-		title, err := pageTitle(filepath.Join(dir, "html", key+".html.gz"))
+		title, err := testweb.PageTitle(filepath.Join(dir, "html", key+".html.gz"))
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -79,26 +74,6 @@ func loadArticles(tb testing.TB) []evalDoc {
 	}
 	slices.SortFunc(docs, func(a, b evalDoc) int { return strings.Compare(a.id, b.id) })
 	return docs
-}
-
-func pageTitle(name string) (string, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
-	}
-	page, err := io.ReadAll(zr)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
-	}
-	if m := titleRE.FindSubmatch(page); m != nil {
-		return strings.TrimSpace(html.UnescapeString(string(m[1]))), nil
-	}
-	return "", nil
 }
 
 // matches reports whether a topic's id (a CMRC title, or an article key

@@ -443,7 +443,7 @@ func LoadArticles(dataDir string, labels []Labels) ([]Doc, error) {
 	})
 	var docs []Doc
 	for _, k := range keys {
-		title, err := pageTitle(filepath.Join(dir, "html", k+".html.gz"))
+		title, err := PageTitle(filepath.Join(dir, "html", k+".html.gz"))
 		if err != nil {
 			return nil, err
 		}
@@ -459,7 +459,9 @@ func LoadArticles(dataDir string, labels []Labels) ([]Doc, error) {
 	return docs, nil
 }
 
-func pageTitle(name string) (string, error) {
+// PageTitle returns the <title> of a gzipped HTML page, entities decoded
+// and spaces collapsed ("" when it has none).
+func PageTitle(name string) (string, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return "", err
