@@ -96,7 +96,7 @@ func (a *Analyzer) pieces(w *work) []string {
 	return out
 }
 
-// Pieces returns seed 000's feature-string pieces of normalised text (see
+// Pieces returns the feature-string paper's pieces of normalised text (see
 // AppendNormalized), in text order. Features.Pieces is the same for the
 // page's paragraphs joined with '\n'.
 func (a *Analyzer) Pieces(normalized []byte) []string {
@@ -106,7 +106,7 @@ func (a *Analyzer) Pieces(normalized []byte) []string {
 	return a.pieces(w)
 }
 
-// Blocks returns seed 002's fingerprints of normalised text: the SHA-1 of
+// Blocks returns the fingerprint paper's fingerprints of normalised text: the SHA-1 of
 // its Options.Blocks longest blocks, longest first.
 func (a *Analyzer) Blocks(normalized []byte) [][sha1.Size]byte {
 	w := a.work.Get().(*work)
@@ -139,7 +139,7 @@ func (a *Analyzer) MinHash(normalized []byte) []uint64 {
 	return sig
 }
 
-// EachTerm calls yield with every seed 001 term of normalised text, once per
+// EachTerm calls yield with every boolean-model paper term of normalised text, once per
 // occurrence, in text order: UAX #29 words and numbers, and runs of Han (and
 // kana) characters as overlapping bigrams, a run of one as that character.
 // term is a subslice of normalized.

@@ -25,7 +25,7 @@ func mustNew(tb testing.TB, edit func(*Options)) *Analyzer {
 	return a
 }
 
-// TestTable31 reproduces every delimiter choice of seed 000's table 3-1.
+// TestTable31 reproduces every delimiter choice of the feature-string paper's table 3-1.
 func TestTable31(t *testing.T) {
 	text := []string{"我们的生活很好，天气也不错。他的书在桌上，我看了。"}
 	for _, tc := range []struct {

@@ -1,10 +1,10 @@
 // Package analyzer computes the features that near-duplicate detection
 // compares, from a page's main text (its paragraphs, without the title):
 //
-//   - Pieces and Structure, seed 000's feature string and the (gn, cn, kl)
+//   - Pieces and Structure, the feature-string paper's feature string and the (gn, cn, kl)
 //     structure signature used as a 3-D candidate hash;
-//   - Terms, seed 001's boolean features with term frequencies;
-//   - Blocks, seed 002's SHA-1 fingerprints of the most important blocks;
+//   - Terms, the boolean-model paper's boolean features with term frequencies;
+//   - Blocks, the fingerprint paper's SHA-1 fingerprints of the most important blocks;
 //   - MinHash, a signature for LSH banding (see Bands).
 //
 // Create an Analyzer with New(DefaultOptions()) and call Analyze per page;
@@ -29,7 +29,7 @@
 // A delimiter gap is the stretch between two content characters holding at
 // least one effective delimiter (Options.Delimiters). An ASCII delimiter
 // written directly between two ASCII letters or digits is not effective:
-// seed 000's decimal-point rule, extended to "e.g", "example.com", "1,000"
+// The feature-string paper's decimal-point rule, extended to "e.g", "example.com", "1,000"
 // and "10:30". Pieces are cut at delimiter gaps only, so their windows
 // cross paragraph breaks and reprints that split or merge paragraphs keep
 // them; sentences (kl) are cut at delimiter gaps and paragraph breaks, and
@@ -58,7 +58,7 @@
 //   - Delimiter characters that are letters (such as "的") are not content:
 //     they appear in no window and no block.
 //   - Length (cn) counts content characters, not the GB2312 bytes of seed
-//     000, so a Chinese text has about half as many units as the seed's.
+//     000, so a Chinese text has about half as many units as the paper's.
 //   - Script folding is character by character, from OpenCC's
 //     TSCharacters table (generated into simplified_table.go by
 //     internal/tsgen; Apache-2.0). Phrase-level differences are not

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Structure is seed 000's structure signature of a text, used as the
+// Structure is the feature-string paper's structure signature of a text, used as the
 // coordinates of its cell in the 3-D candidate hash.
 type Structure struct {
 	Paragraphs int // gn, clamped to 1..50
@@ -17,17 +17,17 @@ type Structure struct {
 // A Features value is immutable once returned; callers may share it between
 // goroutines.
 type Features struct {
-	// Pieces is seed 000's feature string, one piece per delimiter, in text
+	// Pieces is the feature-string paper's feature string, one piece per delimiter, in text
 	// order: the window of characters before and after the delimiter. A
 	// run of delimiters ("?!") counts once; see Options for the windows.
 	// FeatureString joins them.
 	Pieces []string
 	// Structure is the page's (gn, cn, kl).
 	Structure Structure
-	// Terms maps each boolean-model feature (seed 001) to its frequency:
+	// Terms maps each boolean-model feature (the boolean-model paper) to its frequency:
 	// segmented words, lowercased and width-folded, Han runs as bigrams.
 	Terms map[string]int
-	// Blocks are the SHA-1 fingerprints of the top m text blocks (seed 002),
+	// Blocks are the SHA-1 fingerprints of the top m text blocks (the fingerprint paper),
 	// most important first.
 	Blocks [][sha1.Size]byte
 	// MinHash is the MinHash signature over shingles, computed with
@@ -39,7 +39,7 @@ type Features struct {
 	Runes int
 }
 
-// Bounds of the structure signature (seed 000 §3.2): 50x200x100 cells.
+// Bounds of the structure signature (the feature-string paper, §3.2): 50x200x100 cells.
 const (
 	MaxParagraphs = 50
 	MaxLength     = 200
@@ -48,7 +48,7 @@ const (
 	LengthUnit = 120
 )
 
-// FeatureString returns seed 000's feature string: the pieces concatenated
+// FeatureString returns the feature-string paper's feature string: the pieces concatenated
 // in text order.
 func (f *Features) FeatureString() string {
 	return strings.Join(f.Pieces, "")

@@ -103,7 +103,7 @@ func (a *Analyzer) minHash(sig []uint64, text []byte, words []word, hashes []uin
 // keys stay valid across runs.
 func Bands(sig []uint64, bands int) ([]uint64, error) {
 	if bands < 1 || len(sig)%bands != 0 {
-		return nil, fmt.Errorf("%w: %d bands do not divide a signature of %d", ErrInvalidOptions, bands, len(sig))
+		return nil, fmt.Errorf("analyzer: %d bands do not divide a signature of %d: %w", bands, len(sig), ErrInvalidOptions)
 	}
 	rows := len(sig) / bands
 	keys := make([]uint64, bands)

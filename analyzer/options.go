@@ -19,9 +19,9 @@ var ErrInvalidOptions = errors.New("invalid analyzer options")
 // another (re-index after a change).
 type Options struct {
 	// Delimiters are the characters that cut the text into "sentences" for
-	// seed 000's feature string and the sentence count kl. They are
+	// the feature-string paper's feature string and the sentence count kl. They are
 	// normalised like the text (full-width "，" is the same as ","), so any
-	// spelling works. Every row of seed 000's table 3-1 is a value here:
+	// spelling works. Every row of the feature-string paper's table 3-1 is a value here:
 	// "。", "，", "的", "。，", "。的".
 	//
 	// Default "。！？.!?，,": sentence ends and commas of Chinese and English.
@@ -36,13 +36,13 @@ type Options struct {
 
 	// HanWindow is how many characters are taken on each side of a
 	// delimiter when the nearest character is a Han ideograph or Hangul
-	// syllable. Default 1 (seed 000: one character is distinctive enough in
+	// syllable. Default 1 (the feature-string paper: one character is distinctive enough in
 	// a set of thousands).
 	HanWindow int
 
 	// LatinWindow is how many characters are taken on each side of a
 	// delimiter when the nearest character is anything else (letters of
-	// small alphabets, digits, kana). Default 3 (seed 000: "at least three
+	// small alphabets, digits, kana). Default 3 (the feature-string paper: "at least three
 	// letters" to match the distinctiveness of one Han character). Larger
 	// is more distinctive but more fragile to edits near sentence ends.
 	LatinWindow int
@@ -101,20 +101,20 @@ func DefaultOptions() Options {
 func (o Options) validate() error {
 	switch {
 	case o.Delimiters == "":
-		return fmt.Errorf("%w: Delimiters is empty", ErrInvalidOptions)
+		return fmt.Errorf("analyzer: Delimiters is empty: %w", ErrInvalidOptions)
 	case strings.IndexFunc(o.Delimiters+o.BlockDelimiters, unicode.IsSpace) >= 0:
 		// Whitespace is collapsed by normalisation, so it cannot delimit.
-		return fmt.Errorf("%w: delimiters contain whitespace", ErrInvalidOptions)
+		return fmt.Errorf("analyzer: delimiters contain whitespace: %w", ErrInvalidOptions)
 	case o.HanWindow < 1:
-		return fmt.Errorf("%w: HanWindow %d < 1", ErrInvalidOptions, o.HanWindow)
+		return fmt.Errorf("analyzer: HanWindow %d < 1: %w", o.HanWindow, ErrInvalidOptions)
 	case o.LatinWindow < 1:
-		return fmt.Errorf("%w: LatinWindow %d < 1", ErrInvalidOptions, o.LatinWindow)
+		return fmt.Errorf("analyzer: LatinWindow %d < 1: %w", o.LatinWindow, ErrInvalidOptions)
 	case o.Blocks < 0:
-		return fmt.Errorf("%w: Blocks %d < 0", ErrInvalidOptions, o.Blocks)
+		return fmt.Errorf("analyzer: Blocks %d < 0: %w", o.Blocks, ErrInvalidOptions)
 	case o.Shingle < 1:
-		return fmt.Errorf("%w: Shingle %d < 1", ErrInvalidOptions, o.Shingle)
+		return fmt.Errorf("analyzer: Shingle %d < 1: %w", o.Shingle, ErrInvalidOptions)
 	case o.MinHashSize < 0:
-		return fmt.Errorf("%w: MinHashSize %d < 0", ErrInvalidOptions, o.MinHashSize)
+		return fmt.Errorf("analyzer: MinHashSize %d < 0: %w", o.MinHashSize, ErrInvalidOptions)
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ type scan struct {
 // reset scans normalised text with the delimiters in d, reusing s's memory.
 //
 // An ASCII delimiter written directly between two ASCII letters or digits
-// is not effective: seed 000's rule that a '.' with digits on both sides is
+// is not effective: the feature-string paper's rule that a '.' with digits on both sides is
 // a decimal point, extended to "e.g", "example.com", "1,000" and "10:30",
 // where a space-separated language never ends a sentence. Full-width and
 // Han delimiters are always effective, since Chinese has no spaces.
@@ -137,7 +137,7 @@ func isHan(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hangul)
 }
 
-// appendPieces appends seed 000's feature-string pieces to dst, one per
+// appendPieces appends the feature-string paper's pieces to dst, one per
 // effective delimiter gap holding a content character on either side,
 // and returns it with the byte offsets where each piece ends.
 //
@@ -201,7 +201,7 @@ func (s *scan) count(flags uint8) int {
 	return c
 }
 
-// structure returns seed 000's (gn, cn, kl) of the scanned text.
+// structure returns the feature-string paper's (gn, cn, kl) of the scanned text.
 func (s *scan) structure() Structure {
 	return Structure{
 		Paragraphs: clamp(s.count(gapPara), 1, MaxParagraphs),

@@ -117,7 +117,7 @@ func (s *segmenter) appendSegmented(dst []word, text []byte, start, end int) []w
 	return dst
 }
 
-// eachTerm calls yield with the byte range of every seed 001 term of the
+// eachTerm calls yield with the byte range of every boolean-model paper term of the
 // segmented text, in order, once per occurrence: words and numbers as
 // segmented, and each run of adjacent ideographic characters as its
 // overlapping bigrams (a run of one character as that character).

@@ -15,19 +15,12 @@ type Options struct {
 	// analysed with the mapping's default analyzer — set Fields when the
 	// text fields use a different analyzer, e.g. "cjk" for Chinese).
 	Fields []string
+	// Syntax is the language of the query string. Default Boolean.
+	Syntax Syntax
 }
 
 // DefaultOptions returns the defaults documented on Options.
 func DefaultOptions() Options { return Options{} }
-
-// Query parses s and compiles it with opts.
-func Query(s string, opts Options) (query.Query, error) {
-	n, err := Parse(s)
-	if err != nil {
-		return nil, err
-	}
-	return Compile(n, opts)
-}
 
 // Compile turns a parsed query into a bleve query. Terms and phrases
 // become match and match-phrase queries, so bleve analyses them with the

@@ -1,4 +1,4 @@
-// Package boolquery parses the boolean retrieval syntax of seed 001
+// Package boolquery parses the boolean retrieval syntax of the boolean-model paper
 // (布尔模型在网页查重中的应用) and compiles it to bleve queries.
 //
 //	(university OR college) AND (education OR Law) NOT Japan

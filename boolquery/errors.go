@@ -5,8 +5,13 @@ import (
 	"fmt"
 )
 
-// ErrSyntax is matched (with errors.Is) by every *SyntaxError.
-var ErrSyntax = errors.New("boolquery: syntax error")
+// Sentinel errors; test with errors.Is.
+var (
+	// ErrSyntax: the query does not parse. Every *SyntaxError matches it.
+	ErrSyntax = errors.New("syntax error")
+	// ErrInvalidOptions: an unknown Syntax.
+	ErrInvalidOptions = errors.New("invalid options")
+)
 
 // SyntaxError describes why and where a query failed to parse.
 type SyntaxError struct {

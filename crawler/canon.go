@@ -34,7 +34,7 @@ func Canonicalize(base *url.URL, ref string, strip []string) (string, error) {
 	ref = strings.TrimSpace(ref)
 	u, err := url.Parse(ref)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrBadURL, err)
+		return "", fmt.Errorf("crawler: %w: %w", err, ErrBadURL)
 	}
 	if base == nil {
 		base = &url.URL{}
@@ -42,15 +42,15 @@ func Canonicalize(base *url.URL, ref string, strip []string) (string, error) {
 	u = base.ResolveReference(u) // also removes dot segments of absolute refs
 	u.Scheme = strings.ToLower(u.Scheme)
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("%w: scheme %q", ErrBadURL, u.Scheme)
+		return "", fmt.Errorf("crawler: scheme %q: %w", u.Scheme, ErrBadURL)
 	}
 	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
 	if host == "" {
-		return "", fmt.Errorf("%w: no host in %q", ErrBadURL, ref)
+		return "", fmt.Errorf("crawler: no host in %q: %w", ref, ErrBadURL)
 	}
 	if !strings.HasPrefix(host, "[") && strings.IndexByte(host, ':') < 0 { // not IPv6
 		if host, err = idna.Lookup.ToASCII(host); err != nil {
-			return "", fmt.Errorf("%w: host: %w", ErrBadURL, err)
+			return "", fmt.Errorf("crawler: host: %w: %w", err, ErrBadURL)
 		}
 	} else if !strings.HasPrefix(host, "[") {
 		host = "[" + host + "]"

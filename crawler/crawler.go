@@ -65,7 +65,7 @@ type Summary struct {
 	Elapsed    time.Duration
 }
 
-// HarvestRate is Relevant/Fetched (seed 003's search precision), 0 before
+// HarvestRate is Relevant/Fetched (the link-value paper's search precision), 0 before
 // any fetch.
 func (s Summary) HarvestRate() float64 {
 	if s.Fetched == 0 {
@@ -293,7 +293,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 		}
 		select {
 		case jobc <- next:
-			host := hostOf(next.URL)
+			host := serverOf(next.URL)
 			nextAt[host] = time.Now().Add(c.delay(host))
 			flying[next.URL] = next
 			inflight++
@@ -352,7 +352,7 @@ func (c *Crawler) pick(nextAt map[string]time.Time) (*item, time.Duration) {
 			break
 		}
 		it := c.front.pop()
-		at, ok := nextAt[hostOf(it.URL)]
+		at, ok := nextAt[serverOf(it.URL)]
 		if !ok || !at.After(now) {
 			return it, 0
 		}
@@ -371,7 +371,9 @@ func (c *Crawler) delay(host string) time.Duration {
 	return c.opts.Delay
 }
 
-func hostOf(rawURL string) string {
+// serverOf is the server a request to rawURL goes to, host and port: the
+// unit of politeness delays (two ports of a host are two servers).
+func serverOf(rawURL string) string {
 	if u, err := url.Parse(rawURL); err == nil {
 		return u.Host
 	}
@@ -405,17 +407,8 @@ type result struct {
 // collects its links. It runs in a worker.
 func (c *Crawler) process(ctx context.Context, it *item) result {
 	r := result{it: it}
-	if c.opts.Robots {
-		rb := c.robots.get(ctx, it.URL)
-		if ctx.Err() != nil {
-			r.canceled = true
-			return r
-		}
-		r.robotsDelay = rb.Delay
-		if u, err := url.Parse(it.URL); err == nil && !rb.Allowed(u.RequestURI()) {
-			r.disallowed = true
-			return r
-		}
+	if c.opts.Robots && !c.checkRobots(ctx, &r) {
+		return r
 	}
 	resp, err := c.fetcher.get(ctx, it.URL, true)
 	r.status = resp.status
@@ -427,7 +420,6 @@ func (c *Crawler) process(ctx context.Context, it *item) result {
 		r.err = err
 		return r
 	}
-	base := resp.url
 	if final, err := Canonicalize(nil, resp.url.String(), c.opts.StripParams); err == nil && final != it.URL {
 		if !c.markSeen(final) {
 			r.duplicateOf = final
@@ -435,49 +427,89 @@ func (c *Crawler) process(ctx context.Context, it *item) result {
 		}
 		r.final = final
 	}
-	text, err := page.Decode(resp.body, resp.contentType)
+	text, content, err := c.read(resp, r.pageURL())
 	if err != nil {
-		r.err = fmt.Errorf("crawler: decode: %w", err)
-		return r
-	}
-	pageURL := it.URL
-	if r.final != "" {
-		pageURL = r.final
-	}
-	content, err := extract.HTML(text, pageURL)
-	if err != nil && !errors.Is(err, extract.ErrNoContent) {
 		r.err = err
 		return r
 	}
-	body := content.Text()
-	r.score = c.opts.Profile.Score(content.Title, body)
+	r.score = c.opts.Profile.Score(content.Title, content.Text())
 	r.fetchedHTML = true
+	if !c.index(&r, content) {
+		return r
+	}
+	if it.Depth < c.opts.MaxDepth {
+		r.links = c.links(text, resp.url, r.score.Value)
+	}
+	return r
+}
 
-	sum := sha1.Sum([]byte(content.Title + "\x00" + body))
+// pageURL is the URL the page is known by: after redirects, canonical.
+func (r *result) pageURL() string {
+	if r.final != "" {
+		return r.final
+	}
+	return r.it.URL
+}
+
+// checkRobots reports whether robots.txt lets the item be fetched,
+// recording its crawl delay, a refusal or a cancellation in r.
+func (c *Crawler) checkRobots(ctx context.Context, r *result) bool {
+	rb := c.robots.get(ctx, r.it.URL)
+	if ctx.Err() != nil {
+		r.canceled = true
+		return false
+	}
+	r.robotsDelay = rb.Delay
+	if u, err := url.Parse(r.it.URL); err == nil && !rb.Allowed(u.RequestURI()) {
+		r.disallowed = true
+		return false
+	}
+	return true
+}
+
+// read decodes a response and extracts its main content; a page with no
+// main content is not an error (it is scored as empty and its links
+// followed).
+func (c *Crawler) read(resp response, pageURL string) (string, extract.Content, error) {
+	text, err := page.Decode(resp.body, resp.contentType)
+	if err != nil {
+		return "", extract.Content{}, fmt.Errorf("crawler: decode: %w", err)
+	}
+	content, err := extract.HTML(text, pageURL)
+	if err != nil && !errors.Is(err, extract.ErrNoContent) {
+		return "", extract.Content{}, err
+	}
+	return text, content, nil
+}
+
+// index drops an exact copy of a page already fetched and indexes a
+// relevant page through the near-duplicate filter. It reports whether the
+// page's links are worth following: not for a copy of another page.
+func (c *Crawler) index(r *result, content extract.Content) bool {
+	pageURL := r.pageURL()
+	sum := sha1.Sum([]byte(content.Title + "\x00" + content.Text()))
 	r.hash = hex.EncodeToString(sum[:])
 	if first, dup := c.markContent(r.hash, pageURL); dup {
 		r.duplicateOf, r.hash = first, ""
-		return r
+		return false
 	}
-	if r.score.Relevant && c.opts.Index != nil && len(content.Paragraphs) > 0 {
-		dec, err := c.opts.Index.Index(indexer.Document{
-			ID: pageURL, URL: pageURL, Title: content.Title, Paragraphs: content.Paragraphs,
-			Fields: map[string]any{FieldRelevance: r.score.Value},
-		})
-		if err != nil {
-			r.err = fmt.Errorf("crawler: index: %w", err)
-			return r
-		}
-		if dec.Duplicate && dec.Of != pageURL {
-			r.duplicateOf = dec.Of
-			return r
-		}
-		r.indexed = true
+	if !r.score.Relevant || c.opts.Index == nil || len(content.Paragraphs) == 0 {
+		return true
 	}
-	if it.Depth < c.opts.MaxDepth {
-		r.links = c.links(text, base, r.score.Value)
+	dec, err := c.opts.Index.Index(indexer.Document{
+		ID: pageURL, URL: pageURL, Title: content.Title, Paragraphs: content.Paragraphs,
+		Fields: map[string]any{FieldRelevance: r.score.Value},
+	})
+	if err != nil {
+		r.err = fmt.Errorf("crawler: index: %w", err)
+		return false
 	}
-	return r
+	if dec.Duplicate && dec.Of != pageURL {
+		r.duplicateOf = dec.Of
+		return false
+	}
+	r.indexed = true
+	return true
 }
 
 // links returns the page's new links with their predicted signals.
@@ -554,13 +586,40 @@ func (c *Crawler) record(r result) error {
 	ch := change{done: it.URL}
 	c.front.done(it.URL)
 	if r.robotsDelay > 0 {
-		c.hostDelay[hostOf(it.URL)] = min(max(c.opts.Delay, r.robotsDelay), c.opts.MaxCrawlDelay)
+		c.hostDelay[serverOf(it.URL)] = min(max(c.opts.Delay, r.robotsDelay), c.opts.MaxCrawlDelay)
 	}
 	if r.disallowed {
 		c.counts.Disallowed++
 		ch.counts = c.counts
 		return commit(c.db, ch)
 	}
+	rec := c.count(r)
+	if r.final != "" {
+		ch.seen = append(ch.seen, r.final)
+	}
+	if r.hash != "" {
+		ch.content = [2]string{r.hash, r.pageURL()}
+	}
+	if c.opts.Learn && r.fetchedHTML && !it.Seed {
+		if err := c.learn(r, &ch); err != nil {
+			return err
+		}
+	}
+	rec.Links = c.enqueue(it, r.links, &ch)
+	ch.counts = c.counts
+	if err := commit(c.db, ch); err != nil {
+		return err
+	}
+	if c.opts.OnPage != nil {
+		c.opts.OnPage(rec)
+	}
+	return nil
+}
+
+// count adds a fetched page's outcome to the counters and returns its log
+// record.
+func (c *Crawler) count(r result) Record {
+	it := r.it
 	c.counts.Fetched++
 	// The link value is logged with the scorer's weights even under
 	// BreadthFirst, which does not use it, so logs of both compare.
@@ -579,28 +638,30 @@ func (c *Crawler) record(r result) error {
 	if r.indexed {
 		c.counts.Indexed++
 	}
-	if r.final != "" {
-		ch.seen = append(ch.seen, r.final)
+	return rec
+}
+
+// learn teaches the link scorer how well the item's signals predicted
+// the page's relevance, and stores its new state with the change.
+func (c *Crawler) learn(r result, ch *change) error {
+	c.scorer.ObserveSignals(r.it.Signals, r.score.Value)
+	state, err := c.scorer.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("crawler: save weights: %w", err)
 	}
-	if r.hash != "" {
-		ch.content = [2]string{r.hash, it.URL}
-		if r.final != "" {
-			ch.content[1] = r.final
-		}
+	ch.weights = state
+	if c.opts.Strategy == BestFirst && c.scorer.Observations()%reweightEvery == 0 {
+		c.front.reweight(c.scorer.Weights())
 	}
-	if c.opts.Learn && r.fetchedHTML && !it.Seed {
-		c.scorer.ObserveSignals(it.Signals, r.score.Value)
-		state, err := c.scorer.MarshalJSON()
-		if err != nil {
-			return fmt.Errorf("crawler: save weights: %w", err)
-		}
-		ch.weights = state
-		if c.opts.Strategy == BestFirst && c.scorer.Observations()%reweightEvery == 0 {
-			c.front.reweight(c.scorer.Weights())
-		}
-	}
+	return nil
+}
+
+// enqueue adds the page's new links to the frontier (or raises the value
+// of queued ones) and returns how many were added.
+func (c *Crawler) enqueue(parent *item, links []newLink, ch *change) int {
 	w := c.weights()
-	for _, l := range r.links {
+	added := 0
+	for _, l := range links {
 		if raised, ok := c.front.raise(l.url, l.signals, w); ok {
 			ch.queued = append(ch.queued, raised)
 			continue
@@ -612,21 +673,14 @@ func (c *Crawler) record(r result) error {
 		if !c.markSeen(l.url) {
 			continue
 		}
-		nit := &item{URL: l.url, Depth: it.Depth + 1, Seq: c.counts.Seq, Signals: l.signals}
+		nit := &item{URL: l.url, Depth: parent.Depth + 1, Seq: c.counts.Seq, Signals: l.signals}
 		c.counts.Seq++
 		c.front.add(nit, w)
 		ch.queued = append(ch.queued, nit)
 		ch.seen = append(ch.seen, l.url)
-		rec.Links++
+		added++
 	}
-	ch.counts = c.counts
-	if err := commit(c.db, ch); err != nil {
-		return err
-	}
-	if c.opts.OnPage != nil {
-		c.opts.OnPage(rec)
-	}
-	return nil
+	return added
 }
 
 // reweightEvery is how many observations pass between recomputing the

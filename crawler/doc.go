@@ -1,9 +1,9 @@
 // Package crawler is a focused web crawler that feeds a bleve-dedup index:
 // it fetches pages from seed URLs, scores each against a topic
-// (relevance.Profile, seed 004), indexes the relevant ones with their
-// relevance through the near-duplicate filter, and orders its frontier by
-// seed 003's predicted link value, whose weights learn from the pages
-// fetched.
+// (relevance.Profile, the topic-crawler paper), indexes the relevant ones
+// with their relevance through the near-duplicate filter, and orders its
+// frontier by the link-value paper's predicted link value, whose weights
+// learn from the pages fetched.
 //
 // # Use
 //

@@ -5,24 +5,24 @@ import "errors"
 // Sentinel errors; test with errors.Is. The per-page ones appear in
 // Record.Error and are counted, they do not stop a crawl.
 var (
-	// ErrBadOption reports an Options field out of range.
-	ErrBadOption = errors.New("crawler: bad option")
+	// ErrInvalidOptions reports an Options field out of range.
+	ErrInvalidOptions = errors.New("invalid options")
 	// ErrBadURL reports a URL that cannot be crawled (unparsable, not
 	// http(s), no host).
-	ErrBadURL = errors.New("crawler: bad url")
+	ErrBadURL = errors.New("bad url")
 	// ErrNotHTML reports a response whose Content-Type is not HTML.
-	ErrNotHTML = errors.New("crawler: not html")
+	ErrNotHTML = errors.New("not html")
 	// ErrTooLarge reports a response larger than Options.MaxBytes.
-	ErrTooLarge = errors.New("crawler: response too large")
+	ErrTooLarge = errors.New("response too large")
 	// ErrTooManyRedirects reports a redirect chain longer than
 	// Options.MaxRedirects, or one that loops.
-	ErrTooManyRedirects = errors.New("crawler: too many redirects")
+	ErrTooManyRedirects = errors.New("too many redirects")
 	// ErrHTTPStatus reports a non-2xx final status.
-	ErrHTTPStatus = errors.New("crawler: http status")
+	ErrHTTPStatus = errors.New("http status")
 	// ErrOffSite reports a redirect to a host outside Options.AllowedHosts
 	// or to a URL robots.txt disallows.
-	ErrOffSite = errors.New("crawler: redirect off site")
+	ErrOffSite = errors.New("redirect off site")
 	// ErrStoreVersion reports a crawl store written by an incompatible
 	// version.
-	ErrStoreVersion = errors.New("crawler: incompatible crawl store")
+	ErrStoreVersion = errors.New("incompatible crawl store")
 )

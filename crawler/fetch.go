@@ -46,15 +46,15 @@ func newFetcher(o Options, allowed func(host string) bool) *fetcher {
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > o.MaxRedirects {
-				return fmt.Errorf("%w: more than %d", ErrTooManyRedirects, o.MaxRedirects)
+				return fmt.Errorf("crawler: more than %d: %w", o.MaxRedirects, ErrTooManyRedirects)
 			}
 			for _, v := range via {
 				if v.URL.String() == req.URL.String() {
-					return fmt.Errorf("%w: loop at %s", ErrTooManyRedirects, req.URL)
+					return fmt.Errorf("crawler: loop at %s: %w", req.URL, ErrTooManyRedirects)
 				}
 			}
 			if req.Context().Value(anyHost{}) == nil && !allowed(req.URL.Hostname()) {
-				return fmt.Errorf("%w: %s", ErrOffSite, req.URL.Host)
+				return fmt.Errorf("crawler: %s: %w", req.URL.Host, ErrOffSite)
 			}
 			return nil
 		},
@@ -71,7 +71,7 @@ func (f *fetcher) get(ctx context.Context, rawURL string, wantHTML bool) (respon
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return response{}, fmt.Errorf("%w: %w", ErrBadURL, err)
+		return response{}, fmt.Errorf("crawler: %w: %w", err, ErrBadURL)
 	}
 	req.Header.Set("User-Agent", f.userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
@@ -82,23 +82,23 @@ func (f *fetcher) get(ctx context.Context, rawURL string, wantHTML bool) (respon
 	defer resp.Body.Close()
 	r := response{url: resp.Request.URL, status: resp.StatusCode, contentType: resp.Header.Get("Content-Type")}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return r, fmt.Errorf("%w %d", ErrHTTPStatus, resp.StatusCode)
+		return r, fmt.Errorf("crawler: status %d: %w", resp.StatusCode, ErrHTTPStatus)
 	}
 	if resp.ContentLength > f.maxBytes {
-		return r, fmt.Errorf("%w: %d bytes", ErrTooLarge, resp.ContentLength)
+		return r, fmt.Errorf("crawler: %d bytes: %w", resp.ContentLength, ErrTooLarge)
 	}
 	if wantHTML && r.contentType != "" && !isHTML(r.contentType) {
-		return r, fmt.Errorf("%w: %s", ErrNotHTML, r.contentType)
+		return r, fmt.Errorf("crawler: %s: %w", r.contentType, ErrNotHTML)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.maxBytes+1))
 	if err != nil {
 		return r, err
 	}
 	if int64(len(body)) > f.maxBytes {
-		return r, fmt.Errorf("%w: over %d bytes", ErrTooLarge, f.maxBytes)
+		return r, fmt.Errorf("crawler: over %d bytes: %w", f.maxBytes, ErrTooLarge)
 	}
 	if wantHTML && r.contentType == "" && !isHTML(http.DetectContentType(body)) {
-		return r, fmt.Errorf("%w: sniffed %s", ErrNotHTML, http.DetectContentType(body))
+		return r, fmt.Errorf("crawler: sniffed %s: %w", http.DetectContentType(body), ErrNotHTML)
 	}
 	r.body = body
 	return r, nil

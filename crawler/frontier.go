@@ -12,7 +12,7 @@ type item struct {
 	Depth   int               `json:"d"`
 	Seq     uint64            `json:"q"` // discovery order
 	Seed    bool              `json:"seed,omitempty"`
-	Signals relevance.Signals `json:"s"` // seed 003's four predictions
+	Signals relevance.Signals `json:"s"` // the link-value paper's four predictions
 
 	value float64 // Σ w_k·Signals_k with the weights when last computed
 	index int     // in the heap; -1 when not queued

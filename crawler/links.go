@@ -23,7 +23,7 @@ const (
 )
 
 // blockAtoms are the elements whose links count as siblings of each other
-// (seed 003's "兄弟链接": links of the same list, menu or paragraph).
+// (the link-value paper's "兄弟链接": links of the same list, menu or paragraph).
 var blockAtoms = map[atom.Atom]bool{
 	atom.Ul: true, atom.Ol: true, atom.Dl: true, atom.Nav: true, atom.Table: true,
 	atom.Tr: true, atom.P: true, atom.Div: true, atom.Section: true, atom.Aside: true,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bleve-dedup/bleve-dedup/internal/enum"
 	"github.com/bleve-dedup/bleve-dedup/relevance"
 )
 
@@ -12,29 +13,23 @@ type Strategy int
 
 const (
 	// BestFirst fetches the link with the highest predicted value first
-	// (seed 003's I(p) = Σ w_k·I_k(p)); ties go to the earlier found link.
+	// (the link-value paper's I(p) = Σ w_k·I_k(p)); ties go to the earlier found link.
 	BestFirst Strategy = iota
 	// BreadthFirst fetches links in the order they were found.
 	BreadthFirst
 )
 
-var strategyNames = [...]string{BestFirst: "best-first", BreadthFirst: "breadth-first"}
+var strategyNames = enum.New[Strategy]("strategy", "best-first", "breadth-first")
 
-func (s Strategy) String() string {
-	if s < 0 || int(s) >= len(strategyNames) {
-		return fmt.Sprintf("Strategy(%d)", int(s))
-	}
-	return strategyNames[s]
-}
+func (s Strategy) String() string { return strategyNames.String(s) }
 
-// ParseStrategy parses "best-first" or "breadth-first".
+// ParseStrategy parses "best-first" or "breadth-first" (case-insensitive).
 func ParseStrategy(s string) (Strategy, error) {
-	for i, n := range strategyNames {
-		if s == n {
-			return Strategy(i), nil
-		}
+	st, err := strategyNames.Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("crawler: %v: %w", err, ErrInvalidOptions)
 	}
-	return 0, fmt.Errorf("%w: unknown strategy %q (want best-first or breadth-first)", ErrBadOption, s)
+	return st, nil
 }
 
 // Options configure a Crawler. Start from DefaultOptions.
@@ -97,7 +92,7 @@ type Options struct {
 	Strategy Strategy
 
 	// Learn lets the link scorer's weights learn from every fetched page
-	// (seed 003): each page's actual relevance is compared with the four
+	// (the link-value paper): each page's actual relevance is compared with the four
 	// predictions of the link that led to it. The weights persist in Dir.
 	// Default true; false keeps the weights fixed (equal, or LinkScorer's).
 	Learn bool
@@ -170,7 +165,7 @@ const maxLinksLimit = 10000
 
 func (o Options) validate() error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrBadOption}, args...)...)
+		return fmt.Errorf("crawler: "+format+": %w", append(args, ErrInvalidOptions)...)
 	}
 	switch {
 	case o.Dir == "":

@@ -32,8 +32,8 @@ func TestOptionsValidate(t *testing.T) {
 		o := DefaultOptions(t.TempDir())
 		o.Profile = p
 		tt.edit(&o)
-		if _, err := New(o); !errors.Is(err, ErrBadOption) {
-			t.Errorf("%s: New error %v, want ErrBadOption", tt.name, err)
+		if _, err := New(o); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("%s: New error %v, want ErrInvalidOptions", tt.name, err)
 		}
 	}
 	o := DefaultOptions(t.TempDir())
@@ -52,8 +52,8 @@ func TestParseStrategy(t *testing.T) {
 			t.Errorf("ParseStrategy(%q) = %v, %v; want %v", s.String(), got, err, s)
 		}
 	}
-	if _, err := ParseStrategy("depth-first"); !errors.Is(err, ErrBadOption) {
-		t.Errorf("ParseStrategy(depth-first) error %v, want ErrBadOption", err)
+	if _, err := ParseStrategy("depth-first"); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("ParseStrategy(depth-first) error %v, want ErrInvalidOptions", err)
 	}
 	if got := Strategy(9).String(); got != "Strategy(9)" {
 		t.Errorf("String = %q", got)

@@ -71,7 +71,7 @@ func loadState(db *badger.DB) (*loaded, error) {
 		}
 		if err := v.Value(func(b []byte) error {
 			if string(b) != storeFormat {
-				return fmt.Errorf("%w: format %q, want %q", ErrStoreVersion, b, storeFormat)
+				return fmt.Errorf("crawler: format %q, want %q: %w", b, storeFormat, ErrStoreVersion)
 			}
 			return nil
 		}); err != nil {

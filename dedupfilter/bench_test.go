@@ -52,10 +52,10 @@ func BenchmarkCompare(b *testing.B) {
 		}
 	})
 	b.Run("stored", func(b *testing.B) {
-		px, enc := prepare(x), encodeFeatures(y)
+		px, enc := newSignature(x), encodeFeatures(y)
 		b.ReportAllocs()
 		for b.Loop() {
-			py, err := decodePrepared(enc)
+			py, err := decodeSignature(enc)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -19,10 +19,10 @@ const (
 	opV2 = 2
 )
 
-func encodeFeatures(f *analyzer.Features) []byte { return encodePrepared(prepare(f)) }
+func encodeFeatures(f *analyzer.Features) []byte { return encodeSignature(newSignature(f)) }
 
 // encodePrepared encodes p's features with its already sorted terms.
-func encodePrepared(p prepared) []byte {
+func encodeSignature(p signature) []byte {
 	f := p.f
 	n := 16 + len(f.Blocks)*20 + len(f.MinHash)*8
 	for _, s := range f.Pieces {
@@ -55,7 +55,7 @@ func encodePrepared(p prepared) []byte {
 }
 
 func decodeFeatures(b []byte) (*analyzer.Features, error) {
-	p, err := decodePrepared(b)
+	p, err := decodeSignature(b)
 	if err != nil {
 		return nil, err
 	}
@@ -70,13 +70,13 @@ func decodeFeatures(b []byte) (*analyzer.Features, error) {
 
 // decodePrepared decodes stored features into the form Compare uses,
 // without building the terms map.
-func decodePrepared(b []byte) (prepared, error) {
+func decodeSignature(b []byte) (signature, error) {
 	r := newReader(b)
 	if v := r.byte(); v != featuresV1 && r.err == nil {
-		return prepared{}, fmt.Errorf("dedupfilter: features version %d: %w", v, ErrCorrupt)
+		return signature{}, fmt.Errorf("features version %d: %w", v, ErrCorrupt)
 	}
 	f := &analyzer.Features{}
-	p := prepared{f: f}
+	p := signature{f: f}
 	f.Pieces = r.strings()
 	f.Structure.Paragraphs = r.int()
 	f.Structure.Length = r.int()
@@ -104,7 +104,7 @@ func decodePrepared(b []byte) (prepared, error) {
 	}
 	f.Runes = r.int()
 	if err := r.done(); err != nil {
-		return prepared{}, err
+		return signature{}, err
 	}
 	p.pieces = hashStrings(f.Pieces)
 	return p, nil
@@ -147,7 +147,7 @@ func encodeRecord(r *record) []byte {
 func decodeRecord(b []byte) (*record, error) {
 	r := newReader(b)
 	if v := r.byte(); v != recordV1 && r.err == nil {
-		return nil, fmt.Errorf("dedupfilter: record version %d: %w", v, ErrCorrupt)
+		return nil, fmt.Errorf("record version %d: %w", v, ErrCorrupt)
 	}
 	rec := &record{}
 	rec.Seq = r.uvarint()
@@ -180,7 +180,7 @@ func encodeOp(op Op) []byte {
 func decodeOp(b []byte) (Op, error) {
 	r := newReader(b)
 	if v := r.byte(); v != opV2 && r.err == nil {
-		return Op{}, fmt.Errorf("dedupfilter: pending op version %d: %w", v, ErrCorrupt)
+		return Op{}, fmt.Errorf("pending op version %d: %w", v, ErrCorrupt)
 	}
 	op := Op{Kind: OpKind(r.byte())}
 	op.Seq = r.uvarint()
@@ -190,7 +190,7 @@ func decodeOp(b []byte) (Op, error) {
 		return Op{}, err
 	}
 	if op.Kind != OpIndex && op.Kind != OpDelete {
-		return Op{}, fmt.Errorf("dedupfilter: pending op kind %d: %w", op.Kind, ErrCorrupt)
+		return Op{}, fmt.Errorf("pending op kind %d: %w", op.Kind, ErrCorrupt)
 	}
 	return op, nil
 }
@@ -228,7 +228,7 @@ func newReader(b []byte) reader { return reader{s: string(b)} }
 
 func (r *reader) fail(what string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("dedupfilter: truncated or malformed %s: %w", what, ErrCorrupt)
+		r.err = fmt.Errorf("truncated or malformed %s: %w", what, ErrCorrupt)
 	}
 	r.s = ""
 }

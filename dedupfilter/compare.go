@@ -56,13 +56,13 @@ const termSampleSize = 10
 // and safe for concurrent use; Filter.Add verifies candidates with it.
 // Nil features compare as empty.
 func Compare(a, b *analyzer.Features, opts Options) Verdict {
-	return compare(prepare(a), prepare(b), opts)
+	return compare(newSignature(a), newSignature(b), opts)
 }
 
-// prepared is the form Compare works on: terms as a slice sorted by term
+// signature is the form Compare works on: terms as a slice sorted by term
 // (merged in linear time, no hashing) and piece hashes. Stored features
 // decode straight into it.
-type prepared struct {
+type signature struct {
 	f      *analyzer.Features // Terms is not used
 	terms  []termFreq
 	pieces []uint64
@@ -73,11 +73,11 @@ type termFreq struct {
 	tf   int
 }
 
-func prepare(f *analyzer.Features) prepared {
+func newSignature(f *analyzer.Features) signature {
 	if f == nil {
 		f = &analyzer.Features{}
 	}
-	p := prepared{f: f, terms: make([]termFreq, 0, len(f.Terms)), pieces: hashStrings(f.Pieces)}
+	p := signature{f: f, terms: make([]termFreq, 0, len(f.Terms)), pieces: hashStrings(f.Pieces)}
 	for t, n := range f.Terms {
 		p.terms = append(p.terms, termFreq{t, n})
 	}
@@ -85,7 +85,7 @@ func prepare(f *analyzer.Features) prepared {
 	return p
 }
 
-func compare(pa, pb prepared, opts Options) Verdict {
+func compare(pa, pb signature, opts Options) Verdict {
 	a, b := pa.f, pb.f
 	var v Verdict
 	t := compareTerms(pa.terms, pb.terms, opts)
@@ -149,7 +149,7 @@ func compare(pa, pb prepared, opts Options) Verdict {
 	return v
 }
 
-// termStats are the seed 001 quantities over two term-frequency maps.
+// termStats are the boolean-model paper's quantities over two term-frequency maps.
 type termStats struct {
 	shared, union   int
 	jaccard, conrad float64
@@ -200,7 +200,7 @@ func compareTerms(a, b []termFreq, o Options) termStats {
 	// Seed 001: compare only when the feature counts differ by at most d
 	// and at most a fraction k of the features differ (the XOR); then
 	// F = Σ|tf_i − tf_j| (without features frequent in both) over half of
-	// Σ(tf_i + tf_j), which reproduces the seed's worked example F = 0.714.
+	// Σ(tf_i + tf_j), which reproduces the paper's worked example F = 0.714.
 	if t.union > 0 {
 		countsClose := float64(absInt(len(a)-len(b))) <= o.BooleanD*float64(max(len(a), len(b)))
 		xorFrac := float64(t.union-t.shared) / float64(t.union)
@@ -265,7 +265,7 @@ func hashString(s string) uint64 {
 	return h
 }
 
-// blockSimilarity is seed 002's ST_m = m0/m with m the larger block count.
+// blockSimilarity is the fingerprint paper's ST_m = m0/m with m the larger block count.
 func blockSimilarity(a, b [][20]byte) (float64, int) {
 	m := max(len(a), len(b))
 	if m == 0 {

@@ -21,7 +21,7 @@ func blocks(texts ...string) [][20]byte {
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-3 }
 
-// TestCompareBooleanSeedExample reproduces seed 001's table 2: F = 0.714,
+// TestCompareBooleanSeedExample reproduces the boolean-model paper's table 2: F = 0.714,
 // S = 0.286, and with 2 of 5 features differing (> k = 0.2) the documents
 // are not compared at all.
 func TestCompareBooleanSeedExample(t *testing.T) {

@@ -12,8 +12,9 @@
 //
 // A document is posted to a bounded number of lists (a few dozen keys with
 // the defaults; see Options.postingPrefixes): its MinHash LSH bands, its
-// seed 000 structure cell, its seed 002 block fingerprints, and a
-// consistent bottom-k sample of its terms and feature-string pieces. Lists
+// structure cell (the feature-string paper), its block fingerprints (the
+// fingerprint paper), and a consistent bottom-k sample of its terms and
+// feature-string pieces. Lists
 // longer than Options.MaxPostings are skipped (automatic stop words), and
 // only candidates sharing at least Options.MinShared lists are verified
 // with Compare, at most Options.MaxCandidates, most shared lists first. A

@@ -12,15 +12,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// Sentinel errors; test with errors.Is.
-var (
-	ErrNotFound       = errors.New("dedupfilter: not found")
-	ErrClosed         = errors.New("dedupfilter: filter closed")
-	ErrInvalidOptions = errors.New("dedupfilter: invalid options")
-	ErrInvalidDoc     = errors.New("dedupfilter: invalid document")
-	ErrCorrupt        = errors.New("dedupfilter: corrupt store value")
-)
-
 // Doc is a document offered to Add.
 type Doc struct {
 	ID       string // required, unique; adding an existing ID replaces it
@@ -200,7 +191,7 @@ func (f *Filter) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return ErrClosed
+		return fmt.Errorf("dedupfilter: close: %w", ErrClosed)
 	}
 	f.closed = true
 	if err := f.db.Close(); err != nil {
@@ -245,7 +236,7 @@ func (d *Doc) validate(o Options) error {
 // sorted and encoded, its posting keys hashed.
 type Prepared struct {
 	doc    Doc
-	prep   prepared
+	sig    signature
 	feat   []byte
 	own    [][]byte
 	lookup [][]byte
@@ -259,8 +250,8 @@ func (f *Filter) Prepare(d Doc) (*Prepared, error) {
 	if err := d.validate(f.opts); err != nil {
 		return nil, err
 	}
-	p := &Prepared{doc: d, prep: prepare(d.Features)}
-	p.feat = encodePrepared(p.prep)
+	p := &Prepared{doc: d, sig: newSignature(d.Features)}
+	p.feat = encodeSignature(p.sig)
 	p.own = f.opts.postingPrefixes(d.Features)
 	p.lookup = f.opts.lookupPrefixes(d.Features, p.own)
 	return p, nil
@@ -282,7 +273,7 @@ func (f *Filter) Add(d Doc) (Decision, error) {
 // AddPrepared is Add for a document from Prepare. A zero Doc.Time becomes
 // the time of this call.
 func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
-	d, prep, feat, own, lookup := p.doc, p.prep, p.feat, p.own, p.lookup
+	d, sig, feat, own, lookup := p.doc, p.sig, p.feat, p.own, p.lookup
 	if d.Time.IsZero() {
 		d.Time = time.Now()
 	}
@@ -290,7 +281,7 @@ func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return Decision{}, ErrClosed
+		return Decision{}, fmt.Errorf("dedupfilter: add %q: %w", d.ID, ErrClosed)
 	}
 	w := f.begin()
 	defer w.txn.Discard()
@@ -300,7 +291,7 @@ func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Decision{}, err
 	}
-	match, v, n, err := w.bestMatch(d.ID, prep, lookup)
+	match, v, n, err := w.bestMatch(d.ID, sig, lookup)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -366,7 +357,7 @@ func (f *Filter) Delete(id string) (DeleteResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return DeleteResult{}, ErrClosed
+		return DeleteResult{}, fmt.Errorf("dedupfilter: delete %q: %w", id, ErrClosed)
 	}
 	w := f.begin()
 	defer w.txn.Discard()

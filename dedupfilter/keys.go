@@ -39,10 +39,10 @@ const (
 // Posting kinds: one byte after "p/".
 const (
 	kindBand      = 'b' // MinHash LSH band
-	kindStructure = 's' // seed 000 structure cell (gn, cn, kl)
-	kindBlock     = 'k' // seed 002 block fingerprint
-	kindTerm      = 't' // seed 001 term, bottom-k sample
-	kindPiece     = 'f' // seed 000 feature-string piece, bottom-k sample
+	kindStructure = 's' // the feature-string paper's structure cell (gn, cn, kl)
+	kindBlock     = 'k' // the fingerprint paper's block fingerprint
+	kindTerm      = 't' // the boolean-model paper's term, bottom-k sample
+	kindPiece     = 'f' // feature-string piece (the feature-string paper), bottom-k sample
 )
 
 func key(ns, id string) []byte { return append([]byte(ns), id...) }

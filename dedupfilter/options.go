@@ -2,9 +2,10 @@ package dedupfilter
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/enum"
 )
 
 // Policy says what happens in the search index to a document found to be a
@@ -26,23 +27,17 @@ const (
 	Replace
 )
 
-var policyNames = [...]string{Suppress: "suppress", Mark: "mark", Replace: "replace"}
+var policyNames = enum.New[Policy]("policy", "suppress", "mark", "replace")
 
-func (p Policy) String() string {
-	if p < 0 || int(p) >= len(policyNames) {
-		return fmt.Sprintf("Policy(%d)", int(p))
-	}
-	return policyNames[p]
-}
+func (p Policy) String() string { return policyNames.String(p) }
 
 // ParsePolicy parses "suppress", "mark" or "replace" (case-insensitive).
 func ParsePolicy(s string) (Policy, error) {
-	for i, n := range policyNames {
-		if strings.EqualFold(s, n) {
-			return Policy(i), nil
-		}
+	p, err := policyNames.Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("dedupfilter: %v: %w", err, ErrInvalidOptions)
 	}
-	return 0, fmt.Errorf("dedupfilter: unknown policy %q (want suppress, mark or replace): %w", s, ErrInvalidOptions)
+	return p, nil
 }
 
 // Keep chooses which copy of a cluster the Replace policy keeps indexed.
@@ -55,23 +50,17 @@ const (
 	Longer
 )
 
-var keepNames = [...]string{Newer: "newer", Longer: "longer"}
+var keepNames = enum.New[Keep]("keep rule", "newer", "longer")
 
-func (k Keep) String() string {
-	if k < 0 || int(k) >= len(keepNames) {
-		return fmt.Sprintf("Keep(%d)", int(k))
-	}
-	return keepNames[k]
-}
+func (k Keep) String() string { return keepNames.String(k) }
 
 // ParseKeep parses "newer" or "longer" (case-insensitive).
 func ParseKeep(s string) (Keep, error) {
-	for i, n := range keepNames {
-		if strings.EqualFold(s, n) {
-			return Keep(i), nil
-		}
+	k, err := keepNames.Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("dedupfilter: %v: %w", err, ErrInvalidOptions)
 	}
-	return 0, fmt.Errorf("dedupfilter: unknown keep rule %q (want newer or longer): %w", s, ErrInvalidOptions)
+	return k, nil
 }
 
 // Measure names a similarity measure. Combined lets several measures vote;
@@ -82,18 +71,18 @@ type Measure int
 const (
 	// Combined: duplicate when at least Options.Votes measures say so.
 	Combined Measure = iota
-	// FeatureString (seed 000): 2·LCS/(n_a+n_b) over the feature-string
+	// FeatureString (the feature-string paper): 2·LCS/(n_a+n_b) over the feature-string
 	// pieces, in text order.
 	FeatureString
-	// Boolean (seed 001): feature counts within D, XOR differ fraction at
+	// Boolean (the boolean-model paper): feature counts within D, XOR differ fraction at
 	// most K, then S = 1 − F at least BooleanMin.
 	Boolean
-	// Conrad (seed 001): more than ConradShared of the words shared and
+	// Conrad (the boolean-model paper): more than ConradShared of the words shared and
 	// lengths within ±ConradLength.
 	Conrad
-	// Pugh (seed 001): more than PughR distinct terms in common.
+	// Pugh (the boolean-model paper): more than PughR distinct terms in common.
 	Pugh
-	// Blocks (seed 002): ST_m = m0/m over the top-m block fingerprints.
+	// Blocks (the fingerprint paper): ST_m = m0/m over the top-m block fingerprints.
 	Blocks
 	// MinHash: fraction of equal MinHash slots (a Jaccard estimate over the
 	// analyzer's shingles).
@@ -104,17 +93,10 @@ const (
 	numMeasures = int(Jaccard) + 1
 )
 
-var measureNames = [...]string{
-	Combined: "combined", FeatureString: "featurestring", Boolean: "boolean",
-	Conrad: "conrad", Pugh: "pugh", Blocks: "blocks", MinHash: "minhash", Jaccard: "jaccard",
-}
+var measureNames = enum.New[Measure]("measure",
+	"combined", "featurestring", "boolean", "conrad", "pugh", "blocks", "minhash", "jaccard")
 
-func (m Measure) String() string {
-	if m < 0 || int(m) >= len(measureNames) {
-		return fmt.Sprintf("Measure(%d)", int(m))
-	}
-	return measureNames[m]
-}
+func (m Measure) String() string { return measureNames.String(m) }
 
 // Measures lists the single measures (everything but Combined) in the order
 // Combined consults them; the first agreeing one is reported as deciding.
@@ -122,19 +104,20 @@ func Measures() []Measure {
 	return []Measure{FeatureString, MinHash, Blocks, Boolean, Jaccard, Conrad, Pugh}
 }
 
-// ParseMeasure parses a measure name as printed by Measure.String.
+// ParseMeasure parses a measure name as printed by Measure.String
+// (case-insensitive).
 func ParseMeasure(s string) (Measure, error) {
-	for i, n := range measureNames {
-		if strings.EqualFold(s, n) {
-			return Measure(i), nil
-		}
+	m, err := measureNames.Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("dedupfilter: %v: %w", err, ErrInvalidOptions)
 	}
-	return 0, fmt.Errorf("dedupfilter: unknown measure %q (want one of %s): %w",
-		s, strings.Join(measureNames[:], ", "), ErrInvalidOptions)
+	return m, nil
 }
 
 // Options configure a Filter. Start from DefaultOptions and change fields;
-// the thresholds are placeholders meant to be tuned on a labelled set.
+// Open rejects out-of-range values (ErrInvalidOptions) rather than
+// replacing them. The thresholds were chosen on the labelled development
+// set (see the package doc's Caveats).
 //
 // Fields marked "index-shaping" decide which posting keys a document gets;
 // changing them on an existing store is safe (each document remembers the
@@ -170,18 +153,18 @@ type Options struct {
 	// for precision.
 	Votes int
 
-	// FeatureStringMin: seed 000 similarity at or above which FeatureString
+	// FeatureStringMin: the feature-string paper's similarity at or above which FeatureString
 	// says duplicate. Default 0.6.
 	FeatureStringMin float64
-	// BooleanK: seed 001's k, the largest fraction of differing features
+	// BooleanK: the boolean-model paper's k, the largest fraction of differing features
 	// (|A xor B| / |A or B|) still compared. Default 0.2 as in the seed.
 	BooleanK float64
-	// BooleanD: seed 001's d, the largest difference in feature counts, as a
-	// fraction of the larger count (the seed's absolute d does not scale
+	// BooleanD: the boolean-model paper's d, the largest difference in feature counts, as a
+	// fraction of the larger count (the paper's absolute d does not scale
 	// with length). Default 0.2.
 	BooleanD float64
 	// BooleanFrequent: a feature with at least this tf in both documents is
-	// left out of F's numerator (the seed's "frequent in both"). Default 3.
+	// left out of F's numerator (the paper's "frequent in both"). Default 3.
 	BooleanFrequent int
 	// BooleanMin: S = 1 − F at or above which Boolean says duplicate.
 	// Default 0.8.
@@ -226,13 +209,13 @@ type Options struct {
 	// distinctive, and on the dev set they raised recall from 0.820 to
 	// 0.835 (FeatureString) over bands and blocks alone.
 	PiecesPerDoc int
-	// StructureRadius: seed 000's structure cell (gn, cn, kl) is posted;
+	// StructureRadius: the feature-string paper's structure cell (gn, cn, kl) is posted;
 	// candidates come from cells within this distance in each coordinate.
 	// Default 0 (own cell only: 1 scan); 1 scans 27 cells. Negative
 	// disables the structure lookup.
 	StructureRadius int
 	// MaxPostings: a posting list longer than this is skipped when
-	// gathering candidates (seed 001's automatic stop words). Default 200.
+	// gathering candidates (the boolean-model paper's automatic stop words). Default 200.
 	// Each lookup reads up to MaxPostings+1 keys, so this bounds the cost of
 	// crowded lists (a popular structure cell, a boilerplate block); raise
 	// it for small corpora where every list is short anyway.
@@ -291,11 +274,11 @@ func (o Options) validate() error {
 		return bad("InMemory needs an empty Dir, got %q", o.Dir)
 	case !o.InMemory && o.Dir == "":
 		return bad("Dir is empty")
-	case o.Policy < Suppress || o.Policy > Replace:
+	case !policyNames.Valid(o.Policy):
 		return bad("unknown policy %d", int(o.Policy))
-	case o.Keep < Newer || o.Keep > Longer:
+	case !keepNames.Valid(o.Keep):
 		return bad("unknown keep rule %d", int(o.Keep))
-	case o.Measure < 0 || int(o.Measure) >= numMeasures:
+	case !measureNames.Valid(o.Measure):
 		return bad("unknown measure %d", int(o.Measure))
 	case o.Measure == Combined && (o.Votes < 1 || o.Votes > numMeasures-1):
 		return bad("Votes %d outside 1..%d", o.Votes, numMeasures-1)

@@ -45,7 +45,7 @@ func (f *Filter) Applied(ops ...Op) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return ErrClosed
+		return fmt.Errorf("dedupfilter: applied: %w", ErrClosed)
 	}
 	return f.db.Update(func(txn *badger.Txn) error {
 		for _, op := range ops {

@@ -10,7 +10,6 @@ package eval
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -86,9 +85,6 @@ func ratio(a, b int, empty float64) float64 {
 	return float64(a) / float64(b)
 }
 
-// ErrSyntax is wrapped by ReadLabels for a line that is not a label.
-var ErrSyntax = errors.New("bad label line")
-
 // ReadLabels reads `{"id": ..., "cluster": ...}` lines, as in the
 // near-duplicate development set. name is used in error messages.
 func ReadLabels(r io.Reader, name string) (Clustering, error) {
@@ -106,15 +102,15 @@ func ReadLabels(r io.Reader, name string) (Clustering, error) {
 			Cluster string `json:"cluster"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w: %v", name, line, ErrSyntax, err)
+			return nil, fmt.Errorf("eval: %s:%d: %v: %w", name, line, err, ErrSyntax)
 		}
 		if l.ID == "" || l.Cluster == "" {
-			return nil, fmt.Errorf("%s:%d: %w: id and cluster are required", name, line, ErrSyntax)
+			return nil, fmt.Errorf("eval: %s:%d: id and cluster are required: %w", name, line, ErrSyntax)
 		}
 		c[l.ID] = l.Cluster
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("eval: %s: %w", name, err)
 	}
 	return c, nil
 }

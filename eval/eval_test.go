@@ -60,3 +60,24 @@ func ExampleScore() {
 	fmt.Printf("precision %.2f recall %.2f\n", s.Precision, s.Recall)
 	// Output: precision 0.33 recall 1.00
 }
+
+func TestScoreRun(t *testing.T) {
+	gold := Clustering{"a": "1", "b": "1", "c": "2", "d": "2"}
+	tests := []struct {
+		name                    string
+		pred                    Clustering
+		wantUnlabelled, wantMis int
+		wantRecall              float64
+	}{
+		{"all indexed", Clustering{"a": "x", "b": "x", "c": "y", "d": "y"}, 0, 0, 1},
+		{"one unindexed costs recall", Clustering{"a": "x", "b": "x", "c": "y"}, 0, 1, 0.5},
+		{"unlabelled left out", Clustering{"a": "x", "b": "x", "c": "y", "d": "y", "e": "y"}, 1, 0, 1},
+	}
+	for _, tt := range tests {
+		r := ScoreRun(tt.pred, gold)
+		if r.Unlabelled != tt.wantUnlabelled || r.Unindexed != tt.wantMis || r.Recall != tt.wantRecall {
+			t.Errorf("%s: ScoreRun = unlabelled %d, unindexed %d, recall %v; want %d, %d, %v",
+				tt.name, r.Unlabelled, r.Unindexed, r.Recall, tt.wantUnlabelled, tt.wantMis, tt.wantRecall)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // ErrNoContent is returned with a Content that has no paragraphs: neither
 // go-trafilatura nor the fallback found main text. Content.Title may still be set.
-var ErrNoContent = errors.New("extract: no main content")
+var ErrNoContent = errors.New("no main content")
 
 // Content is the main content of a page.
 type Content struct {

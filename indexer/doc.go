@@ -1,9 +1,20 @@
 // Package indexer opens a bleve index and its dedup store together and
 // writes documents through the near-duplicate filter.
 //
-// An index directory holds two stores: DIR/bleve (the bleve index) and
-// DIR/dedup (the Badger store of package dedupfilter). Open opens or
-// creates both and Close closes both.
+// # Basics
+//
+// Open creates or opens an index directory. It holds three stores:
+// DIR/bleve (the bleve index), DIR/dedup (the Badger store of package
+// dedupfilter: features, posting lists, clusters, payloads and pending
+// writes) and DIR/site (the Badger store of package sitetext: each site's
+// paragraph table). Close closes all three.
+//
+// Index and Batch take Documents (a page's main text as paragraphs);
+// IndexPages takes pages as package page reads them, extracts their main
+// text on RunOptions.Workers goroutines and indexes them in input order,
+// in bleve batches of RunOptions.BatchSize, holding a bounded number of
+// pages at a time. Delete removes a document and repairs its cluster.
+// Package collapse searches the result one hit per cluster.
 //
 // # Writes and crash repair
 //
@@ -18,28 +29,26 @@
 // # Site template text
 //
 // Before features are computed, paragraphs that another page of the same
-// site (URL host, or the id's directory for pages without a URL) already
-// showed are dropped as template text; a page that would keep less than
-// 1% of its text is kept whole (a same-site copy). The site's paragraph
-// table lives in DIR/site. When a later page reveals an earlier page's
-// template, its cluster is decided again: every member is analysed again
-// from its stored text and added back in its original order, and the
-// re-decided clusters get new ids.
-//
-// # Collapsed search
-//
-// SearchCollapsed returns one hit per duplicate cluster with the folded
-// members read from the store, inside bleve's collector (see collapse.go).
+// site already showed are dropped as template text (package sitetext).
+// When a later page reveals an earlier page's template, its cluster is
+// decided again: every member is analysed again from its stored text and
+// added back in its original order, and the re-decided clusters get new
+// ids.
 //
 // # Concurrency
 //
-// An Index is safe for concurrent use. Feature computation runs in the
-// callers' goroutines (and in IndexPages' workers); each filter decision
-// and its bleve write form one critical section, so concurrent writers end
-// in the same clusters as some serial order of their documents.
+// An Index is safe for concurrent use. Batch makes each document's bleve
+// body and store payload in the caller's goroutine; then, under the
+// Index's write lock, it finds site template text in order, computes
+// features and prepares them for the filter on GOMAXPROCS goroutines
+// (Index.analyze) while the filter decides, in order, on those already
+// done, and writes bleve. So concurrent writers end in the same clusters
+// as some serial order of their documents.
 //
 // # Caveats
 //
 // Writing the bleve index directly (through Bleve()) bypasses the filter
-// and makes the two stores drift apart; use it for reads only.
+// and makes the two stores drift apart; use it for reads only. A
+// re-decided cluster gets a new id, so cluster ids seen before a site's
+// template was known can change.
 package indexer

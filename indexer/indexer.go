@@ -1,18 +1,12 @@
 package indexer
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -22,6 +16,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/sitetext"
 )
 
 // Field names of the documents written to bleve.
@@ -32,9 +27,6 @@ const (
 	FieldCluster = "cluster" // keyword: the document's duplicate-cluster id
 )
 
-// ErrInvalidDocument is returned for a document without an id or text.
-var ErrInvalidDocument = errors.New("indexer: invalid document")
-
 // Options configures Open.
 type Options struct {
 	// Filter configures the dedup store. Its Dir is ignored: the store
@@ -43,8 +35,8 @@ type Options struct {
 	// Analyzer configures the features. Changing it for an existing index
 	// makes old and new documents incomparable.
 	Analyzer analyzer.Options
-	// Mapping is used when the bleve index is created; nil means
-	// NewMapping(). An existing index keeps its own mapping.
+	// Mapping is used when the bleve index is created; an existing index
+	// keeps its own mapping. Default NewMapping().
 	Mapping mapping.IndexMapping
 	// NoDedup writes every document straight to bleve, each in a cluster
 	// of its own, without features or store writes: plain bleve indexing
@@ -59,12 +51,17 @@ type Options struct {
 	KeepSiteText bool
 }
 
-// DefaultOptions returns the options Open uses when given the zero value's
-// parts: the dedupfilter and analyzer defaults, and NewMapping.
+// TextFields are the fields a search term without a field name looks in
+// (boolquery.Options.Fields): the title and the text.
+func TextFields() []string { return []string{FieldTitle, FieldText} }
+
+// DefaultOptions returns the defaults documented on Options. Open rejects
+// a zero Options: start from these.
 func DefaultOptions() Options {
 	return Options{
 		Filter:   dedupfilter.DefaultOptions(""),
 		Analyzer: analyzer.DefaultOptions(),
+		Mapping:  NewMapping(),
 	}
 }
 
@@ -112,8 +109,7 @@ type Index struct {
 	bleve    bleve.Index
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
-	site     *siteText     // nil when Options.KeepSiteText
-	clusters *clusterCache // per-segment cluster tables for collapsing
+	site     *sitetext.Table // nil when Options.KeepSiteText or NoDedup
 	noDedup  bool
 
 	mu       sync.Mutex // one filter decision and its bleve write at a time
@@ -142,21 +138,21 @@ func Open(dir string, opts Options) (*Index, error) {
 	bpath := filepath.Join(dir, "bleve")
 	b, err := bleve.Open(bpath)
 	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
-		m := opts.Mapping
-		if m == nil {
-			m = NewMapping()
+		if opts.Mapping == nil {
+			f.Close()
+			return nil, fmt.Errorf("indexer: no Mapping to create %s with: %w", bpath, ErrInvalidOptions)
 		}
-		b, err = bleve.New(bpath, m)
+		b, err = bleve.New(bpath, opts.Mapping)
 	}
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("indexer: open %s: %w", bpath, err)
 	}
-	ix := &Index{bleve: b, filter: f, analyzer: an, noDedup: opts.NoDedup, clusters: newClusterCache()}
+	ix := &Index{bleve: b, filter: f, analyzer: an, noDedup: opts.NoDedup}
 	if !opts.KeepSiteText && !opts.NoDedup {
-		if ix.site, err = openSiteText(filepath.Join(dir, "site")); err != nil {
+		if ix.site, err = sitetext.Open(filepath.Join(dir, "site")); err != nil {
 			ix.Close()
-			return nil, fmt.Errorf("indexer: open %s: %w", filepath.Join(dir, "site"), err)
+			return nil, fmt.Errorf("indexer: %w", err)
 		}
 	}
 	if err := ix.replay(); err != nil {
@@ -164,23 +160,6 @@ func Open(dir string, opts Options) (*Index, error) {
 		return nil, err
 	}
 	return ix, nil
-}
-
-// replay re-applies the bleve operations a crash left pending.
-func (ix *Index) replay() error {
-	var ops []dedupfilter.Op
-	err := ix.filter.Pending(func(op dedupfilter.Op) error {
-		ops = append(ops, op)
-		return nil
-	})
-	if err == nil {
-		err = ix.apply(ops, nil)
-	}
-	if err != nil {
-		return fmt.Errorf("indexer: repairing pending writes: %w", err)
-	}
-	ix.repaired = len(ops)
-	return nil
 }
 
 // Repaired is the number of pending bleve operations Open re-applied
@@ -203,288 +182,6 @@ func (ix *Index) Close() error {
 		}
 	})
 	return ix.closeErr
-}
-
-// Index analyses d, lets the filter decide, and writes bleve accordingly.
-func (ix *Index) Index(d Document) (dedupfilter.Decision, error) {
-	decs, err := ix.Batch([]Document{d})
-	if err != nil {
-		return dedupfilter.Decision{}, err
-	}
-	return decs[0], nil
-}
-
-// Batch indexes docs in order (earlier documents are the originals of
-// later copies) with one bleve batch. Features are computed in parallel.
-// On error, the decisions made so far are written and returned.
-func (ix *Index) Batch(docs []Document) ([]dedupfilter.Decision, error) {
-	prep := make([]prepared, len(docs))
-	for i, d := range docs {
-		var err error
-		if prep[i], err = ix.prepare(d); err != nil {
-			return nil, err
-		}
-	}
-	return ix.write(prep)
-}
-
-func validate(d Document) error {
-	if d.ID == "" {
-		return fmt.Errorf("%w: empty id", ErrInvalidDocument)
-	}
-	return nil
-}
-
-// prepared is a document with its features and bleve payload computed.
-type prepared struct {
-	doc   dedupfilter.Doc
-	body  map[string]any // doc.Payload decoded, for bleve
-	paras []string       // analysed in write, after the site's template text is known
-	fp    *dedupfilter.Prepared
-	err   error
-}
-
-func (ix *Index) prepare(d Document) (prepared, error) {
-	if err := validate(d); err != nil {
-		return prepared{}, err
-	}
-	body := map[string]any{}
-	for k, v := range d.Fields {
-		body[k] = v
-	}
-	body[FieldTitle] = d.Title
-	body[FieldText] = joinParagraphs(d.Paragraphs)
-	if d.URL != "" {
-		body[FieldURL] = d.URL
-	}
-	payload, err := json.Marshal(body)
-	if err != nil {
-		return prepared{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
-	}
-	return prepared{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time}, body: body, paras: d.Paragraphs}, nil
-}
-
-func joinParagraphs(ps []string) string {
-	n := 0
-	for _, p := range ps {
-		n += len(p) + 1
-	}
-	b := make([]byte, 0, n)
-	for i, p := range ps {
-		if i > 0 {
-			b = append(b, '\n')
-		}
-		b = append(b, p...)
-	}
-	return string(b)
-}
-
-// write runs the filter decisions for prep in order and applies their
-// bleve operations in one batch.
-func (ix *Index) write(prep []prepared) ([]dedupfilter.Decision, error) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	decs := make([]dedupfilter.Decision, 0, len(prep))
-	var ops []dedupfilter.Op
-	if ix.noDedup {
-		for _, p := range prep {
-			op := dedupfilter.Op{Kind: dedupfilter.OpIndex, ID: p.doc.ID, Cluster: p.doc.ID, Payload: p.doc.Payload}
-			decs = append(decs, dedupfilter.Decision{ID: p.doc.ID, Cluster: p.doc.ID, Representative: p.doc.ID, Ops: []dedupfilter.Op{op}})
-			ops = append(ops, op)
-		}
-		return decs, ix.apply(ops, prep)
-	}
-	// The site's template text depends on the pages before, so it is found
-	// in order; the features are computed in parallel while the filter
-	// decides, in order, on the documents already analysed.
-	stale := make([][]string, len(prep))
-	for i := range prep {
-		var err error
-		if prep[i].paras, stale[i], err = ix.site.clean(site(prep[i].doc.URL, prep[i].doc.ID), prep[i].doc.ID, prep[i].paras); err != nil {
-			return nil, err
-		}
-	}
-	ready, stop := ix.analyze(prep)
-	var addErr error
-	for i := range prep {
-		<-ready[i]
-		p := &prep[i]
-		var dec dedupfilter.Decision
-		err := p.err
-		if err == nil {
-			dec, err = ix.filter.AddPrepared(p.fp)
-		}
-		if err != nil {
-			addErr = fmt.Errorf("indexer: %s: %w", p.doc.ID, err)
-			break
-		}
-		decs = append(decs, dec)
-		ops = append(ops, dec.Ops...)
-		if len(stale[i]) > 0 {
-			reops, err := ix.recluster(stale[i])
-			ops = append(ops, reops...)
-			if err != nil {
-				addErr = fmt.Errorf("indexer: re-deciding after %s: %w", p.doc.ID, err)
-				break
-			}
-		}
-	}
-	stop() // after an error, analysis of the documents left is dropped
-	// Ops of decisions already committed must reach bleve even when a later
-	// Add failed, or the stores would disagree until the next Open.
-	if err := ix.apply(ops, prep); err != nil {
-		return decs, errors.Join(addErr, err)
-	}
-	return decs, addErr
-}
-
-// analyze computes the features of prep and prepares them for the filter
-// on GOMAXPROCS goroutines, taking documents in order; ready[i] is closed
-// when prep[i] is done. stop ends the work early and waits for it.
-func (ix *Index) analyze(prep []prepared) (ready []chan struct{}, stop func()) {
-	ready = make([]chan struct{}, len(prep))
-	for i := range ready {
-		ready[i] = make(chan struct{})
-	}
-	var next atomic.Int64
-	var halt atomic.Bool
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(prep)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(prep) && !halt.Load(); i = int(next.Add(1) - 1) {
-				p := &prep[i]
-				p.doc.Features = ix.analyzer.Analyze(p.paras)
-				p.fp, p.err = ix.filter.Prepare(p.doc)
-				close(ready[i])
-			}
-		})
-	}
-	return ready, func() {
-		halt.Store(true)
-		wg.Wait()
-	}
-}
-
-// add analyses paras, without the site's template text, into d's
-// features and lets the filter decide. stale lists earlier pages to
-// analyse again (see siteText.clean).
-func (ix *Index) add(d dedupfilter.Doc, paras []string) (dedupfilter.Decision, []string, error) {
-	paras, stale, err := ix.site.clean(site(d.URL, d.ID), d.ID, paras)
-	if err != nil {
-		return dedupfilter.Decision{}, nil, err
-	}
-	d.Features = ix.analyzer.Analyze(paras)
-	dec, err := ix.filter.Add(d)
-	return dec, stale, err
-}
-
-// recluster analyses the stale pages again and re-decides their whole
-// clusters: members may have joined through template text that a stale
-// page has now lost, so every member is taken out and added back, in the
-// order they were added, with fresh features. Re-decided clusters get new
-// ids. Pages analysed again may reveal more stale pages; each page is
-// redone at most once per call.
-func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
-	var ops []dedupfilter.Op
-	done := map[string]bool{}
-	for len(stale) > 0 {
-		id := stale[0]
-		stale = stale[1:]
-		if done[id] {
-			continue
-		}
-		c, err := ix.filter.ClusterOf(id)
-		if errors.Is(err, dedupfilter.ErrNotFound) {
-			continue // deleted since
-		}
-		if err != nil {
-			return ops, err
-		}
-		entries := make([]dedupfilter.Entry, 0, len(c.Members))
-		for _, m := range c.Members {
-			e, err := ix.filter.Doc(m)
-			if err != nil {
-				return ops, err
-			}
-			entries = append(entries, e)
-		}
-		slices.SortFunc(entries, func(a, b dedupfilter.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
-		for _, e := range entries {
-			res, err := ix.filter.Delete(e.ID)
-			if err != nil {
-				return ops, err
-			}
-			ops = append(ops, res.Ops...)
-		}
-		for _, e := range entries {
-			done[e.ID] = true
-			var body map[string]any
-			if err := json.Unmarshal(e.Payload, &body); err != nil {
-				return ops, fmt.Errorf("%s: stored payload: %w", e.ID, err)
-			}
-			text, _ := body[FieldText].(string)
-			dec, more, err := ix.add(e.Doc, strings.Split(text, "\n"))
-			if err != nil {
-				return ops, fmt.Errorf("%s: %w", e.ID, err)
-			}
-			ops = append(ops, dec.Ops...)
-			stale = append(stale, more...)
-		}
-	}
-	return ops, nil
-}
-
-// apply writes ops to bleve in one batch and clears their pending marks.
-// The bodies of prep stand in for payloads they encode, sparing a decode.
-func (ix *Index) apply(ops []dedupfilter.Op, prep []prepared) error {
-	if len(ops) == 0 {
-		return nil
-	}
-	known := make(map[string]*prepared, len(prep))
-	for i := range prep {
-		known[prep[i].doc.ID] = &prep[i]
-	}
-	b := ix.bleve.NewBatch()
-	for _, op := range ops {
-		switch op.Kind {
-		case dedupfilter.OpDelete:
-			b.Delete(op.ID)
-		case dedupfilter.OpIndex:
-			var body map[string]any
-			if p := known[op.ID]; p != nil && bytes.Equal(p.doc.Payload, op.Payload) {
-				body = p.body // bleve maps it in Index, so reuse is safe
-			} else if err := json.Unmarshal(op.Payload, &body); err != nil {
-				return fmt.Errorf("indexer: %s: stored payload: %w", op.ID, err)
-			}
-			body[FieldCluster] = op.Cluster
-			if err := b.Index(op.ID, body); err != nil {
-				return fmt.Errorf("indexer: %s: %w", op.ID, err)
-			}
-		}
-	}
-	if err := ix.bleve.Batch(b); err != nil {
-		return fmt.Errorf("indexer: bleve batch: %w", err)
-	}
-	if ix.noDedup {
-		return nil
-	}
-	if err := ix.filter.Applied(ops...); err != nil {
-		return fmt.Errorf("indexer: %w", err)
-	}
-	return nil
-}
-
-// Delete removes id from bleve and the store, and repairs its cluster (a
-// suppressed member may be promoted into bleve in its place). It returns
-// an error wrapping dedupfilter.ErrNotFound for an unknown id.
-func (ix *Index) Delete(id string) error {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	res, err := ix.filter.Delete(id)
-	if err != nil {
-		return fmt.Errorf("indexer: delete %s: %w", id, err)
-	}
-	return ix.apply(res.Ops, nil)
 }
 
 // Exists reports whether dir holds an index created by Open.

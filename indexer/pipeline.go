@@ -14,20 +14,33 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
-// RunOptions configures IndexPages.
+// RunOptions configures IndexPages. Start from DefaultRunOptions:
+// IndexPages rejects out-of-range values rather than replacing them.
 type RunOptions struct {
-	// Workers extract and analyse pages in parallel; 0 means GOMAXPROCS.
+	// Workers extract pages and make their bleve bodies in parallel.
 	// Decisions are made in input order whatever the number of workers,
-	// so a run's clusters do not depend on it.
+	// so a run's clusters do not depend on it. Default GOMAXPROCS.
 	Workers int
-	// BatchSize is the number of documents per bleve batch; 0 means 200.
-	// Larger batches index faster and hold more pages in memory.
+	// BatchSize is the number of documents per bleve batch. Larger
+	// batches index faster and hold more pages in memory. Default 200.
 	BatchSize int
 	// Progress, when set, is called after each batch with running totals.
 	Progress func(Stats)
 	// OnError, when set, is called with each per-document error (an
 	// unreadable page, a page with no main text). The run goes on.
 	OnError func(error)
+}
+
+// DefaultRunOptions returns the defaults documented on RunOptions.
+func DefaultRunOptions() RunOptions {
+	return RunOptions{Workers: runtime.GOMAXPROCS(0), BatchSize: 200}
+}
+
+func (o RunOptions) validate() error {
+	if o.Workers < 1 || o.BatchSize < 1 {
+		return fmt.Errorf("indexer: Workers %d and BatchSize %d must be positive: %w", o.Workers, o.BatchSize, ErrInvalidOptions)
+	}
+	return nil
 }
 
 // Stats summarise an IndexPages run.
@@ -58,16 +71,22 @@ func FromPage(p page.Page) (Document, error) {
 	return Document{ID: p.ID, URL: p.URL, Title: c.Title, Paragraphs: c.Paragraphs}, nil
 }
 
-// IndexPages reads pages, extracts and analyses them in parallel, and
+// job is one page on its way through IndexPages: read in order, staged
+// by a worker, committed in order.
+type job struct {
+	p    page.Page
+	err  error
+	done chan staged
+}
+
+// IndexPages reads pages, extracts and stages them in parallel, and
 // indexes them in input order. Per-document errors go to OnError and are
 // counted; the run stops early only when ctx is done or the store fails,
-// and everything indexed before that stays indexed.
+// and everything indexed before that stays indexed. Memory is bounded:
+// at most about BatchSize + 2·Workers pages are held at once.
 func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, error], o RunOptions) (Stats, error) {
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	if o.BatchSize <= 0 {
-		o.BatchSize = 200
+	if err := o.validate(); err != nil {
+		return Stats{}, err
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -75,67 +94,69 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	type job struct {
-		p    page.Page
-		err  error
-		done chan prepared
-	}
 	// jobs flow to the workers; order keeps them in input order for the
 	// writer, bounded so memory stays flat on large inputs.
 	jobs := make(chan *job, o.Workers*2)
 	order := make(chan *job, o.BatchSize+o.Workers*2)
-	go func() {
-		defer close(jobs)
-		defer close(order)
-		for p, err := range pages {
-			j := &job{p: p, err: err, done: make(chan prepared, 1)}
-			select {
-			case order <- j:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				j.done <- prepared{err: err}
-				continue
-			}
-			select {
-			case jobs <- j:
-			case <-ctx.Done():
-				j.done <- prepared{err: ctx.Err()}
-				return
-			}
-		}
-	}()
+	go read(ctx, pages, jobs, order)
 	for range o.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for j := range jobs {
-				d, err := FromPage(j.p)
-				var p prepared
-				if err == nil {
-					p, err = ix.prepare(d)
-				}
-				p.err = err
-				j.done <- p
+				j.done <- ix.stagePage(j.p)
 			}
-		}()
+		})
 	}
+	st, err := ix.commitInOrder(ctx, order, o, start)
+	if cerr := ctx.Err(); cerr != nil {
+		err = errors.Join(fmt.Errorf("indexer: stopped after %d documents: %w", st.Read, cerr), err)
+	}
+	return st, err
+}
 
-	var st Stats
-	batch := make([]prepared, 0, o.BatchSize)
-	flush := func() error {
-		decs, err := ix.write(batch)
-		for _, d := range decs {
-			if d.Duplicate && d.Representative != d.ID {
-				st.Duplicates++
-			}
-			for _, op := range d.Ops {
-				if op.Kind == dedupfilter.OpIndex && op.ID == d.ID {
-					st.Indexed++
-				}
-			}
+// read sends every page to order, in input order, and those without a
+// read error to jobs, until pages end or ctx is done.
+func read(ctx context.Context, pages iter.Seq2[page.Page, error], jobs, order chan<- *job) {
+	defer close(jobs)
+	defer close(order)
+	for p, err := range pages {
+		j := &job{p: p, err: err, done: make(chan staged, 1)}
+		select {
+		case order <- j:
+		case <-ctx.Done():
+			return
 		}
+		if err != nil {
+			j.done <- staged{err: err}
+			continue
+		}
+		select {
+		case jobs <- j:
+		case <-ctx.Done():
+			j.done <- staged{err: ctx.Err()}
+			return
+		}
+	}
+}
+
+// stagePage extracts p and stages it; a failure is carried in err.
+func (ix *Index) stagePage(p page.Page) staged {
+	d, err := FromPage(p)
+	var s staged
+	if err == nil {
+		s, err = ix.stage(d)
+	}
+	s.err = err
+	return s
+}
+
+// commitInOrder takes the staged pages in input order and commits them in
+// batches of o.BatchSize, counting what happened to each.
+func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOptions, start time.Time) (Stats, error) {
+	var st Stats
+	batch := make([]staged, 0, o.BatchSize)
+	flush := func() error {
+		decs, err := ix.commit(batch)
+		st.count(decs)
 		batch = batch[:0]
 		st.Elapsed = time.Since(start)
 		if o.Progress != nil {
@@ -144,28 +165,38 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 		return err
 	}
 	for j := range order {
-		p := <-j.done
+		s := <-j.done
 		if ctx.Err() != nil {
 			break
 		}
 		st.Read++
-		if p.err != nil {
+		if s.err != nil {
 			st.Errors++
 			if o.OnError != nil {
-				o.OnError(p.err)
+				o.OnError(s.err)
 			}
 			continue
 		}
-		batch = append(batch, p)
+		batch = append(batch, s)
 		if len(batch) == o.BatchSize {
 			if err := flush(); err != nil {
 				return st, err
 			}
 		}
 	}
-	err := flush()
-	if cerr := ctx.Err(); cerr != nil {
-		err = errors.Join(fmt.Errorf("indexer: stopped after %d documents: %w", st.Read, cerr), err)
+	return st, flush()
+}
+
+// count adds the outcome of decs to st.
+func (st *Stats) count(decs []dedupfilter.Decision) {
+	for _, d := range decs {
+		if d.Duplicate && d.Representative != d.ID {
+			st.Duplicates++
+		}
+		for _, op := range d.Ops {
+			if op.Kind == dedupfilter.OpIndex && op.ID == d.ID {
+				st.Indexed++
+			}
+		}
 	}
-	return st, err
 }

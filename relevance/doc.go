@@ -3,14 +3,14 @@
 //
 // A Profile is a topic: keyword terms with weights, read from a JSON file
 // (ReadProfile) or learnt from example pages (Learn). Profile.Score rates a
-// fetched page by seed 004's vector space model: the page's keyword
+// fetched page by the topic-crawler paper's vector space model: the page's keyword
 // frequencies, scaled so the most frequent keyword is 1 and multiplied by
 // the keyword weights, are compared with the topic by cosine, separately
 // for the title (B) and the body (C); the page's relevance is
 // A = α·B + C (α = 4 by default), reported divided by α+1 so it lies in
 // [0, 1], and the page is relevant when that reaches a threshold r.
 //
-// A LinkScorer rates an unfetched link by seed 003's weighted sum of four
+// A LinkScorer rates an unfetched link by the link-value paper's weighted sum of four
 // predictions — the anchor text, the text of the sibling links, the parent
 // page's relevance and the URL's words — and learns the weights from the
 // pages a training crawl fetches (see LinkScorer for the rule). Its state
@@ -36,7 +36,7 @@
 //   - DefaultTokenizer emits Han bigrams only, so a one-character Chinese
 //     keyword ("鱼", "站") matches only a lone character between
 //     non-Han text, almost never; use two-character keywords.
-//   - The link-weight learning rule is our reading of seed 003, whose
+//   - The link-weight learning rule is our reading of the link-value paper, whose
 //     update formula is lost in the available text.
 //   - Profiles and LinkScorers are safe for concurrent use.
 package relevance

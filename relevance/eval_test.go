@@ -120,7 +120,7 @@ func measure(values []float64, labels []bool, threshold float64) prf {
 // under r = 0.4 and recall collapses; even with the threshold tuned,
 // α = 4 ranks worse than α = 0. The test therefore asserts floors that
 // catch regressions of the scorer (α = 0 macro F1 at the default
-// threshold, α = 4 mean best F1), not the seed's claim.
+// threshold, α = 4 mean best F1), not the paper's claim.
 //
 //	go test -run TestEvalTitleWeighting -v ./relevance/
 func TestEvalTitleWeighting(t *testing.T) {

@@ -25,7 +25,7 @@ type Link struct {
 	ParentRelevance float64
 }
 
-// Signals are seed 003's four predictions of a link's relevance, each in
+// Signals are the link-value paper's four predictions of a link's relevance, each in
 // [0, 1], or the four weights that combine them (non-negative, summing
 // to 1).
 type Signals struct {
@@ -39,7 +39,7 @@ func (s Signals) array() [4]float64 { return [4]float64{s.Anchor, s.Siblings, s.
 
 func signalsOf(a [4]float64) Signals { return Signals{a[0], a[1], a[2], a[3]} }
 
-// LinkScorer predicts link values (seed 003): I(p) = Σ w_k·I_k(p) over the
+// LinkScorer predicts link values (the link-value paper): I(p) = Σ w_k·I_k(p) over the
 // four signals, and learns the weights w_k from fetched pages.
 //
 // Learning rule. Seed 003 compares each signal's prediction I_k with the
@@ -77,7 +77,7 @@ func NewLinkScorer(p *Profile, opts LinkOptions) (*LinkScorer, error) {
 		return nil, err
 	}
 	if p == nil {
-		return nil, fmt.Errorf("%w: nil profile", ErrBadOption)
+		return nil, fmt.Errorf("relevance: nil profile: %w", ErrInvalidOptions)
 	}
 	s := &LinkScorer{profile: p, opts: opts}
 	s.reweight()
@@ -195,19 +195,19 @@ func (s *LinkScorer) MarshalJSON() ([]byte, error) {
 func (s *LinkScorer) UnmarshalJSON(data []byte) error {
 	var st state
 	if err := json.Unmarshal(data, &st); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadState, err)
+		return fmt.Errorf("relevance: %w: %w", err, ErrBadState)
 	}
 	if st.Observations < 0 {
-		return fmt.Errorf("%w: %d observations", ErrBadState, st.Observations)
+		return fmt.Errorf("relevance: %d observations: %w", st.Observations, ErrBadState)
 	}
 	sum := st.Deviation.array()
 	for _, v := range sum {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || (st.Observations == 0 && v != 0) {
-			return fmt.Errorf("%w: deviation sum %v with %d observations", ErrBadState, v, st.Observations)
+			return fmt.Errorf("relevance: deviation sum %v with %d observations: %w", v, st.Observations, ErrBadState)
 		}
 	}
 	if s.profile == nil {
-		return fmt.Errorf("%w: scorer not made by NewLinkScorer", ErrBadState)
+		return fmt.Errorf("relevance: scorer not made by NewLinkScorer: %w", ErrBadState)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

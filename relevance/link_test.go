@@ -248,12 +248,12 @@ func TestLinkScorerUnmarshalErrors(t *testing.T) {
 func TestNewLinkScorerErrors(t *testing.T) {
 	p := mustProfile(t, map[string]float64{"a": 1}, DefaultOptions())
 	for _, o := range []LinkOptions{{Smoothing: 0, MinRelevance: 0.1}, {Smoothing: 0.1, MinRelevance: 0}, {Smoothing: 0.1, MinRelevance: 2}} {
-		if _, err := NewLinkScorer(p, o); !errors.Is(err, ErrBadOption) {
-			t.Errorf("NewLinkScorer(%+v) error = %v, want %v", o, err, ErrBadOption)
+		if _, err := NewLinkScorer(p, o); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("NewLinkScorer(%+v) error = %v, want %v", o, err, ErrInvalidOptions)
 		}
 	}
-	if _, err := NewLinkScorer(nil, DefaultLinkOptions()); !errors.Is(err, ErrBadOption) {
-		t.Errorf("NewLinkScorer(nil profile) error = %v, want %v", err, ErrBadOption)
+	if _, err := NewLinkScorer(nil, DefaultLinkOptions()); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("NewLinkScorer(nil profile) error = %v, want %v", err, ErrInvalidOptions)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 // Options control how a Profile scores pages.
 type Options struct {
-	// TitleWeight is α in seed 004's A = α·B + C, where B is the title's
+	// TitleWeight is α in the topic-crawler paper's A = α·B + C, where B is the title's
 	// and C the body's cosine similarity with the topic. Default 4 (the
 	// seed's value). 0 ignores titles. Larger values trust titles more:
 	// good for article pages with descriptive titles, bad for sites whose
@@ -23,7 +23,7 @@ type Options struct {
 	TitleWeight float64
 
 	// Threshold is r: a page is relevant when its normalised value
-	// A/(α+1) is at least r. Default 0.4, the seed's r = 2 on its scale
+	// A/(α+1) is at least r. Default 0.4, the paper's r = 2 on its scale
 	// A ∈ [0, 5]. Lower r fetches more pages (higher recall, more
 	// off-topic pages); higher r fewer. Must lie in [0, 1].
 	Threshold float64
@@ -33,7 +33,7 @@ type Options struct {
 	Tokenizer Tokenizer
 }
 
-// DefaultOptions returns seed 004's settings: α = 4, r = 0.4 (2 of 5),
+// DefaultOptions returns the topic-crawler paper's settings: α = 4, r = 0.4 (2 of 5),
 // DefaultTokenizer.
 func DefaultOptions() Options {
 	return Options{TitleWeight: 4, Threshold: 0.4, Tokenizer: DefaultTokenizer}
@@ -41,13 +41,13 @@ func DefaultOptions() Options {
 
 func (o Options) validate() error {
 	if math.IsNaN(o.TitleWeight) || math.IsInf(o.TitleWeight, 0) || o.TitleWeight < 0 {
-		return fmt.Errorf("%w: title weight %v must be finite and non-negative", ErrBadOption, o.TitleWeight)
+		return fmt.Errorf("relevance: title weight %v must be finite and non-negative: %w", o.TitleWeight, ErrInvalidOptions)
 	}
 	if !(o.Threshold >= 0 && o.Threshold <= 1) {
-		return fmt.Errorf("%w: threshold %v must lie in [0, 1]", ErrBadOption, o.Threshold)
+		return fmt.Errorf("relevance: threshold %v must lie in [0, 1]: %w", o.Threshold, ErrInvalidOptions)
 	}
 	if o.Tokenizer == nil {
-		return fmt.Errorf("%w: nil tokenizer", ErrBadOption)
+		return fmt.Errorf("relevance: nil tokenizer: %w", ErrInvalidOptions)
 	}
 	return nil
 }
@@ -75,10 +75,10 @@ func DefaultLinkOptions() LinkOptions {
 
 func (o LinkOptions) validate() error {
 	if !(o.Smoothing > 0) || math.IsInf(o.Smoothing, 0) {
-		return fmt.Errorf("%w: smoothing %v must be positive and finite", ErrBadOption, o.Smoothing)
+		return fmt.Errorf("relevance: smoothing %v must be positive and finite: %w", o.Smoothing, ErrInvalidOptions)
 	}
 	if !(o.MinRelevance > 0 && o.MinRelevance <= 1) {
-		return fmt.Errorf("%w: min relevance %v must lie in (0, 1]", ErrBadOption, o.MinRelevance)
+		return fmt.Errorf("relevance: min relevance %v must lie in (0, 1]: %w", o.MinRelevance, ErrInvalidOptions)
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 	"sort"
 )
 
-// Profile is a topic: keyword terms with weights (seed 004's topic vector
+// Profile is a topic: keyword terms with weights (the topic-crawler paper's topic vector
 // A = (w1, …, wn)). A Profile is immutable once built and safe for
 // concurrent use.
 type Profile struct {
@@ -49,7 +49,7 @@ func NewProfile(name string, keywords map[string]float64, opts Options) (*Profil
 	}
 	for kw, w := range keywords {
 		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-			return nil, fmt.Errorf("%w: keyword %q has weight %v", ErrBadWeight, kw, w)
+			return nil, fmt.Errorf("relevance: keyword %q has weight %v: %w", kw, w, ErrBadWeight)
 		}
 		if w == 0 {
 			continue
@@ -129,7 +129,7 @@ func Learn(name string, examples, background []string, n int, opts Options) (*Pr
 		return nil, ErrNoExamples
 	}
 	if n <= 0 {
-		return nil, fmt.Errorf("%w: learn n %d must be positive", ErrBadOption, n)
+		return nil, fmt.Errorf("relevance: learn n %d must be positive: %w", n, ErrInvalidOptions)
 	}
 	tf := make(map[string]float64)
 	spread := make(map[string]float64) // share of examples containing the term

@@ -139,9 +139,9 @@ func TestNewProfileErrors(t *testing.T) {
 		{"negative weight", map[string]float64{"a": -1}, DefaultOptions(), ErrBadWeight},
 		{"NaN weight", map[string]float64{"a": math.NaN()}, DefaultOptions(), ErrBadWeight},
 		{"infinite weight", map[string]float64{"a": math.Inf(1)}, DefaultOptions(), ErrBadWeight},
-		{"threshold above 1", map[string]float64{"a": 1}, badOpts, ErrBadOption},
-		{"negative alpha", map[string]float64{"a": 1}, negAlpha, ErrBadOption},
-		{"nil tokenizer", map[string]float64{"a": 1}, noTok, ErrBadOption},
+		{"threshold above 1", map[string]float64{"a": 1}, badOpts, ErrInvalidOptions},
+		{"negative alpha", map[string]float64{"a": 1}, negAlpha, ErrInvalidOptions},
+		{"nil tokenizer", map[string]float64{"a": 1}, noTok, ErrInvalidOptions},
 	}
 	for _, tt := range tests {
 		if _, err := NewProfile("t", tt.keywords, tt.opts); !errors.Is(err, tt.want) {
@@ -288,8 +288,8 @@ func TestLearnErrors(t *testing.T) {
 	if _, err := Learn("x", nil, nil, 3, DefaultOptions()); !errors.Is(err, ErrNoExamples) {
 		t.Errorf("Learn(no examples) error = %v, want %v", err, ErrNoExamples)
 	}
-	if _, err := Learn("x", []string{"a b"}, nil, 0, DefaultOptions()); !errors.Is(err, ErrBadOption) {
-		t.Errorf("Learn(n=0) error = %v, want %v", err, ErrBadOption)
+	if _, err := Learn("x", []string{"a b"}, nil, 0, DefaultOptions()); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("Learn(n=0) error = %v, want %v", err, ErrInvalidOptions)
 	}
 	if _, err := Learn("x", []string{"2019 11"}, nil, 3, DefaultOptions()); !errors.Is(err, ErrNoKeywords) {
 		t.Errorf("Learn(numbers only) error = %v, want %v", err, ErrNoKeywords)

@@ -8,7 +8,7 @@ type Score struct {
 	Title float64
 	// Body is C, the body's cosine similarity with the topic, in [0, 1].
 	Body float64
-	// Value is seed 004's A = α·B + C divided by α+1, so it lies in
+	// Value is the topic-crawler paper's A = α·B + C divided by α+1, so it lies in
 	// [0, 1] whatever α is and can be compared with link values and with
 	// Options.Threshold. A page whose title has no terms at all is scored
 	// by its body alone (Value = C): a missing title is no evidence
@@ -18,7 +18,7 @@ type Score struct {
 	Relevant bool
 }
 
-// Score rates a page by seed 004's vector space model with title
+// Score rates a page by the topic-crawler paper's vector space model with title
 // weighting: B and C from Similarity, A = α·B + C normalised to [0, 1].
 func (p *Profile) Score(title, body string) Score {
 	titleTerms := p.opts.Tokenizer(title)
@@ -34,7 +34,7 @@ func (p *Profile) Score(title, body string) Score {
 }
 
 // Similarity returns the cosine between text and the topic in [0, 1]
-// (seed 004): each keyword term's frequency in text is divided by the
+// (the topic-crawler paper): each keyword term's frequency in text is divided by the
 // largest keyword-term frequency (so the most frequent keyword counts 1)
 // and multiplied by the term's weight; the cosine of that vector with the
 // weight vector is the similarity. Terms that are not keywords are not

@@ -19,6 +19,9 @@ fi
 go vet ./...
 go test -count=1 ./...
 go test -count=1 -race ./dedupfilter/ ./indexer/
+# The collapse race test is TestSearchCollapsedAfterWrites; -short skips
+# indexing the development set, which says nothing about races.
+go test -count=1 -race -short ./collapse/
 
 for pkg in $(go list ./...); do
 	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do

@@ -54,7 +54,7 @@ func TestBrowser(t *testing.T) {
 		t.Skip("starts a browser")
 	}
 	ctx := newBrowser(t)
-	ts := httptest.NewServer(server.New(fixture(t), server.DefaultOptions())) // 127.0.0.1
+	ts := httptest.NewServer(newServer(t, fixture(t), server.DefaultOptions())) // 127.0.0.1
 	defer ts.Close()
 
 	browse(t, ctx,
@@ -120,7 +120,7 @@ func TestBrowserEscapes(t *testing.T) {
 		t.Skip("starts a browser")
 	}
 	ctx := newBrowser(t)
-	ts := httptest.NewServer(server.New(fixture(t), server.DefaultOptions()))
+	ts := httptest.NewServer(newServer(t, fixture(t), server.DefaultOptions()))
 	defer ts.Close()
 
 	browse(t, ctx,

@@ -10,7 +10,7 @@
 // "found".
 //
 //	/api/search?q=QUERY[&syntax=boolean|querystring][&collapse=true][&from=0][&size=10]
-//	    one hit per duplicate cluster (indexer.SearchCollapsed), with the
+//	    one hit per duplicate cluster (collapse.Searcher), with the
 //	    folded members; from and size count clusters
 //	/api/doc?id=ID          a stored document with its main text
 //	/api/clusters[?min=2][&from=0][&size=100]

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 
+	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/server"
@@ -27,8 +28,13 @@ func Example() {
 	ix.Index(indexer.Document{ID: "a", Title: "Night library", Paragraphs: story})
 	ix.Index(indexer.Document{ID: "b", Title: "Night library (reprint)", Paragraphs: story})
 
-	// In a program: server.New(ix, opts).HTTPServer("127.0.0.1:8080").ListenAndServe()
-	ts := httptest.NewServer(server.New(ix, server.DefaultOptions()))
+	s, err := server.New(ix, server.DefaultOptions())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// In a program: s.HTTPServer("127.0.0.1:8080").ListenAndServe()
+	ts := httptest.NewServer(s)
 	defer ts.Close()
 	resp, err := ts.Client().Get(ts.URL + "/api/search?q=library+AND+midnight")
 	if err != nil {
@@ -38,7 +44,7 @@ func Example() {
 	defer resp.Body.Close()
 	var body struct {
 		Clusters int
-		Hits     []indexer.Hit
+		Hits     []collapse.Hit
 	}
 	json.NewDecoder(resp.Body).Decode(&body)
 	fmt.Println(resp.StatusCode, body.Clusters, "cluster")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/boolquery"
+	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
@@ -20,8 +21,8 @@ import (
 //go:embed static
 var static embed.FS
 
-// Options configures a Server. The zero value of a field means its
-// default from DefaultOptions.
+// Options configures a Server. Start from DefaultOptions: New rejects
+// values out of range rather than replacing them.
 type Options struct {
 	// SearchTimeout bounds one search (default 10s); a search that runs
 	// out gets 503.
@@ -51,38 +52,28 @@ func DefaultOptions() Options {
 	}
 }
 
-// withDefaults fills o's zero fields from DefaultOptions.
-func (o Options) withDefaults() Options {
-	d := DefaultOptions()
-	if o.SearchTimeout <= 0 {
-		o.SearchTimeout = d.SearchTimeout
+func (o Options) validate() error {
+	if o.SearchTimeout <= 0 || o.MaxPageSize < 1 || o.MaxQueryBytes < 1 || o.MaxCompareSentences < 1 || o.MaxClusterMembers < 1 {
+		return fmt.Errorf("server: every Options field must be positive, got %+v: %w", o, ErrInvalidOptions)
 	}
-	if o.MaxPageSize <= 0 {
-		o.MaxPageSize = d.MaxPageSize
-	}
-	if o.MaxQueryBytes <= 0 {
-		o.MaxQueryBytes = d.MaxQueryBytes
-	}
-	if o.MaxCompareSentences <= 0 {
-		o.MaxCompareSentences = d.MaxCompareSentences
-	}
-	if o.MaxClusterMembers <= 0 {
-		o.MaxClusterMembers = d.MaxClusterMembers
-	}
-	return o
+	return nil
 }
 
 // Server is the HTTP handler of the search API and the web page.
 type Server struct {
-	ix   *indexer.Index
-	opts Options
-	mux  *http.ServeMux
+	ix       *indexer.Index
+	searcher *collapse.Searcher
+	opts     Options
+	mux      *http.ServeMux
 }
 
 // New returns a Server reading ix, which the caller keeps open while the
 // Server runs and closes after.
-func New(ix *indexer.Index, opts Options) *Server {
-	s := &Server{ix: ix, opts: opts.withDefaults(), mux: http.NewServeMux()}
+func New(ix *indexer.Index, opts Options) (*Server, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{ix: ix, searcher: collapse.New(ix.Bleve(), ix.Filter()), opts: opts, mux: http.NewServeMux()}
 	sub, _ := fs.Sub(static, "static") // cannot fail: the directory is embedded
 	files := http.FileServerFS(sub)
 	s.mux.Handle("/", get(func(w http.ResponseWriter, r *http.Request) error {
@@ -97,7 +88,7 @@ func New(ix *indexer.Index, opts Options) *Server {
 	s.mux.Handle("/api/clusters", get(s.clusters))
 	s.mux.Handle("/api/cluster", get(s.cluster))
 	s.mux.Handle("/api/compare", get(s.compare))
-	return s
+	return s, nil
 }
 
 // HTTPServer returns an http.Server for s on addr with time-outs and a
@@ -205,16 +196,16 @@ func stringParam(r *http.Request, name string) (string, error) {
 
 // searchResponse is the body of /api/search.
 type searchResponse struct {
-	Query         string        `json:"query"`
-	Syntax        string        `json:"syntax"`
-	Collapse      bool          `json:"collapse"`
-	From          int           `json:"from"`
-	Size          int           `json:"size"`
-	Total         uint64        `json:"total"`
-	Clusters      int           `json:"clusters"`
-	ClustersExact bool          `json:"clusters_exact"`
-	TookMS        float64       `json:"took_ms"`
-	Hits          []indexer.Hit `json:"hits"`
+	Query         string         `json:"query"`
+	Syntax        string         `json:"syntax"`
+	Collapse      bool           `json:"collapse"`
+	From          int            `json:"from"`
+	Size          int            `json:"size"`
+	Total         uint64         `json:"total"`
+	Clusters      int            `json:"clusters"`
+	ClustersExact bool           `json:"clusters_exact"`
+	TookMS        float64        `json:"took_ms"`
+	Hits          []collapse.Hit `json:"hits"`
 }
 
 // search serves GET /api/search?q=QUERY[&syntax=boolean|querystring]
@@ -225,27 +216,27 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := r.URL.Query()
-	syntax := indexer.Boolean
+	syntax := boolquery.Boolean
 	if v := p.Get("syntax"); v != "" {
-		if syntax, err = indexer.ParseSyntax(v); err != nil {
+		if syntax, err = boolquery.ParseSyntax(v); err != nil {
 			return badRequest("parameter syntax: want boolean or querystring, got %q", v)
 		}
 	}
-	collapse := true
+	fold := true
 	if v := p.Get("collapse"); v != "" {
-		if collapse, err = strconv.ParseBool(v); err != nil {
+		if fold, err = strconv.ParseBool(v); err != nil {
 			return badRequest("parameter collapse: want true or false, got %q", v)
 		}
 	}
-	size, err := intParam(r, "size", indexer.DefaultSize, 1, s.opts.MaxPageSize)
+	size, err := intParam(r, "size", collapse.DefaultSize, 1, s.opts.MaxPageSize)
 	if err != nil {
 		return err
 	}
-	from, err := intParam(r, "from", 0, 0, indexer.MaxWindow-size)
+	from, err := intParam(r, "from", 0, 0, collapse.MaxWindow-size)
 	if err != nil {
 		return err
 	}
-	q, err := indexer.ParseQuery(qs, syntax)
+	q, err := boolquery.Query(qs, boolquery.Options{Fields: indexer.TextFields(), Syntax: syntax})
 	if err != nil {
 		he := &httpError{status: http.StatusBadRequest, msg: err.Error()}
 		if se, ok := errors.AsType[*boolquery.SyntaxError](err); ok {
@@ -255,7 +246,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.SearchTimeout)
 	defer cancel()
-	res, err := s.ix.SearchCollapsed(ctx, indexer.CollapseRequest{Query: q, From: from, Size: size, Collapse: collapse})
+	res, err := s.searcher.Search(ctx, collapse.Request{Query: q, From: from, Size: size, Collapse: fold})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
 	}
@@ -263,7 +254,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, searchResponse{
-		Query: qs, Syntax: syntax.String(), Collapse: collapse, From: from, Size: size,
+		Query: qs, Syntax: syntax.String(), Collapse: fold, From: from, Size: size,
 		Total: res.Total, Clusters: res.Clusters, ClustersExact: res.ClustersExact,
 		TookMS: float64(res.Took.Microseconds()) / 1000, Hits: res.Hits,
 	})

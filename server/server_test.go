@@ -1,19 +1,18 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/golden"
-	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
@@ -25,23 +24,38 @@ const xssTitle = `<script>alert("x")</script><img src=x onerror=alert(1)>`
 // whose title and URL are hostile, and returns the open index.
 func fixture(tb testing.TB) *indexer.Index {
 	tb.Helper()
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = dedupfilter.Mark
-	ix, err := indexer.Open(tb.TempDir(), o)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ix.Close() })
-	pages := page.Read([]string{filepath.Join("..", "testdata", "pages")}, page.DefaultOptions())
-	if _, err := ix.IndexPages(context.Background(), pages, indexer.RunOptions{}); err != nil {
-		tb.Fatal(err)
-	}
-	_, err = ix.Index(indexer.Document{ID: "xss", URL: "javascript:alert(2)", Title: xssTitle,
+	ix := testindex.Pages(tb, "", dedupfilter.Mark)
+	_, err := ix.Index(indexer.Document{ID: "xss", URL: "javascript:alert(2)", Title: xssTitle,
 		Paragraphs: []string{"An unusual page about zebras and their stripes, written to test escaping."}})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return ix
+}
+
+func newServer(tb testing.TB, ix *indexer.Index, o server.Options) *server.Server {
+	tb.Helper()
+	s, err := server.New(ix, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func TestNewInvalidOptions(t *testing.T) {
+	for _, change := range []func(*server.Options){
+		func(o *server.Options) { o.SearchTimeout = 0 },
+		func(o *server.Options) { o.MaxPageSize = 0 },
+		func(o *server.Options) { o.MaxQueryBytes = -1 },
+		func(o *server.Options) { o.MaxCompareSentences = 0 },
+		func(o *server.Options) { o.MaxClusterMembers = 0 },
+	} {
+		o := server.DefaultOptions()
+		change(&o)
+		if _, err := server.New(nil, o); !errors.Is(err, server.ErrInvalidOptions) {
+			t.Errorf("New(%+v) error = %v, want ErrInvalidOptions", o, err)
+		}
+	}
 }
 
 type response struct {
@@ -67,7 +81,7 @@ func decode(tb testing.TB, body string) map[string]any {
 }
 
 func TestAPIErrors(t *testing.T) {
-	h := server.New(fixture(t), server.DefaultOptions())
+	h := newServer(t, fixture(t), server.DefaultOptions())
 	tests := []struct {
 		name, method, target string
 		status               int
@@ -76,7 +90,7 @@ func TestAPIErrors(t *testing.T) {
 		{"no query", "GET", "/api/search", 400, "missing parameter q"},
 		{"syntax error", "GET", "/api/search?q=%28bees+OR", 400, "at 8: expected"},
 		{"bad syntax", "GET", "/api/search?q=x&syntax=sql", 400, "parameter syntax"},
-		{"query string error", "GET", "/api/search?q=%2B%2B&syntax=querystring", 400, "invalid search request"},
+		{"query string error", "GET", "/api/search?q=%2B%2B&syntax=querystring", 400, "query string: syntax error"},
 		{"size 0", "GET", "/api/search?q=x&size=0", 400, "parameter size"},
 		{"size too big", "GET", "/api/search?q=x&size=101", 400, "parameter size"},
 		{"negative from", "GET", "/api/search?q=x&from=-1", 400, "parameter from"},
@@ -110,7 +124,7 @@ func TestAPIErrors(t *testing.T) {
 }
 
 func TestAPISyntaxErrorPosition(t *testing.T) {
-	h := server.New(fixture(t), server.DefaultOptions())
+	h := newServer(t, fixture(t), server.DefaultOptions())
 	r := do(t, h, "GET", "/api/search?q=bees+AND+%28tide")
 	v := decode(t, r.body)
 	if r.status != 400 || v["pos"] != float64(14) || v["expected"] == "" || v["found"] != "end of input" {
@@ -119,7 +133,7 @@ func TestAPISyntaxErrorPosition(t *testing.T) {
 }
 
 func TestAPISearch(t *testing.T) {
-	h := server.New(fixture(t), server.DefaultOptions())
+	h := newServer(t, fixture(t), server.DefaultOptions())
 	tests := []struct {
 		target   string
 		hits     int
@@ -153,7 +167,7 @@ func TestAPISearch(t *testing.T) {
 }
 
 func TestEscaping(t *testing.T) {
-	h := server.New(fixture(t), server.DefaultOptions())
+	h := newServer(t, fixture(t), server.DefaultOptions())
 	for _, target := range []string{"/api/search?q=zebras", "/api/doc?id=xss", "/api/cluster?doc=xss", "/api/compare?a=xss&b=xss"} {
 		r := do(t, h, "GET", target)
 		if r.status != 200 {
@@ -169,7 +183,7 @@ func TestEscaping(t *testing.T) {
 }
 
 func TestPage(t *testing.T) {
-	h := server.New(fixture(t), server.DefaultOptions())
+	h := newServer(t, fixture(t), server.DefaultOptions())
 	tests := []struct {
 		target, contentType, want string
 	}{
@@ -197,7 +211,7 @@ func TestPage(t *testing.T) {
 
 func TestClusters(t *testing.T) {
 	fixtureIx := fixture(t)
-	h := server.New(fixtureIx, server.DefaultOptions())
+	h := newServer(t, fixtureIx, server.DefaultOptions())
 	tests := []struct {
 		target string
 		total  float64
@@ -223,7 +237,7 @@ func TestClusters(t *testing.T) {
 	}
 	o := server.DefaultOptions()
 	o.MaxClusterMembers = 2
-	r = do(t, server.New(fixtureIx, o), "GET", "/api/cluster?id=0000000000000001")
+	r = do(t, newServer(t, fixtureIx, o), "GET", "/api/cluster?id=0000000000000001")
 	v = decode(t, r.body)
 	if len(v["members"].([]any)) != 2 || v["size"] != float64(3) {
 		t.Errorf("capped at 2: %s, want 2 members listed of 3", r.body)
@@ -231,7 +245,7 @@ func TestClusters(t *testing.T) {
 }
 
 func TestCompareGolden(t *testing.T) {
-	h := server.New(fixture(t), server.DefaultOptions())
+	h := newServer(t, fixture(t), server.DefaultOptions())
 	r := do(t, h, "GET", "/api/compare?a=zh/hedong-news/library-night&b=zh/portal/library-night-reprint")
 	if r.status != 200 {
 		t.Fatalf("status %d: %s", r.status, r.body)
@@ -240,7 +254,7 @@ func TestCompareGolden(t *testing.T) {
 }
 
 func TestHTTPServerLimits(t *testing.T) {
-	hs := server.New(fixture(t), server.DefaultOptions()).HTTPServer("127.0.0.1:0")
+	hs := newServer(t, fixture(t), server.DefaultOptions()).HTTPServer("127.0.0.1:0")
 	if hs.ReadHeaderTimeout == 0 || hs.ReadTimeout == 0 || hs.WriteTimeout == 0 || hs.IdleTimeout == 0 || hs.MaxHeaderBytes == 0 {
 		t.Errorf("unbounded server: %+v", hs)
 	}

@@ -9,7 +9,7 @@ import (
 	_ "github.com/bleve-dedup/bleve-dedup/analyzer/all"
 )
 
-// A field analysed with "dedup_terms" indexes seed 001's terms: width-folded,
+// A field analysed with "dedup_terms" indexes the boolean-model paper's terms: width-folded,
 // lowercased words and Han bigrams.
 func Example() {
 	body := mapping.NewTextFieldMapping()

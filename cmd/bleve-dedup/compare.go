@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
@@ -14,9 +14,19 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
+type compareCmd struct {
+	filter filterFlags
+	format format
+}
+
+func (o *compareCmd) AddFlags(fs *pflag.FlagSet) {
+	o.format = newFormat("table", "table", "json")
+	o.format.addFlag(fs)
+	o.filter.AddFlags(fs)
+}
+
 func newCompareCmd() *cobra.Command {
-	var flags dedupFlags
-	var format string
+	var o compareCmd
 	cmd := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Explain whether two pages are near-duplicates",
@@ -25,54 +35,51 @@ optionally .gz), extracts and analyses them, and prints the verdict with
 every measure's value and whether it alone calls them duplicates, and the
 shared feature-string pieces, block fingerprints and terms behind it.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "table" && format != "json" {
-				return fmt.Errorf("--format: want table or json, got %q", format)
-			}
-			opts, err := flags.options()
-			if err != nil {
-				return err
-			}
-			an, err := analyzer.New(opts.Analyzer)
-			if err != nil {
-				return err
-			}
-			var feats [2]*analyzer.Features
-			for i, path := range args {
-				d, err := readOne(path, flags.pageOptions())
-				if err != nil {
-					return err
-				}
-				feats[i] = an.Analyze(d.Paragraphs)
-			}
-			v := dedupfilter.Compare(feats[0], feats[1], opts.Filter)
-			out := cmd.OutOrStdout()
-			if format == "json" {
-				enc := json.NewEncoder(out)
-				enc.SetEscapeHTML(false)
-				enc.SetIndent("", "  ")
-				return enc.Encode(verdictJSON(v))
-			}
-			verdict := "different"
-			if v.Duplicate {
-				verdict = "near-duplicates"
-			}
-			fmt.Fprintf(out, "%s (decided by %s, similarity %.3f, %d measures agree)\n\n", verdict, v.Measure, v.Similarity, v.Votes)
-			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "MEASURE\tVALUE\tDUPLICATE")
-			for _, s := range v.Scores {
-				fmt.Fprintf(tw, "%s\t%.3f\t%v\n", s.Measure, s.Value, s.Duplicate)
-			}
-			tw.Flush()
-			fmt.Fprintf(out, "\nshared feature-string pieces (in order): %d of %d and %d\n", v.SharedPieces, len(feats[0].Pieces), len(feats[1].Pieces))
-			fmt.Fprintf(out, "shared block fingerprints: %d of %d and %d\n", v.SharedBlocks, len(feats[0].Blocks), len(feats[1].Blocks))
-			fmt.Fprintf(out, "shared terms: %d of %d and %d (e.g. %s)\n", v.SharedTerms, len(feats[0].Terms), len(feats[1].Terms), strings.Join(v.TermSample, " "))
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0], args[1]) },
 	}
-	cmd.Flags().StringVar(&format, "format", "table", "output format: table or json")
-	flags.register(cmd, false)
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
+	opts := indexer.DefaultOptions()
+	if err := o.filter.apply(&opts); err != nil {
+		return err
+	}
+	an, err := analyzer.New(opts.Analyzer)
+	if err != nil {
+		return err
+	}
+	var feats [2]*analyzer.Features
+	for i, path := range []string{a, b} {
+		d, err := readOne(path, page.DefaultOptions())
+		if err != nil {
+			return err
+		}
+		feats[i] = an.Analyze(d.Paragraphs)
+	}
+	v := dedupfilter.Compare(feats[0], feats[1], opts.Filter)
+	out := cmd.OutOrStdout()
+	if o.format.value == "json" {
+		enc := jsonLines(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(verdictJSON(v))
+	}
+	verdict := "different"
+	if v.Duplicate {
+		verdict = "near-duplicates"
+	}
+	fmt.Fprintf(out, "%s (decided by %s, similarity %.3f, %d measures agree)\n\n", verdict, v.Measure, v.Similarity, v.Votes)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MEASURE\tVALUE\tDUPLICATE")
+	for _, s := range v.Scores {
+		fmt.Fprintf(tw, "%s\t%.3f\t%v\n", s.Measure, s.Value, s.Duplicate)
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "\nshared feature-string pieces (in order): %d of %d and %d\n", v.SharedPieces, len(feats[0].Pieces), len(feats[1].Pieces))
+	fmt.Fprintf(out, "shared block fingerprints: %d of %d and %d\n", v.SharedBlocks, len(feats[0].Blocks), len(feats[1].Blocks))
+	fmt.Fprintf(out, "shared terms: %d of %d and %d (e.g. %s)\n", v.SharedTerms, len(feats[0].Terms), len(feats[1].Terms), strings.Join(v.TermSample, " "))
+	return nil
 }
 
 // readOne reads and extracts the single page in path.

@@ -124,18 +124,3 @@ func TestCrawlCmdConfigErrors(t *testing.T) {
 		}
 	}
 }
-
-func FuzzParseCrawlConfig(f *testing.F) {
-	f.Add([]byte("seeds: [http://x/]\ntopic: {keywords: {a: 1}, title_weight: 0}\ndelay: 1s\nworkers: 2\n"))
-	f.Add([]byte("topic: {profile: p.json}\nstrategy: breadth-first\nweights: fixed\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := parseCrawlConfig(data)
-		if err != nil {
-			return
-		}
-		// Mapping to options may fail but must not panic.
-		c.WeightsFile = ""
-		c.Topic.Profile = ""
-		c.options(t.TempDir(), t.TempDir())
-	})
-}

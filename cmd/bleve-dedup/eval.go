@@ -1,107 +1,101 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
+type evalCmd struct {
+	labels string
+	format format
+	filter filterFlags
+	ingest ingestFlags
+}
+
+func (o *evalCmd) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.labels, "labels", "", `labels file, {"id","cluster"} a line (required)`)
+	o.format = newFormat("table", "table", "jsonl")
+	o.format.addFlag(fs)
+	o.filter.AddFlags(fs)
+	o.ingest.AddFlags(fs)
+}
+
 func newEvalCmd() *cobra.Command {
-	var flags dedupFlags
-	var labels, format string
+	var o evalCmd
 	cmd := &cobra.Command{
 		Use:   "eval --labels LABELS.jsonl INPUT...",
 		Short: "Score the filter against labelled near-duplicates",
 		Long: `eval indexes the inputs into a temporary index with the given settings and
 compares the clusters it finds with the labels ({"id","cluster"} a line):
 pairwise precision, recall and F1 over duplicate pairs, the adjusted Rand
-index, and the indexing rate. Documents missing from either side are left
-out of the scores and counted.`,
+index, and the indexing rate. Indexed documents the labels do not know are
+left out of the scores and counted; labelled documents that could not be
+indexed count as clusters of their own.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "table" && format != "jsonl" {
-				return fmt.Errorf("--format: want table or jsonl, got %q", format)
-			}
-			lf, err := os.Open(labels)
-			if err != nil {
-				return fmt.Errorf("--labels: %w", err)
-			}
-			gold, err := eval.ReadLabels(lf, labels)
-			lf.Close()
-			if err != nil {
-				return err
-			}
-			opts, err := flags.options()
-			if err != nil {
-				return err
-			}
-			tmp, err := os.MkdirTemp("", "bleve-dedup-eval-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(tmp)
-			ix, err := indexer.Open(tmp, opts)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			st, err := runIndex(cmd.Context(), ix, args, flags, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			pred := eval.Clustering{}
-			err = ix.Filter().Clusters(func(c dedupfilter.Cluster) error {
-				for _, m := range c.Members {
-					pred[m] = c.ID
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			unlabelled := 0
-			for id := range pred {
-				if _, ok := gold[id]; !ok {
-					unlabelled++
-				}
-			}
-			// A labelled page that could not be indexed is scored as a
-			// singleton, so failures cost recall instead of vanishing.
-			for id := range gold {
-				if _, ok := pred[id]; !ok {
-					pred[id] = "unindexed:" + id
-				}
-			}
-			s := eval.Score(pred, gold)
-			out := cmd.OutOrStdout()
-			if format == "jsonl" {
-				enc := json.NewEncoder(out)
-				return enc.Encode(struct {
-					eval.Scores
-					Measure    string  `json:"measure"`
-					Delimiters string  `json:"delimiters"`
-					Unlabelled int     `json:"unlabelled"`
-					Errors     int     `json:"errors"`
-					DocsPerSec float64 `json:"docs_per_sec"`
-				}{s, flags.measure, flags.delimiters, unlabelled, st.Errors, st.DocsPerSecond()})
-			}
-			fmt.Fprintf(out, "measure %s, delimiters %q\n", flags.measure, flags.delimiters)
-			fmt.Fprintf(out, "docs %d (unlabelled %d, errors %d), gold pairs %d, predicted pairs %d, true pairs %d\n",
-				s.Docs, unlabelled, st.Errors, s.GoldPairs, s.PredPairs, s.TruePairs)
-			fmt.Fprintf(out, "precision %.4f  recall %.4f  F1 %.4f  ARI %.4f  %.1f docs/s\n",
-				s.Precision, s.Recall, s.F1, s.ARI, st.DocsPerSecond())
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
 	}
-	cmd.Flags().StringVar(&labels, "labels", "", "labels file, {\"id\",\"cluster\"} a line (required)")
+	o.AddFlags(cmd.Flags())
 	cmd.MarkFlagRequired("labels")
-	cmd.Flags().StringVar(&format, "format", "table", "output format: table or jsonl")
-	flags.register(cmd, true)
 	return cmd
+}
+
+// evalLine is the JSON-lines form of an evaluation.
+type evalLine struct {
+	eval.Scores
+	Measure    string  `json:"measure"`
+	Delimiters string  `json:"delimiters"`
+	Unlabelled int     `json:"unlabelled"`
+	Errors     int     `json:"errors"`
+	DocsPerSec float64 `json:"docs_per_sec"`
+}
+
+func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
+	lf, err := os.Open(o.labels)
+	if err != nil {
+		return fmt.Errorf("--labels: %w", err)
+	}
+	gold, err := eval.ReadLabels(lf, o.labels)
+	lf.Close()
+	if err != nil {
+		return err
+	}
+	opts, err := indexOptions(&o.filter, &o.ingest)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "bleve-dedup-eval-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	ix, err := indexer.Open(tmp, opts)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	st, err := runIndex(cmd.Context(), ix, inputs, &o.ingest, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	pred, err := eval.Predicted(ix.Filter())
+	if err != nil {
+		return err
+	}
+	r := eval.ScoreRun(pred, gold)
+	out := cmd.OutOrStdout()
+	if o.format.value == "jsonl" {
+		return jsonLines(out).Encode(evalLine{r.Scores, o.filter.measure, o.filter.delimiters, r.Unlabelled, st.Errors, st.DocsPerSecond()})
+	}
+	fmt.Fprintf(out, "measure %s, delimiters %q\n", o.filter.measure, o.filter.delimiters)
+	fmt.Fprintf(out, "docs %d (unlabelled %d, errors %d), gold pairs %d, predicted pairs %d, true pairs %d\n",
+		r.Docs, r.Unlabelled, st.Errors, r.GoldPairs, r.PredPairs, r.TruePairs)
+	fmt.Fprintf(out, "precision %.4f  recall %.4f  F1 %.4f  ARI %.4f  %.1f docs/s\n",
+		r.Precision, r.Recall, r.F1, r.ARI, st.DocsPerSecond())
+	return nil
 }

@@ -1,19 +1,29 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
+type extractCmd struct {
+	format   format
+	maxBytes int64
+}
+
+func (o *extractCmd) AddFlags(fs *pflag.FlagSet) {
+	o.format = newFormat("text", "text", "jsonl")
+	o.format.addFlag(fs)
+	fs.Int64Var(&o.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes (0: no limit)")
+}
+
 func newExtractCmd() *cobra.Command {
-	var format string
-	var maxBytes int64
+	var o extractCmd
 	cmd := &cobra.Command{
 		Use:   "extract [--format jsonl] INPUT...",
 		Short: "Print the main text the dedup filter sees for each page",
@@ -21,48 +31,48 @@ func newExtractCmd() *cobra.Command {
 the analyzers see: a readable block per page, or with --format jsonl one
 {"id","title","text"} object a line (paragraphs joined by newlines).`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "text" && format != "jsonl" {
-				return fmt.Errorf("--format: want text or jsonl, got %q", format)
-			}
-			out := cmd.OutOrStdout()
-			enc := json.NewEncoder(out)
-			enc.SetEscapeHTML(false)
-			opts := page.DefaultOptions()
-			opts.MaxBytes = maxBytes
-			var errs int
-			for p, err := range page.Read(args, opts) {
-				if err == nil {
-					var c extract.Content
-					c, err = extract.FromPage(p)
-					if err == nil {
-						if format == "jsonl" {
-							err = enc.Encode(struct {
-								ID    string `json:"id"`
-								URL   string `json:"url,omitempty"`
-								Title string `json:"title"`
-								Text  string `json:"text"`
-							}{p.ID, p.URL, c.Title, c.Text()})
-							if err != nil {
-								return err // the output is gone; stop
-							}
-						} else {
-							fmt.Fprintf(out, "== %s\n%s\n\n%s\n\n", p.ID, c.Title, strings.Join(c.Paragraphs, "\n\n"))
-						}
-						continue
-					}
-					err = fmt.Errorf("%s: %w", p.Source, err)
-				}
-				errs++
-				fmt.Fprintln(cmd.ErrOrStderr(), "bleve-dedup: extract:", err)
-			}
-			if errs > 0 {
-				return fmt.Errorf("%d pages could not be read or extracted", errs)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or jsonl")
-	cmd.Flags().Int64Var(&maxBytes, "max-bytes", page.DefaultOptions().MaxBytes, "skip pages larger than this many bytes")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// extractLine is the JSON-lines form of a page's main text.
+type extractLine struct {
+	ID    string `json:"id"`
+	URL   string `json:"url,omitempty"`
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+func (o *extractCmd) run(cmd *cobra.Command, inputs []string) error {
+	out := cmd.OutOrStdout()
+	enc := jsonLines(out)
+	opts := page.DefaultOptions()
+	opts.MaxBytes = o.maxBytes
+	var errs int
+	for p, err := range page.Read(inputs, opts) {
+		var c extract.Content
+		if err == nil {
+			if c, err = extract.FromPage(p); err != nil {
+				err = fmt.Errorf("%s: %w", p.Source, err)
+			}
+		}
+		if err != nil {
+			errs++
+			fmt.Fprintln(cmd.ErrOrStderr(), "bleve-dedup: extract:", err)
+			continue
+		}
+		if o.format.value == "jsonl" {
+			if err := enc.Encode(extractLine{p.ID, p.URL, c.Title, c.Text()}); err != nil {
+				return err // the output is gone; stop
+			}
+			continue
+		}
+		fmt.Fprintf(out, "== %s\n%s\n\n%s\n\n", p.ID, c.Title, strings.Join(c.Paragraphs, "\n\n"))
+	}
+	if errs > 0 {
+		return fmt.Errorf("%d pages could not be read or extracted", errs)
+	}
+	return nil
 }

@@ -1,20 +1,38 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/bleve-dedup/bleve-dedup/boolquery"
+	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
+type searchCmd struct {
+	dir        string
+	format     format
+	syntax     string
+	size, from int
+	collapse   bool
+}
+
+func (o *searchCmd) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.dir, "index", "", "index directory (required)")
+	o.format = newFormat("table", "table", "jsonl")
+	o.format.addFlag(fs)
+	fs.StringVar(&o.syntax, "syntax", boolquery.Boolean.String(), "query syntax: boolean or querystring")
+	fs.BoolVar(&o.collapse, "collapse", true, "fold each duplicate cluster into one hit")
+	fs.IntVar(&o.size, "size", collapse.DefaultSize, "hits per page")
+	fs.IntVar(&o.from, "from", 0, "hits to skip")
+}
+
 func newSearchCmd() *cobra.Command {
-	var dir, format, syntax string
-	var size, from int
-	var collapse bool
+	var o searchCmd
 	cmd := &cobra.Command{
 		Use:   "search --index DIR QUERY",
 		Short: "Search the index, one hit per duplicate cluster",
@@ -30,64 +48,52 @@ AND and AND tighter than OR; bare terms search the title and the text:
 --syntax querystring takes bleve's query-string syntax instead. --from and
 --size page over clusters (over documents with --collapse=false).`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "table" && format != "jsonl" {
-				return fmt.Errorf("--format: want table or jsonl, got %q", format)
-			}
-			syn, err := indexer.ParseSyntax(syntax)
-			if err != nil {
-				return fmt.Errorf("--syntax: %w", err)
-			}
-			q, err := indexer.ParseQuery(strings.Join(args, " "), syn)
-			if err != nil {
-				return err
-			}
-			ix, err := openExisting(dir)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			res, err := ix.SearchCollapsed(cmd.Context(), indexer.CollapseRequest{
-				Query: q, Size: size, From: from, Collapse: collapse})
-			if err != nil {
-				return err
-			}
-			if format == "jsonl" {
-				return writeHitsJSONL(cmd, res.Hits)
-			}
-			return writeHitsTable(cmd, res, collapse)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, strings.Join(args, " ")) },
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&dir, "index", "", "index directory (required)")
+	o.AddFlags(cmd.Flags())
 	cmd.MarkFlagRequired("index")
-	fl.StringVar(&format, "format", "table", "output format: table or jsonl")
-	fl.StringVar(&syntax, "syntax", indexer.Boolean.String(), "query syntax: boolean or querystring")
-	fl.BoolVar(&collapse, "collapse", true, "fold each duplicate cluster into one hit")
-	fl.IntVar(&size, "size", indexer.DefaultSize, "hits per page")
-	fl.IntVar(&from, "from", 0, "hits to skip")
 	return cmd
 }
 
-func writeHitsJSONL(cmd *cobra.Command, hits []indexer.Hit) error {
-	enc := json.NewEncoder(cmd.OutOrStdout())
-	enc.SetEscapeHTML(false)
-	for _, h := range hits {
-		if err := enc.Encode(h); err != nil {
-			return err
-		}
+func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
+	syn, err := boolquery.ParseSyntax(o.syntax)
+	if err != nil {
+		return fmt.Errorf("--syntax: %w", err)
 	}
-	return nil
+	q, err := boolquery.Query(qs, boolquery.Options{Fields: indexer.TextFields(), Syntax: syn})
+	if err != nil {
+		return err
+	}
+	ix, err := openExisting(o.dir)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	res, err := collapse.New(ix.Bleve(), ix.Filter()).Search(cmd.Context(), collapse.Request{
+		Query: q, Size: o.size, From: o.from, Collapse: o.collapse})
+	if err != nil {
+		return err
+	}
+	if o.format.value == "jsonl" {
+		enc := jsonLines(cmd.OutOrStdout())
+		for _, h := range res.Hits {
+			if err := enc.Encode(h); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return writeHitsTable(cmd, res, o.collapse)
 }
 
-func writeHitsTable(cmd *cobra.Command, res *indexer.CollapseResult, collapse bool) error {
+func writeHitsTable(cmd *cobra.Command, res *collapse.Result, collapsed bool) error {
 	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCORE\tID\tCLUSTER\tFOLDED\tTITLE")
 	for _, h := range res.Hits {
 		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%d\t%s\n", h.Score, h.ID, h.Cluster, h.Folded, h.Title)
 	}
 	switch {
-	case !collapse:
+	case !collapsed:
 		fmt.Fprintf(tw, "(%d of %d documents)\n", len(res.Hits), res.Total)
 	case res.ClustersExact:
 		fmt.Fprintf(tw, "(%d of %d clusters, %d documents)\n", len(res.Hits), res.Clusters, res.Total)

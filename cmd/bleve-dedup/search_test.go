@@ -3,32 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/golden"
-	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 )
 
-// fixtureIndex indexes ../../testdata/pages under the mark policy into a
+// fixtureIndex indexes testdata/pages under the mark policy into a
 // fresh directory and returns it, closed.
 func fixtureIndex(tb testing.TB) string {
 	tb.Helper()
 	dir := tb.TempDir()
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = dedupfilter.Mark
-	ix, err := indexer.Open(dir, o)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	pages := page.Read([]string{filepath.Join("..", "..", "testdata", "pages")}, page.DefaultOptions())
-	if _, err := ix.IndexPages(context.Background(), pages, indexer.RunOptions{}); err != nil {
-		tb.Fatal(err)
-	}
-	if err := ix.Close(); err != nil {
+	if err := testindex.Pages(tb, dir, dedupfilter.Mark).Close(); err != nil {
 		tb.Fatal(err)
 	}
 	return dir

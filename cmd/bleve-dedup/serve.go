@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
@@ -19,9 +18,20 @@ import (
 // SIGINT or SIGTERM.
 const shutdownGrace = 10 * time.Second
 
+type serveCmd struct {
+	dir, addr string
+	opts      server.Options
+}
+
+func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.dir, "index", "", "index directory (required)")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	o.opts = server.DefaultOptions()
+	fs.DurationVar(&o.opts.SearchTimeout, "search-timeout", o.opts.SearchTimeout, "longest time one search may run")
+}
+
 func newServeCmd() *cobra.Command {
-	var dir, addr string
-	opts := server.DefaultOptions()
+	var o serveCmd
 	cmd := &cobra.Command{
 		Use:   "serve --index DIR [--addr 127.0.0.1:8080]",
 		Short: "Serve the search page and JSON API over the index",
@@ -34,30 +44,33 @@ It listens on loopback by default and has no authentication: expose it
 beyond this machine only behind a proxy that adds some. SIGINT or SIGTERM
 stop it gracefully.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ix, err := openExisting(dir)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
-			if host, _, _ := net.SplitHostPort(addr); !isLoopback(host) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is not a loopback address; the server has no authentication\n", addr)
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			return serve(ctx, cmd, server.New(ix, opts).HTTPServer(addr), ln)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&dir, "index", "", "index directory (required)")
+	o.AddFlags(cmd.Flags())
 	cmd.MarkFlagRequired("index")
-	fl.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fl.DurationVar(&opts.SearchTimeout, "search-timeout", opts.SearchTimeout, "longest time one search may run")
 	return cmd
+}
+
+func (o *serveCmd) run(cmd *cobra.Command) error {
+	ix, err := openExisting(o.dir)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	srv, err := server.New(ix, o.opts)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	if host, _, _ := net.SplitHostPort(o.addr); !isLoopback(host) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is not a loopback address; the server has no authentication\n", o.addr)
+	}
+	ctx, stop := stopOnSignal(cmd.Context())
+	defer stop()
+	return serve(ctx, cmd, srv.HTTPServer(o.addr), ln)
 }
 
 // serve runs hs on ln until ctx is done, then shuts it down gracefully.

@@ -1,5 +1,5 @@
 // Package blocks is a bleve tokenizer, and an analyzer of the same name,
-// emitting seed 002's block fingerprints (analyzer.Analyzer.Blocks) as
+// emitting the fingerprint paper's block fingerprints (analyzer.Analyzer.Blocks) as
 // 40-character lowercase hex SHA-1 tokens, most important block first. A
 // term query for one fingerprint finds the documents sharing that block.
 //

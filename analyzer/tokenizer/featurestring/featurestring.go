@@ -1,5 +1,5 @@
 // Package featurestring is a bleve tokenizer, and an analyzer of the same
-// name, emitting seed 000's feature-string pieces (analyzer.Analyzer.Pieces)
+// name, emitting the feature-string paper's pieces (analyzer.Analyzer.Pieces)
 // as tokens, one per effective delimiter in text order. A field analysed
 // with it can find documents sharing pieces, and a phrase query over pieces
 // finds documents sharing a run of the feature string.

@@ -46,7 +46,7 @@ func New(opts analyzer.Options, bands int) (*Tokenizer, error) {
 		return nil, err
 	}
 	if opts.MinHashSize == 0 || bands < 1 || opts.MinHashSize%bands != 0 {
-		return nil, fmt.Errorf("%w: %d bands do not divide MinHashSize %d", analyzer.ErrInvalidOptions, bands, opts.MinHashSize)
+		return nil, fmt.Errorf("minhash: %d bands do not divide MinHashSize %d: %w", bands, opts.MinHashSize, analyzer.ErrInvalidOptions)
 	}
 	return &Tokenizer{a: a, bands: bands}, nil
 }

@@ -1,5 +1,5 @@
 // Package terms is a bleve tokenizer, and an analyzer of the same name,
-// emitting seed 001's boolean-model terms (analyzer.EachTerm) once per
+// emitting the boolean-model paper's terms (analyzer.EachTerm) once per
 // occurrence, so bleve's term frequencies equal analyzer.Features.Terms:
 // normalised UAX #29 words and numbers, and Han (and kana) runs as
 // overlapping bigrams. It takes no config.

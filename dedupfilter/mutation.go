@@ -10,28 +10,28 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// write is one Add or Delete: a read-write transaction plus the search
+// mutation is one Add or Delete: a read-write transaction plus the search
 // index operations it implies, at most one per document (the last wins).
-type write struct {
+type mutation struct {
 	f   *Filter
 	txn *badger.Txn
 	seq uint64
 	ops []Op
 }
 
-func (f *Filter) begin() *write {
+func (f *Filter) begin() *mutation {
 	f.seq++
-	return &write{f: f, txn: f.db.NewTransaction(true), seq: f.seq}
+	return &mutation{f: f, txn: f.db.NewTransaction(true), seq: f.seq}
 }
 
-func (w *write) set(k, v []byte) error {
+func (w *mutation) set(k, v []byte) error {
 	if err := w.txn.Set(k, v); err != nil {
 		return fmt.Errorf("dedupfilter: write: %w", err)
 	}
 	return nil
 }
 
-func (w *write) op(op Op) {
+func (w *mutation) op(op Op) {
 	op.Seq = w.seq
 	for i := range w.ops {
 		if w.ops[i].ID == op.ID {
@@ -45,7 +45,7 @@ func (w *write) op(op Op) {
 // commit records the ops as pending marks and the counters, then commits.
 // On error the in-memory counters may run ahead of the store; gaps in
 // sequence numbers are harmless.
-func (w *write) commit() ([]Op, error) {
+func (w *mutation) commit() ([]Op, error) {
 	for _, op := range w.ops {
 		if err := w.set(key(nsPending, op.ID), encodeOp(op)); err != nil {
 			return nil, err
@@ -62,7 +62,7 @@ func (w *write) commit() ([]Op, error) {
 	return w.ops, nil
 }
 
-func (w *write) record(id string) (*record, error) {
+func (w *mutation) record(id string) (*record, error) {
 	return getRecord(w.txn, id)
 }
 
@@ -103,7 +103,7 @@ func copyValue(txn *badger.Txn, k []byte) ([]byte, error) {
 	return out, err
 }
 
-func (w *write) representative(cluster string) (string, error) {
+func (w *mutation) representative(cluster string) (string, error) {
 	b, err := copyValue(w.txn, key(nsCluster, cluster))
 	if err != nil {
 		return "", fmt.Errorf("dedupfilter: cluster %q: %w", cluster, err)
@@ -111,13 +111,13 @@ func (w *write) representative(cluster string) (string, error) {
 	return string(b), nil
 }
 
-func (w *write) putRecord(id string, rec *record) error {
+func (w *mutation) putRecord(id string, rec *record) error {
 	return w.set(key(nsDoc, id), encodeRecord(rec))
 }
 
 // setIndexed records whether id is in the search index and emits the op
 // that makes it so.
-func (w *write) setIndexed(id string, rec *record, indexed bool) error {
+func (w *mutation) setIndexed(id string, rec *record, indexed bool) error {
 	if rec.Indexed == indexed {
 		return nil
 	}
@@ -151,7 +151,7 @@ func (o Options) prefer(a, b *record) bool {
 
 // place puts the document (rec, not yet written) in a cluster: its old
 // one if it is re-added and stays, else the match's, else a new one.
-func (w *write) place(id string, rec, old, match *record) error {
+func (w *mutation) place(id string, rec, old, match *record) error {
 	if old != nil {
 		// A re-added document keeps its cluster, and its role in it, when it
 		// still matches inside it or has no match and is alone: re-indexing
@@ -182,7 +182,7 @@ func (w *write) place(id string, rec, old, match *record) error {
 
 // join makes the new document (rec, not yet written) a member of cluster
 // and applies the policy to the representative.
-func (w *write) join(id string, rec *record, cluster string) error {
+func (w *mutation) join(id string, rec *record, cluster string) error {
 	rec.Cluster = cluster
 	rep, err := w.representative(rec.Cluster)
 	if err != nil {
@@ -210,7 +210,7 @@ func (w *write) join(id string, rec *record, cluster string) error {
 
 // stays reports whether re-added id remains in its old cluster: its match
 // is in it, or it has no match and is the only member.
-func (w *write) stays(id string, old, match *record) (bool, error) {
+func (w *mutation) stays(id string, old, match *record) (bool, error) {
 	if match != nil {
 		return match.Cluster == old.Cluster, nil
 	}
@@ -218,7 +218,7 @@ func (w *write) stays(id string, old, match *record) (bool, error) {
 	return len(members) == 1 && members[0] == id, err
 }
 
-func (w *write) deleteKeys(keys [][]byte) error {
+func (w *mutation) deleteKeys(keys [][]byte) error {
 	for _, k := range keys {
 		if err := w.txn.Delete(k); err != nil {
 			return fmt.Errorf("dedupfilter: delete posting: %w", err)
@@ -231,7 +231,7 @@ func (w *write) deleteKeys(keys [][]byte) error {
 // cluster's representative afterwards ("" when the cluster is gone). The
 // document's postings, record, features and payload are left to the
 // caller.
-func (w *write) leave(id string, rec *record) (string, error) {
+func (w *mutation) leave(id string, rec *record) (string, error) {
 	if err := w.txn.Delete(memberKey(rec.Cluster, id)); err != nil {
 		return "", fmt.Errorf("dedupfilter: delete membership: %w", err)
 	}
@@ -272,7 +272,7 @@ func (w *write) leave(id string, rec *record) (string, error) {
 	return best, w.setIndexed(best, bestRec, true)
 }
 
-func (w *write) members(cluster string) ([]string, error) {
+func (w *mutation) members(cluster string) ([]string, error) {
 	return listMembers(w.txn, cluster)
 }
 
@@ -293,7 +293,7 @@ func listMembers(txn *badger.Txn, cluster string) ([]string, error) {
 // first verified duplicate is the match: a candidate sharing more lists is
 // the likelier copy, and stopping there keeps a popular cluster from
 // costing MaxCandidates verifications per Add.
-func (w *write) bestMatch(id string, feat prepared, lookup [][]byte) (string, Verdict, int, error) {
+func (w *mutation) bestMatch(id string, feat signature, lookup [][]byte) (string, Verdict, int, error) {
 	o := w.f.opts
 	hits := map[string]int{}
 	it := w.txn.NewIterator(badger.IteratorOptions{})
@@ -337,10 +337,10 @@ func (w *write) bestMatch(id string, feat prepared, lookup [][]byte) (string, Ve
 	}
 	for n, cd := range cands {
 		c := cd.id
-		var cf prepared
+		var cf signature
 		err := getValue(w.txn, key(nsFeatures, c), func(b []byte) error {
 			var err error
-			cf, err = decodePrepared(b)
+			cf, err = decodeSignature(b)
 			return err
 		})
 		if err != nil {

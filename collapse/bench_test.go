@@ -1,4 +1,4 @@
-package indexer_test
+package collapse_test
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/bleve-dedup/bleve-dedup/boolquery"
+	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
@@ -155,7 +157,7 @@ func benchQueries(b *testing.B, words []string) ([]query.Query, []string) {
 	}
 	out := make([]query.Query, len(qs))
 	for i, s := range qs {
-		q, err := indexer.ParseQuery(s, indexer.Boolean)
+		q, err := boolquery.Query(s, boolquery.Options{Fields: []string{indexer.FieldTitle, indexer.FieldText}})
 		if err != nil {
 			b.Fatalf("%q: %v", s, err)
 		}
@@ -168,19 +170,20 @@ func benchQueries(b *testing.B, words []string) ([]query.Query, []string) {
 type searchFunc func(q query.Query) error
 
 // BenchmarkCollapse100k measures, in one run over the same queries,
-// plain bleve search, SearchCollapsed (with the default cluster bound and
+// plain bleve search, Searcher.Search (with the default cluster bound and
 // with exact counting of every cluster) and collapsing by over-fetching,
 // all for the first page of 10. It reports the latency percentiles of
 // each and the ratios to plain search.
 //
-//	BLEVE_DEDUP_BENCH_100K=1 go test ./indexer -run '^$' -bench Collapse100k -benchtime 3x
+//	BLEVE_DEDUP_BENCH_100K=1 go test ./collapse -run '^$' -bench Collapse100k -benchtime 3x
 func BenchmarkCollapse100k(b *testing.B) {
 	ix, words := open100k(b)
+	searcher := collapse.New(ix.Bleve(), ix.Filter())
 	qs, names := benchQueries(b, words)
 	ctx := context.Background()
 	collapsed := func(bound int) searchFunc {
 		return func(q query.Query) error {
-			_, err := ix.SearchCollapsed(ctx, indexer.CollapseRequest{Query: q, Size: 10, Collapse: true, ClusterBound: bound})
+			_, err := searcher.Search(ctx, collapse.Request{Query: q, Size: 10, Collapse: true, ClusterBound: bound})
 			return err
 		}
 	}

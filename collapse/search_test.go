@@ -1,4 +1,4 @@
-package indexer_test
+package collapse_test
 
 import (
 	"context"
@@ -15,27 +15,12 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
-
-// openPages indexes ../testdata/pages under policy in a fresh directory.
-func openPages(tb testing.TB, policy dedupfilter.Policy) *indexer.Index {
-	tb.Helper()
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = policy
-	ix, err := indexer.Open(tb.TempDir(), o)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ix.Close() })
-	pages := page.Read([]string{filepath.Join("..", "testdata", "pages")}, page.DefaultOptions())
-	if _, err := ix.IndexPages(context.Background(), pages, indexer.RunOptions{}); err != nil {
-		tb.Fatal(err)
-	}
-	return ix
-}
 
 // synthIndex writes n documents straight into bleve (around the filter),
 // in clusters of 1 to 4 whose members share their text, from a vocabulary
@@ -75,7 +60,7 @@ func synthIndex(tb testing.TB, n int, seed uint64) *indexer.Index {
 
 // bruteCollapse is the reference: every match in the documented order,
 // first member of each cluster kept.
-func bruteCollapse(tb testing.TB, ix *indexer.Index, q query.Query) []indexer.Hit {
+func bruteCollapse(tb testing.TB, ix *indexer.Index, q query.Query) []collapse.Hit {
 	tb.Helper()
 	req := bleve.NewSearchRequestOptions(q, 1<<20, 0, false)
 	req.SortBy([]string{"-_score", "_id"})
@@ -84,18 +69,18 @@ func bruteCollapse(tb testing.TB, ix *indexer.Index, q query.Query) []indexer.Hi
 		tb.Fatal(err)
 	}
 	seen := map[string]bool{}
-	var hits []indexer.Hit
+	var hits []collapse.Hit
 	for _, h := range res.Hits {
 		c := h.Fields[indexer.FieldCluster].(string)
 		if !seen[c] {
 			seen[c] = true
-			hits = append(hits, indexer.Hit{ID: h.ID, Score: h.Score, Cluster: c})
+			hits = append(hits, collapse.Hit{ID: h.ID, Score: h.Score, Cluster: c})
 		}
 	}
 	return hits
 }
 
-func ids(hits []indexer.Hit) []string {
+func ids(hits []collapse.Hit) []string {
 	s := make([]string, len(hits))
 	for i, h := range hits {
 		s[i] = h.ID + "/" + h.Cluster
@@ -105,6 +90,7 @@ func ids(hits []indexer.Hit) []string {
 
 func TestSearchCollapsedPagingMatchesReference(t *testing.T) {
 	ix := synthIndex(t, 300, 7)
+	searcher := collapse.New(ix.Bleve(), ix.Filter())
 	ctx := context.Background()
 	for _, qs := range []string{"alpha", "alpha beta", "gamma delta zeta", "*"} {
 		var q query.Query = bleve.NewQueryStringQuery(qs)
@@ -116,9 +102,9 @@ func TestSearchCollapsedPagingMatchesReference(t *testing.T) {
 			t.Fatalf("%q: reference found nothing", qs)
 		}
 		for _, size := range []int{1, 3, 10, 1000} {
-			var got []indexer.Hit
+			var got []collapse.Hit
 			for from := 0; from < len(want)+size; from += size {
-				res, err := ix.SearchCollapsed(ctx, indexer.CollapseRequest{Query: q, From: from, Size: size, Collapse: true})
+				res, err := searcher.Search(ctx, collapse.Request{Query: q, From: from, Size: size, Collapse: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -136,6 +122,7 @@ func TestSearchCollapsedPagingMatchesReference(t *testing.T) {
 
 func TestSearchCollapsedClusterBound(t *testing.T) {
 	ix := synthIndex(t, 300, 7)
+	searcher := collapse.New(ix.Bleve(), ix.Filter())
 	q := bleve.NewMatchAllQuery()
 	all := len(bruteCollapse(t, ix, q))
 	tests := []struct {
@@ -149,7 +136,7 @@ func TestSearchCollapsedClusterBound(t *testing.T) {
 		{bound: 5, want: 5, wantExact: false},
 	}
 	for _, tt := range tests {
-		res, err := ix.SearchCollapsed(context.Background(), indexer.CollapseRequest{Query: q, Collapse: true, ClusterBound: tt.bound})
+		res, err := searcher.Search(context.Background(), collapse.Request{Query: q, Collapse: true, ClusterBound: tt.bound})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,12 +168,13 @@ func TestSearchCollapsedPolicies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%v/collapse=%v", tt.policy, tt.collapse), func(t *testing.T) {
-			ix := openPages(t, tt.policy)
-			res, err := ix.SearchCollapsed(context.Background(), indexer.CollapseRequest{Query: q, Size: 100, Collapse: tt.collapse})
+			ix := testindex.Pages(t, "", tt.policy)
+			searcher := collapse.New(ix.Bleve(), ix.Filter())
+			res, err := searcher.Search(context.Background(), collapse.Request{Query: q, Size: 100, Collapse: tt.collapse})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var found []indexer.Hit
+			var found []collapse.Hit
 			for _, h := range res.Hits {
 				if slices.Contains(copies, h.ID) {
 					found = append(found, h)
@@ -219,8 +207,9 @@ func TestSearchCollapsedPolicies(t *testing.T) {
 }
 
 func TestSearchCollapsedMaxMembers(t *testing.T) {
-	ix := openPages(t, dedupfilter.Mark)
-	res, err := ix.SearchCollapsed(context.Background(), indexer.CollapseRequest{
+	ix := testindex.Pages(t, "", dedupfilter.Mark)
+	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	res, err := searcher.Search(context.Background(), collapse.Request{
 		Query: bleve.NewMatchQuery("bees"), Collapse: true, MaxMembers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -234,15 +223,16 @@ func TestSearchCollapsedMaxMembers(t *testing.T) {
 
 func TestSearchCollapsedInvalid(t *testing.T) {
 	ix := synthIndex(t, 10, 1)
+	searcher := collapse.New(ix.Bleve(), ix.Filter())
 	q := bleve.NewMatchAllQuery()
-	tests := []indexer.CollapseRequest{
+	tests := []collapse.Request{
 		{},
 		{Query: q, Size: -1},
 		{Query: q, From: -1},
-		{Query: q, From: indexer.MaxWindow},
+		{Query: q, From: collapse.MaxWindow},
 	}
 	for _, req := range tests {
-		if _, err := ix.SearchCollapsed(context.Background(), req); !errors.Is(err, indexer.ErrInvalidRequest) {
+		if _, err := searcher.Search(context.Background(), req); !errors.Is(err, collapse.ErrInvalidRequest) {
 			t.Errorf("%+v: got %v, want ErrInvalidRequest", req, err)
 		}
 	}
@@ -250,14 +240,15 @@ func TestSearchCollapsedInvalid(t *testing.T) {
 
 func TestSearchCollapsedCanceled(t *testing.T) {
 	ix := synthIndex(t, 10, 1)
+	searcher := collapse.New(ix.Bleve(), ix.Filter())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ix.SearchCollapsed(ctx, indexer.CollapseRequest{Query: bleve.NewMatchAllQuery(), Collapse: true}); !errors.Is(err, context.Canceled) {
+	if _, err := searcher.Search(ctx, collapse.Request{Query: bleve.NewMatchAllQuery(), Collapse: true}); !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
 
-func ExampleIndex_SearchCollapsed() {
+func ExampleSearcher_Search() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 	o := indexer.DefaultOptions()
@@ -272,7 +263,8 @@ func ExampleIndex_SearchCollapsed() {
 		"Volunteers keep the reading rooms open until midnight, and the lamps stay lit for everyone."}
 	ix.Index(indexer.Document{ID: "a", URL: "https://a.example/night", Title: "Night library", Paragraphs: story})
 	ix.Index(indexer.Document{ID: "b", URL: "https://b.example/copy", Title: "Night library (reprint)", Paragraphs: story})
-	res, err := ix.SearchCollapsed(context.Background(), indexer.CollapseRequest{Query: bleve.NewMatchQuery("library"), Collapse: true})
+	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	res, err := searcher.Search(context.Background(), collapse.Request{Query: bleve.NewMatchQuery("library"), Collapse: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -312,11 +304,12 @@ func TestSearchCollapsedDevSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	st, err := ix.IndexPages(context.Background(), page.Read([]string{input}, page.DefaultOptions()), indexer.RunOptions{})
+	st, err := ix.IndexPages(context.Background(), page.Read([]string{input}, page.DefaultOptions()), indexer.DefaultRunOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("indexed %d of %d pages, %d duplicates, in %s", st.Indexed, st.Read, st.Duplicates, st.Elapsed)
+	searcher := collapse.New(ix.Bleve(), ix.Filter())
 
 	// (1) The largest cluster that is exactly a labelled cluster, searched
 	// by the start of its representative's text.
@@ -347,7 +340,7 @@ func TestSearchCollapsedDevSet(t *testing.T) {
 	start := []rune(body.Text)[:min(80, len([]rune(body.Text)))]
 	q := bleve.NewMatchQuery(string(start))
 	q.SetField(indexer.FieldText)
-	plain, err := ix.SearchCollapsed(context.Background(), indexer.CollapseRequest{Query: q, Size: 20})
+	plain, err := searcher.Search(context.Background(), collapse.Request{Query: q, Size: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,11 +350,11 @@ func TestSearchCollapsedDevSet(t *testing.T) {
 			copies++
 		}
 	}
-	col, err := ix.SearchCollapsed(context.Background(), indexer.CollapseRequest{Query: q, Size: 20, Collapse: true})
+	col, err := searcher.Search(context.Background(), collapse.Request{Query: q, Size: 20, Collapse: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var once []indexer.Hit
+	var once []collapse.Hit
 	for _, h := range col.Hits {
 		if h.Cluster == big.ID {
 			once = append(once, h)
@@ -374,18 +367,18 @@ func TestSearchCollapsedDevSet(t *testing.T) {
 	if len(once) != 1 || once[0].Folded != len(big.Members)-1 || len(once[0].Members) != len(big.Members)-1 {
 		t.Fatalf("collapsed: %+v, want one hit folding %d members", once, len(big.Members)-1)
 	}
-	if p := plain.Hits[slices.IndexFunc(plain.Hits, func(h indexer.Hit) bool { return h.Cluster == big.ID })]; p.ID != once[0].ID {
+	if p := plain.Hits[slices.IndexFunc(plain.Hits, func(h collapse.Hit) bool { return h.Cluster == big.ID })]; p.ID != once[0].ID {
 		t.Errorf("collapsed hit %s, want the best plain copy %s", once[0].ID, p.ID)
 	}
 
 	// (2) Paging through every match.
 	for _, q := range []query.Query{bleve.NewMatchAllQuery(), bleve.NewMatchQuery("the 的 news 新闻")} {
 		want := bruteCollapse(t, ix, q)
-		var got []indexer.Hit
+		var got []collapse.Hit
 		var total uint64
 		seen := map[string]int{}
 		for from := 0; ; from += 10 {
-			res, err := ix.SearchCollapsed(context.Background(), indexer.CollapseRequest{Query: q, From: from, Size: 10, Collapse: true, ClusterBound: -1})
+			res, err := searcher.Search(context.Background(), collapse.Request{Query: q, From: from, Size: 10, Collapse: true, ClusterBound: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,11 +436,12 @@ func readLabels(tb testing.TB, path string) map[string][]string {
 // concurrently with the writes.
 func TestSearchCollapsedAfterWrites(t *testing.T) {
 	ix := synthIndex(t, 200, 3)
+	searcher := collapse.New(ix.Bleve(), ix.Filter())
 	q := bleve.NewMatchAllQuery()
 	check := func(round int) {
 		t.Helper()
 		want := bruteCollapse(t, ix, q)
-		res, err := ix.SearchCollapsed(context.Background(), indexer.CollapseRequest{Query: q, Size: 1000, Collapse: true, ClusterBound: -1})
+		res, err := searcher.Search(context.Background(), collapse.Request{Query: q, Size: 1000, Collapse: true, ClusterBound: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -460,7 +454,7 @@ func TestSearchCollapsedAfterWrites(t *testing.T) {
 	go func() { // concurrent readers, for -race and for stale tables
 		defer close(done)
 		for range 20 {
-			if _, err := ix.SearchCollapsed(context.Background(), indexer.CollapseRequest{Query: q, Collapse: true}); err != nil {
+			if _, err := searcher.Search(context.Background(), collapse.Request{Query: q, Collapse: true}); err != nil {
 				t.Error(err)
 				return
 			}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/page"
+)
+
+// Helpers shared by the commands.
+
+// format is an output-format flag that accepts only its listed values, so
+// a bad value fails when the flags are parsed, with the same message for
+// every command.
+type format struct {
+	value   string
+	allowed []string
+}
+
+func newFormat(def string, allowed ...string) format {
+	return format{value: def, allowed: allowed}
+}
+
+func (f *format) String() string { return f.value }
+func (f *format) Type() string   { return "format" }
+func (f *format) Set(s string) error {
+	if !slices.Contains(f.allowed, s) {
+		return fmt.Errorf("want %s, got %q", strings.Join(f.allowed, " or "), s)
+	}
+	f.value = s
+	return nil
+}
+
+// addFlag registers f as --format.
+func (f *format) addFlag(fs *pflag.FlagSet) {
+	fs.Var(f, "format", "output format: "+strings.Join(f.allowed, " or "))
+}
+
+// filterFlags are the settings of the duplicate decision (index, eval,
+// compare).
+type filterFlags struct {
+	measure, delimiters string
+}
+
+func (f *filterFlags) AddFlags(fs *pflag.FlagSet) {
+	def := indexer.DefaultOptions()
+	fs.StringVar(&f.measure, "measure", def.Filter.Measure.String(), "measure that decides: combined, featurestring, boolean, conrad, pugh, blocks, minhash or jaccard")
+	fs.StringVar(&f.delimiters, "delimiters", def.Analyzer.Delimiters, "feature-string delimiter characters (the feature-string paper's sentence ends)")
+}
+
+func (f *filterFlags) apply(o *indexer.Options) error {
+	var err error
+	if o.Filter.Measure, err = dedupfilter.ParseMeasure(f.measure); err != nil {
+		return fmt.Errorf("--measure: %w", err)
+	}
+	o.Analyzer.Delimiters = f.delimiters
+	return nil
+}
+
+// ingestFlags say how pages are read and indexed (index, eval).
+type ingestFlags struct {
+	policy, keep string
+	workers      int
+	maxBytes     int64
+	noDedup      bool
+}
+
+func (f *ingestFlags) AddFlags(fs *pflag.FlagSet) {
+	def := indexer.DefaultOptions()
+	fs.StringVar(&f.policy, "policy", def.Filter.Policy.String(), "what happens to a duplicate: suppress (not indexed), mark (indexed with its cluster id) or replace (keep the better copy)")
+	fs.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
+	fs.IntVar(&f.workers, "workers", indexer.DefaultRunOptions().Workers, "pages extracted in parallel")
+	fs.Int64Var(&f.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes (0: no limit)")
+	fs.BoolVar(&f.noDedup, "no-dedup", false, "index every page into bleve without the filter (to measure its cost)")
+}
+
+func (f *ingestFlags) apply(o *indexer.Options) error {
+	var err error
+	if o.Filter.Policy, err = dedupfilter.ParsePolicy(f.policy); err != nil {
+		return fmt.Errorf("--policy: %w", err)
+	}
+	if o.Filter.Keep, err = dedupfilter.ParseKeep(f.keep); err != nil {
+		return fmt.Errorf("--keep: %w", err)
+	}
+	o.NoDedup = f.noDedup
+	return nil
+}
+
+func (f *ingestFlags) pageOptions() page.Options {
+	o := page.DefaultOptions()
+	o.MaxBytes = f.maxBytes
+	return o
+}
+
+// indexOptions returns the index settings of the filter and ingest flags.
+func indexOptions(ff *filterFlags, inf *ingestFlags) (indexer.Options, error) {
+	o := indexer.DefaultOptions()
+	if err := ff.apply(&o); err != nil {
+		return o, err
+	}
+	return o, inf.apply(&o)
+}
+
+// runIndex indexes inputs into ix, reporting per-page errors on errw and,
+// when errw is a terminal, a progress bar.
+func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, f *ingestFlags, errw io.Writer) (indexer.Stats, error) {
+	// A bad page is skipped and the run goes on; an input that cannot be
+	// read at all (a mistyped path) fails the command once the rest is in.
+	var badInputs int
+	ro := indexer.DefaultRunOptions()
+	ro.Workers = f.workers
+	ro.OnError = func(err error) {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, errors.ErrUnsupported) {
+			badInputs++
+		}
+		fmt.Fprintln(errw, "bleve-dedup: skipped:", err)
+	}
+	if bar := progressBar(errw, -1, "indexing", "docs"); bar != nil {
+		last := 0
+		ro.Progress = func(s indexer.Stats) {
+			bar.Add(s.Read - last)
+			last = s.Read
+			bar.Describe(fmt.Sprintf("indexing (%d duplicates, %d errors)", s.Duplicates, s.Errors))
+		}
+		defer bar.Finish()
+	}
+	st, err := ix.IndexPages(ctx, page.Read(inputs, f.pageOptions()), ro)
+	if err == nil && badInputs > 0 {
+		err = fmt.Errorf("%d of the inputs could not be read (see above)", badInputs)
+	}
+	return st, err
+}
+
+// progressBar returns a progress bar counting unit on w when w is a
+// terminal (total -1: unknown), or nil.
+func progressBar(w io.Writer, total int64, desc, unit string) *progressbar.ProgressBar {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString(unit),
+		progressbar.OptionClearOnFinish())
+}
+
+// openExisting opens an index that must already exist, so a mistyped
+// --index is an error rather than a new empty index.
+func openExisting(dir string) (*indexer.Index, error) {
+	if !indexer.Exists(dir) {
+		return nil, fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", dir)
+	}
+	return indexer.Open(dir, indexer.DefaultOptions())
+}
+
+// stopOnSignal returns a context cancelled by SIGINT or SIGTERM.
+func stopOnSignal(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}
+
+// jsonLines returns an encoder of one JSON value a line, with markup
+// characters left as they are.
+func jsonLines(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}

@@ -1,0 +1,340 @@
+package indexer
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/sitetext"
+)
+
+// replay re-applies the bleve operations a crash left pending.
+func (ix *Index) replay() error {
+	var ops []dedupfilter.Op
+	err := ix.filter.Pending(func(op dedupfilter.Op) error {
+		ops = append(ops, op)
+		return nil
+	})
+	if err == nil {
+		err = ix.apply(ops, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("indexer: repairing pending writes: %w", err)
+	}
+	ix.repaired = len(ops)
+	return nil
+}
+
+// Index analyses d, lets the filter decide, and writes bleve accordingly.
+func (ix *Index) Index(d Document) (dedupfilter.Decision, error) {
+	decs, err := ix.Batch([]Document{d})
+	if err != nil {
+		return dedupfilter.Decision{}, err
+	}
+	return decs[0], nil
+}
+
+// Batch indexes docs in order (earlier documents are the originals of
+// later copies) with one bleve batch. Features are computed in parallel.
+// On error, the decisions made so far are written and returned.
+func (ix *Index) Batch(docs []Document) ([]dedupfilter.Decision, error) {
+	prep := make([]staged, len(docs))
+	for i, d := range docs {
+		var err error
+		if prep[i], err = ix.stage(d); err != nil {
+			return nil, err
+		}
+	}
+	return ix.commit(prep)
+}
+
+func validate(d Document) error {
+	if d.ID == "" {
+		return fmt.Errorf("indexer: empty id: %w", ErrInvalidDocument)
+	}
+	return nil
+}
+
+// staged is a document on its way into the index: its bleve body and
+// store payload made, its features filled in by analyze.
+type staged struct {
+	doc   dedupfilter.Doc
+	body  map[string]any // doc.Payload decoded, for bleve
+	paras []string       // analysed in write, after the site's template text is known
+	fp    *dedupfilter.Prepared
+	err   error
+}
+
+func (ix *Index) stage(d Document) (staged, error) {
+	if err := validate(d); err != nil {
+		return staged{}, err
+	}
+	body := map[string]any{}
+	for k, v := range d.Fields {
+		body[k] = v
+	}
+	body[FieldTitle] = d.Title
+	body[FieldText] = joinParagraphs(d.Paragraphs)
+	if d.URL != "" {
+		body[FieldURL] = d.URL
+	}
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return staged{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
+	}
+	return staged{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time}, body: body, paras: d.Paragraphs}, nil
+}
+
+func joinParagraphs(ps []string) string {
+	n := 0
+	for _, p := range ps {
+		n += len(p) + 1
+	}
+	b := make([]byte, 0, n)
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, p...)
+	}
+	return string(b)
+}
+
+// commit decides docs in order and applies the bleve operations of the
+// decisions in one batch.
+func (ix *Index) commit(docs []staged) ([]dedupfilter.Decision, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.noDedup {
+		return ix.commitPlain(docs)
+	}
+	// The site's template text depends on the pages before, so it is found
+	// in order; the features are computed in parallel while the filter
+	// decides, in order, on the documents already analysed.
+	stale, err := ix.cleanSiteText(docs)
+	if err != nil {
+		return nil, err
+	}
+	ready, stop := ix.analyze(docs)
+	decs, ops, decideErr := ix.decide(docs, ready, stale)
+	stop() // after an error, analysis of the documents left is dropped
+	// Ops of decisions already committed must reach bleve even when a later
+	// Add failed, or the stores would disagree until the next Open.
+	if err := ix.apply(ops, docs); err != nil {
+		return decs, errors.Join(decideErr, err)
+	}
+	return decs, decideErr
+}
+
+// commitPlain writes docs to bleve without the filter (Options.NoDedup).
+func (ix *Index) commitPlain(docs []staged) ([]dedupfilter.Decision, error) {
+	decs := make([]dedupfilter.Decision, 0, len(docs))
+	ops := make([]dedupfilter.Op, 0, len(docs))
+	for _, d := range docs {
+		op := dedupfilter.Op{Kind: dedupfilter.OpIndex, ID: d.doc.ID, Cluster: d.doc.ID, Payload: d.doc.Payload}
+		decs = append(decs, dedupfilter.Decision{ID: d.doc.ID, Cluster: d.doc.ID, Representative: d.doc.ID, Ops: []dedupfilter.Op{op}})
+		ops = append(ops, op)
+	}
+	return decs, ix.apply(ops, docs)
+}
+
+// cleanSiteText drops each document's site template text from the
+// paragraphs it will be analysed with, in order; stale[i] lists the
+// earlier pages docs[i] revealed template text in.
+func (ix *Index) cleanSiteText(docs []staged) (stale [][]string, err error) {
+	stale = make([][]string, len(docs))
+	for i := range docs {
+		d := &docs[i]
+		if d.paras, stale[i], err = ix.site.Clean(sitetext.Site(d.doc.URL, d.doc.ID), d.doc.ID, d.paras); err != nil {
+			return nil, fmt.Errorf("indexer: %w", err)
+		}
+	}
+	return stale, nil
+}
+
+// decide lets the filter decide on docs in order, each once ready[i] is
+// closed, and re-decides the clusters of the stale pages each reveals. It
+// returns the decisions and bleve operations made before any error.
+func (ix *Index) decide(docs []staged, ready []chan struct{}, stale [][]string) ([]dedupfilter.Decision, []dedupfilter.Op, error) {
+	decs := make([]dedupfilter.Decision, 0, len(docs))
+	var ops []dedupfilter.Op
+	for i := range docs {
+		<-ready[i]
+		d := &docs[i]
+		var dec dedupfilter.Decision
+		err := d.err
+		if err == nil {
+			dec, err = ix.filter.AddPrepared(d.fp)
+		}
+		if err != nil {
+			return decs, ops, fmt.Errorf("indexer: %s: %w", d.doc.ID, err)
+		}
+		decs = append(decs, dec)
+		ops = append(ops, dec.Ops...)
+		if len(stale[i]) > 0 {
+			reops, err := ix.recluster(stale[i])
+			ops = append(ops, reops...)
+			if err != nil {
+				return decs, ops, fmt.Errorf("indexer: re-deciding after %s: %w", d.doc.ID, err)
+			}
+		}
+	}
+	return decs, ops, nil
+}
+
+// analyze computes the features of prep and prepares them for the filter
+// on GOMAXPROCS goroutines, taking documents in order; ready[i] is closed
+// when prep[i] is done. stop ends the work early and waits for it.
+func (ix *Index) analyze(prep []staged) (ready []chan struct{}, stop func()) {
+	ready = make([]chan struct{}, len(prep))
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	var halt atomic.Bool
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(prep)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(prep) && !halt.Load(); i = int(next.Add(1) - 1) {
+				p := &prep[i]
+				p.doc.Features = ix.analyzer.Analyze(p.paras)
+				p.fp, p.err = ix.filter.Prepare(p.doc)
+				close(ready[i])
+			}
+		})
+	}
+	return ready, func() {
+		halt.Store(true)
+		wg.Wait()
+	}
+}
+
+// add analyses paras, without the site's template text, into d's
+// features and lets the filter decide. stale lists earlier pages to
+// analyse again (see sitetext.Table.Clean).
+func (ix *Index) add(d dedupfilter.Doc, paras []string) (dedupfilter.Decision, []string, error) {
+	paras, stale, err := ix.site.Clean(sitetext.Site(d.URL, d.ID), d.ID, paras)
+	if err != nil {
+		return dedupfilter.Decision{}, nil, err
+	}
+	d.Features = ix.analyzer.Analyze(paras)
+	dec, err := ix.filter.Add(d)
+	return dec, stale, err
+}
+
+// recluster analyses the stale pages again and re-decides their whole
+// clusters: members may have joined through template text that a stale
+// page has now lost, so every member is taken out and added back, in the
+// order they were added, with fresh features. Re-decided clusters get new
+// ids. Pages analysed again may reveal more stale pages; each page is
+// redone at most once per call.
+func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
+	var ops []dedupfilter.Op
+	done := map[string]bool{}
+	for len(stale) > 0 {
+		id := stale[0]
+		stale = stale[1:]
+		if done[id] {
+			continue
+		}
+		c, err := ix.filter.ClusterOf(id)
+		if errors.Is(err, dedupfilter.ErrNotFound) {
+			continue // deleted since
+		}
+		if err != nil {
+			return ops, err
+		}
+		entries := make([]dedupfilter.Entry, 0, len(c.Members))
+		for _, m := range c.Members {
+			e, err := ix.filter.Doc(m)
+			if err != nil {
+				return ops, err
+			}
+			entries = append(entries, e)
+		}
+		slices.SortFunc(entries, func(a, b dedupfilter.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
+		for _, e := range entries {
+			res, err := ix.filter.Delete(e.ID)
+			if err != nil {
+				return ops, err
+			}
+			ops = append(ops, res.Ops...)
+		}
+		for _, e := range entries {
+			done[e.ID] = true
+			var body map[string]any
+			if err := json.Unmarshal(e.Payload, &body); err != nil {
+				return ops, fmt.Errorf("%s: stored payload: %w", e.ID, err)
+			}
+			text, _ := body[FieldText].(string)
+			dec, more, err := ix.add(e.Doc, strings.Split(text, "\n"))
+			if err != nil {
+				return ops, fmt.Errorf("%s: %w", e.ID, err)
+			}
+			ops = append(ops, dec.Ops...)
+			stale = append(stale, more...)
+		}
+	}
+	return ops, nil
+}
+
+// apply writes ops to bleve in one batch and clears their pending marks.
+// The bodies of prep stand in for payloads they encode, sparing a decode.
+func (ix *Index) apply(ops []dedupfilter.Op, prep []staged) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	known := make(map[string]*staged, len(prep))
+	for i := range prep {
+		known[prep[i].doc.ID] = &prep[i]
+	}
+	b := ix.bleve.NewBatch()
+	for _, op := range ops {
+		switch op.Kind {
+		case dedupfilter.OpDelete:
+			b.Delete(op.ID)
+		case dedupfilter.OpIndex:
+			var body map[string]any
+			if p := known[op.ID]; p != nil && bytes.Equal(p.doc.Payload, op.Payload) {
+				body = p.body // bleve maps it in Index, so reuse is safe
+			} else if err := json.Unmarshal(op.Payload, &body); err != nil {
+				return fmt.Errorf("indexer: %s: stored payload: %w", op.ID, err)
+			}
+			body[FieldCluster] = op.Cluster
+			if err := b.Index(op.ID, body); err != nil {
+				return fmt.Errorf("indexer: %s: %w", op.ID, err)
+			}
+		}
+	}
+	if err := ix.bleve.Batch(b); err != nil {
+		return fmt.Errorf("indexer: bleve batch: %w", err)
+	}
+	if ix.noDedup {
+		return nil
+	}
+	if err := ix.filter.Applied(ops...); err != nil {
+		return fmt.Errorf("indexer: %w", err)
+	}
+	return nil
+}
+
+// Delete removes id from bleve and the store, and repairs its cluster (a
+// suppressed member may be promoted into bleve in its place). It returns
+// an error wrapping dedupfilter.ErrNotFound for an unknown id.
+func (ix *Index) Delete(id string) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	res, err := ix.filter.Delete(id)
+	if err != nil {
+		return fmt.Errorf("indexer: delete %s: %w", id, err)
+	}
+	return ix.apply(res.Ops, nil)
+}

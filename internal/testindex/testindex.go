@@ -1,0 +1,57 @@
+// Package testindex builds the index fixture several packages' tests
+// share: the pages of the repository's testdata/pages (English and Chinese
+// sites with reprints) indexed through package indexer.
+package testindex
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/page"
+)
+
+// PagesDir returns the path of the repository's testdata/pages, found by
+// walking up from the test's working directory to the module root.
+func PagesDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "testdata", "pages")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("testindex: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Pages indexes testdata/pages under policy into dir (a fresh
+// t.TempDir() when dir is empty) and returns the open index, closed when
+// the test ends.
+func Pages(tb testing.TB, dir string, policy dedupfilter.Policy) *indexer.Index {
+	tb.Helper()
+	if dir == "" {
+		dir = tb.TempDir()
+	}
+	o := indexer.DefaultOptions()
+	o.Filter.Policy = policy
+	ix, err := indexer.Open(dir, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.Close() })
+	pages := page.Read([]string{PagesDir(tb)}, page.DefaultOptions())
+	if _, err := ix.IndexPages(context.Background(), pages, indexer.DefaultRunOptions()); err != nil {
+		tb.Fatal(err)
+	}
+	return ix
+}
