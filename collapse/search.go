@@ -97,7 +97,7 @@ type Result struct {
 // *dedupfilter.Filter is one.
 type Store interface {
 	Cluster(id string) (dedupfilter.Cluster, error)
-	Doc(id string) (dedupfilter.Entry, error)
+	Meta(id string) (dedupfilter.Entry, error)
 }
 
 // Searcher runs collapsed searches over a bleve index written by package
@@ -252,7 +252,7 @@ func (s *Searcher) fold(h *Hit, max int) error {
 			continue
 		}
 		m := Member{ID: id}
-		if e, err := s.store.Doc(id); err == nil {
+		if e, err := s.store.Meta(id); err == nil {
 			m.URL, m.Title, m.Indexed = e.URL, e.Title, e.Indexed
 		} else if !errors.Is(err, dedupfilter.ErrNotFound) {
 			return fmt.Errorf("collapse: member %s: %w", id, err)

@@ -5,109 +5,136 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bleve-dedup/bleve-dedup/analyzer"
 )
 
 // Stored values are versioned binary records: a version byte, then uvarint
-// lengths and counts. Terms are written sorted so equal features encode to
-// equal bytes.
+// lengths and counts, and fixed-width hashes in big-endian order.
 const (
-	featuresV1 = 1
-	recordV1   = 1
-	// opV2 leaves the payload out: it is in y/<id>, written in the same
-	// transaction, and writing it twice cost a third of the store's bytes.
-	opV2 = 2
+	signatureV2 = 2
+	recordV1    = 1
+	// pendingV3 holds the ops of one mutation, without payloads: they are
+	// in y/<id>, written in the same transaction.
+	pendingV3 = 3
+	// Posting lists: a version byte that also says whether the list is
+	// open (seqs follow, ascending, as uvarint deltas) or full (a stop
+	// list: nothing follows, and nothing is added any more).
+	postingsOpen = 1
+	postingsFull = 2
 )
 
-func encodeFeatures(f *analyzer.Features) []byte { return encodeSignature(newSignature(f)) }
-
-// encodePrepared encodes p's features with its already sorted terms.
-func encodeSignature(p signature) []byte {
-	f := p.f
-	n := 16 + len(f.Blocks)*20 + len(f.MinHash)*8
-	for _, s := range f.Pieces {
-		n += len(s) + 2
+// encodeSignature encodes a document's id and signature (s/<seq>): the id
+// tells a verified candidate's document.
+func encodeSignature(id string, sig signature) []byte {
+	b := make([]byte, 0, 24+len(id)+4*len(sig.pieces)+5*len(sig.terms)+8*len(sig.blocks)+4*len(sig.minhash))
+	b = append(b, signatureV2)
+	b = appendString(b, id)
+	b = binary.AppendUvarint(b, uint64(len(sig.pieces)))
+	for _, h := range sig.pieces {
+		b = binary.BigEndian.AppendUint32(b, h)
 	}
-	for _, t := range p.terms {
-		n += len(t.term) + 4
-	}
-	b := make([]byte, 0, n)
-	b = append(b, featuresV1)
-	b = appendStrings(b, f.Pieces)
-	b = binary.AppendUvarint(b, uint64(f.Structure.Paragraphs))
-	b = binary.AppendUvarint(b, uint64(f.Structure.Length))
-	b = binary.AppendUvarint(b, uint64(f.Structure.Sentences))
-	b = binary.AppendUvarint(b, uint64(len(p.terms)))
-	for _, t := range p.terms {
-		b = appendString(b, t.term)
+	b = binary.AppendUvarint(b, uint64(sig.structure.Paragraphs))
+	b = binary.AppendUvarint(b, uint64(sig.structure.Length))
+	b = binary.AppendUvarint(b, uint64(sig.structure.Sentences))
+	b = binary.AppendUvarint(b, uint64(len(sig.terms)))
+	for _, t := range sig.terms {
+		b = binary.BigEndian.AppendUint32(b, t.hash)
 		b = binary.AppendUvarint(b, uint64(t.tf))
 	}
-	b = binary.AppendUvarint(b, uint64(len(f.Blocks)))
-	for _, x := range f.Blocks {
-		b = append(b, x[:]...)
+	b = binary.AppendUvarint(b, uint64(len(sig.blocks)))
+	for _, h := range sig.blocks {
+		b = binary.BigEndian.AppendUint64(b, h)
 	}
-	b = binary.AppendUvarint(b, uint64(len(f.MinHash)))
-	for _, x := range f.MinHash {
-		b = binary.BigEndian.AppendUint64(b, x)
+	b = binary.AppendUvarint(b, uint64(len(sig.minhash)))
+	for _, h := range sig.minhash {
+		b = binary.BigEndian.AppendUint32(b, h)
 	}
-	b = binary.AppendUvarint(b, uint64(f.Runes))
-	return b
+	return binary.AppendUvarint(b, uint64(sig.runes))
 }
 
-func decodeFeatures(b []byte) (*analyzer.Features, error) {
-	p, err := decodeSignature(b)
-	if err != nil {
-		return nil, err
+func decodeSignature(b []byte) (string, signature, error) {
+	r := newReader(b)
+	if v := r.byte(); v != signatureV2 && r.err == nil {
+		return "", signature{}, fmt.Errorf("signature version %d: %w", v, ErrCorrupt)
 	}
-	if len(p.terms) > 0 {
-		p.f.Terms = make(map[string]int, len(p.terms))
-		for _, t := range p.terms {
-			p.f.Terms[t.term] = t.tf
+	id := r.string()
+	var sig signature
+	if n := r.count(4); n > 0 {
+		sig.pieces = make([]uint32, n)
+		for i := range sig.pieces {
+			sig.pieces[i] = r.uint32()
 		}
 	}
-	return p.f, nil
-}
-
-// decodePrepared decodes stored features into the form Compare uses,
-// without building the terms map.
-func decodeSignature(b []byte) (signature, error) {
-	r := newReader(b)
-	if v := r.byte(); v != featuresV1 && r.err == nil {
-		return signature{}, fmt.Errorf("features version %d: %w", v, ErrCorrupt)
-	}
-	f := &analyzer.Features{}
-	p := signature{f: f}
-	f.Pieces = r.strings()
-	f.Structure.Paragraphs = r.int()
-	f.Structure.Length = r.int()
-	f.Structure.Sentences = r.int()
-	if n := r.count(2); n > 0 {
-		p.terms = make([]termFreq, n)
-		for i := range p.terms {
-			p.terms[i] = termFreq{r.string(), r.int()}
-			if i > 0 && p.terms[i].term <= p.terms[i-1].term {
+	sig.structure.Paragraphs = r.int()
+	sig.structure.Length = r.int()
+	sig.structure.Sentences = r.int()
+	if n := r.count(5); n > 0 {
+		sig.terms = make([]termFreq, n)
+		for i := range sig.terms {
+			sig.terms[i] = termFreq{r.uint32(), r.int()}
+			if i > 0 && sig.terms[i].hash <= sig.terms[i-1].hash {
 				r.fail("term order") // the merge in compareTerms relies on it
 			}
 		}
 	}
-	if n := r.count(20); n > 0 {
-		f.Blocks = make([][20]byte, n)
-		for i := range f.Blocks {
-			copy(f.Blocks[i][:], r.bytes(20))
-		}
-	}
 	if n := r.count(8); n > 0 {
-		f.MinHash = make([]uint64, n)
-		for i := range f.MinHash {
-			f.MinHash[i] = r.uint64()
+		sig.blocks = make([]uint64, n)
+		for i := range sig.blocks {
+			sig.blocks[i] = r.uint64()
 		}
 	}
-	f.Runes = r.int()
-	if err := r.done(); err != nil {
-		return signature{}, err
+	if n := r.count(4); n > 0 {
+		sig.minhash = make([]uint32, n)
+		for i := range sig.minhash {
+			sig.minhash[i] = r.uint32()
+		}
 	}
-	p.pieces = hashStrings(f.Pieces)
-	return p, nil
+	sig.runes = r.int()
+	if err := r.done(); err != nil {
+		return "", signature{}, err
+	}
+	return id, sig, nil
+}
+
+// encodePostings encodes an open posting list of ascending seqs.
+func encodePostings(seqs []uint64) []byte {
+	b := make([]byte, 0, 1+4*len(seqs))
+	b = append(b, postingsOpen)
+	prev := uint64(0)
+	for _, s := range seqs {
+		b = binary.AppendUvarint(b, s-prev)
+		prev = s
+	}
+	return b
+}
+
+// decodePostings decodes a posting list into dst; full reports a stop
+// list.
+func decodePostings(dst []uint64, b []byte) (seqs []uint64, full bool, err error) {
+	if len(b) == 0 {
+		return dst, false, fmt.Errorf("empty posting list: %w", ErrCorrupt)
+	}
+	switch b[0] {
+	case postingsFull:
+		if len(b) != 1 {
+			return dst, false, fmt.Errorf("full posting list with %d bytes: %w", len(b), ErrCorrupt)
+		}
+		return dst, true, nil
+	case postingsOpen:
+	default:
+		return dst, false, fmt.Errorf("posting list version %d: %w", b[0], ErrCorrupt)
+	}
+	b = b[1:]
+	prev := uint64(0)
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		if n <= 0 || (d == 0 && prev != 0) || prev+d < prev {
+			return dst, false, fmt.Errorf("malformed posting list: %w", ErrCorrupt)
+		}
+		prev += d
+		dst = append(dst, prev)
+		b = b[n:]
+	}
+	return dst, false, nil
 }
 
 // record is what the store keeps about a document besides its features and
@@ -169,43 +196,42 @@ func decodeRecord(b []byte) (*record, error) {
 	return rec, nil
 }
 
-func encodeOp(op Op) []byte {
-	b := make([]byte, 0, 12+len(op.ID)+len(op.Cluster))
-	b = append(b, opV2, byte(op.Kind))
-	b = binary.AppendUvarint(b, op.Seq)
-	b = appendString(b, op.ID)
-	return appendString(b, op.Cluster)
+// encodePending encodes the ops of one mutation (w/<seq>), without their
+// payloads.
+func encodePending(ops []Op) []byte {
+	b := make([]byte, 0, 8+32*len(ops))
+	b = append(b, pendingV3)
+	b = binary.AppendUvarint(b, uint64(len(ops)))
+	for _, op := range ops {
+		b = append(b, byte(op.Kind))
+		b = appendString(b, op.ID)
+		b = appendString(b, op.Cluster)
+	}
+	return b
 }
 
-func decodeOp(b []byte) (Op, error) {
+// decodePending decodes the ops of mutation seq.
+func decodePending(seq uint64, b []byte) ([]Op, error) {
 	r := newReader(b)
-	if v := r.byte(); v != opV2 && r.err == nil {
-		return Op{}, fmt.Errorf("pending op version %d: %w", v, ErrCorrupt)
+	if v := r.byte(); v != pendingV3 && r.err == nil {
+		return nil, fmt.Errorf("pending ops version %d: %w", v, ErrCorrupt)
 	}
-	op := Op{Kind: OpKind(r.byte())}
-	op.Seq = r.uvarint()
-	op.ID = r.string()
-	op.Cluster = r.string()
+	ops := make([]Op, r.count(3))
+	for i := range ops {
+		ops[i] = Op{Kind: OpKind(r.byte()), ID: r.string(), Cluster: r.string(), Seq: seq}
+		if r.err == nil && ops[i].Kind != OpIndex && ops[i].Kind != OpDelete {
+			return nil, fmt.Errorf("pending op kind %d: %w", ops[i].Kind, ErrCorrupt)
+		}
+	}
 	if err := r.done(); err != nil {
-		return Op{}, err
+		return nil, err
 	}
-	if op.Kind != OpIndex && op.Kind != OpDelete {
-		return Op{}, fmt.Errorf("pending op kind %d: %w", op.Kind, ErrCorrupt)
-	}
-	return op, nil
+	return ops, nil
 }
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
-}
-
-func appendStrings(b []byte, s []string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	for _, x := range s {
-		b = appendString(b, x)
-	}
-	return b
 }
 
 func appendBool(b []byte, v bool) []byte {
@@ -296,6 +322,14 @@ func (r *reader) uint64() uint64 {
 	return x
 }
 
+func (r *reader) uint32() uint32 {
+	b := r.bytes(4)
+	if len(b) < 4 {
+		return 0
+	}
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
 // int reads a uvarint that must fit a non-negative int32-sized value.
 func (r *reader) int() int {
 	v := r.uvarint()
@@ -329,18 +363,6 @@ func (r *reader) bytes(n int) string {
 
 func (r *reader) string() string {
 	return r.bytes(r.count(1))
-}
-
-func (r *reader) strings() []string {
-	n := r.count(1)
-	if n == 0 {
-		return nil
-	}
-	s := make([]string, n)
-	for i := range s {
-		s[i] = r.string()
-	}
-	return s
 }
 
 func (r *reader) done() error {

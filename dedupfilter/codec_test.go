@@ -3,13 +3,14 @@ package dedupfilter
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 )
 
-func TestFeaturesRoundTrip(t *testing.T) {
+func TestSignatureRoundTrip(t *testing.T) {
 	tests := []*analyzer.Features{
 		{},
 		{
@@ -22,13 +23,41 @@ func TestFeaturesRoundTrip(t *testing.T) {
 		},
 	}
 	for i, f := range tests {
-		got, err := decodeFeatures(encodeFeatures(f))
+		want := newSignature(f)
+		want.names = nil // not stored
+		id, got, err := decodeSignature(encodeSignature("doc", want))
 		if err != nil {
 			t.Fatalf("%d: decode: %v", i, err)
 		}
-		if !reflect.DeepEqual(got, f) {
-			t.Errorf("%d: got %+v, want %+v", i, got, f)
+		if id != "doc" || !sameSignature(got, want) {
+			t.Errorf("%d: got %q %+v, want %q %+v", i, id, got, "doc", want)
 		}
+	}
+}
+
+// sameSignature compares signatures, nil and empty slices alike.
+func sameSignature(a, b signature) bool {
+	return slices.Equal(a.pieces, b.pieces) && a.structure == b.structure && slices.Equal(a.terms, b.terms) &&
+		slices.Equal(a.blocks, b.blocks) && slices.Equal(a.minhash, b.minhash) && a.runes == b.runes
+}
+
+func TestPostingsRoundTrip(t *testing.T) {
+	for _, seqs := range [][]uint64{nil, {1}, {3, 4, 900, 1 << 40}} {
+		got, full, err := decodePostings(nil, encodePostings(seqs))
+		if err != nil || full || !slices.Equal(got, seqs) {
+			t.Errorf("%v: got %v, full %v, %v", seqs, got, full, err)
+		}
+	}
+	if got, full, err := decodePostings(nil, []byte{postingsFull}); err != nil || !full || got != nil {
+		t.Errorf("full list: got %v, full %v, %v", got, full, err)
+	}
+}
+
+func TestPendingRoundTrip(t *testing.T) {
+	want := []Op{{Kind: OpIndex, ID: "a", Cluster: "c", Seq: 7}, {Kind: OpDelete, ID: "b", Seq: 7}}
+	got, err := decodePending(7, encodePending(want))
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, %v; want %+v", got, err, want)
 	}
 }
 
@@ -45,37 +74,63 @@ func TestRecordRoundTrip(t *testing.T) {
 }
 
 func TestDecodeCorrupt(t *testing.T) {
-	good := encodeFeatures(&analyzer.Features{Pieces: []string{"abc"}, MinHash: []uint64{1}})
-	tests := map[string][]byte{
-		"empty":       nil,
-		"version":     append([]byte{99}, good[1:]...),
-		"truncated":   good[:len(good)-3],
-		"trailing":    append(append([]byte{}, good...), 0),
-		"huge count":  {featuresV1, 0xff, 0xff, 0xff, 0xff, 0x0f},
-		"op bad kind": {opV2, 9, 0, 0, 0},
+	good := encodeSignature("x", newSignature(&analyzer.Features{Pieces: []string{"abc"}, MinHash: []uint64{1}}))
+	tests := []struct {
+		name   string
+		decode func([]byte) error
+		b      []byte
+	}{
+		{"signature empty", decodeSig, nil},
+		{"signature version", decodeSig, append([]byte{99}, good[1:]...)},
+		{"signature truncated", decodeSig, good[:len(good)-3]},
+		{"signature trailing", decodeSig, append(append([]byte{}, good...), 0)},
+		{"signature huge count", decodeSig, []byte{signatureV2, 0, 0xff, 0xff, 0xff, 0xff, 0x0f}},
+		{"signature term order", decodeSig, encodeSignature("x", signature{terms: []termFreq{{2, 1}, {1, 1}}})},
+		{"pending bad kind", func(b []byte) error { _, err := decodePending(1, b); return err }, []byte{pendingV3, 1, 9, 0, 0}},
+		{"postings empty", decodeLists, nil},
+		{"postings version", decodeLists, []byte{7, 1}},
+		{"postings repeated", decodeLists, []byte{postingsOpen, 3, 0}},
+		{"postings full with data", decodeLists, []byte{postingsFull, 1}},
+		{"postings truncated", decodeLists, []byte{postingsOpen, 0x80}},
 	}
-	for name, b := range tests {
-		_, err := decodeFeatures(b)
-		if name == "op bad kind" {
-			_, err = decodeOp(b)
-		}
-		if !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: err = %v, want ErrCorrupt", name, err)
+	for _, tt := range tests {
+		if err := tt.decode(tt.b); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want ErrCorrupt", tt.name, err)
 		}
 	}
 }
 
-func FuzzDecodeFeatures(f *testing.F) {
-	f.Add(encodeFeatures(&analyzer.Features{Pieces: []string{"ab"}, Terms: map[string]int{"x": 2}, Blocks: blocks("q"), MinHash: []uint64{3}, Runes: 5}))
-	f.Add([]byte{featuresV1})
+func decodeSig(b []byte) error   { _, _, err := decodeSignature(b); return err }
+func decodeLists(b []byte) error { _, _, err := decodePostings(nil, b); return err }
+
+func FuzzDecodeSignature(f *testing.F) {
+	f.Add(encodeSignature("id", newSignature(&analyzer.Features{Pieces: []string{"ab"}, Terms: map[string]int{"x": 2}, Blocks: blocks("q"), MinHash: []uint64{3}, Runes: 5})))
+	f.Add([]byte{signatureV2})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		feat, err := decodeFeatures(b)
+		id, sig, err := decodeSignature(b)
 		if err != nil {
 			return
 		}
-		again, err := decodeFeatures(encodeFeatures(feat))
-		if err != nil || !reflect.DeepEqual(again, feat) {
-			t.Errorf("re-encoding %+v: got %+v, %v", feat, again, err)
+		id2, again, err := decodeSignature(encodeSignature(id, sig))
+		if err != nil || id2 != id || !sameSignature(again, sig) {
+			t.Errorf("re-encoding %q %+v: got %q %+v, %v", id, sig, id2, again, err)
+		}
+	})
+}
+
+func FuzzDecodePostings(f *testing.F) {
+	f.Add(encodePostings([]uint64{1, 5, 1 << 33}))
+	f.Add([]byte{postingsFull})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		seqs, full, err := decodePostings(nil, b)
+		if err != nil || full {
+			return
+		}
+		if !slices.IsSorted(seqs) {
+			t.Fatalf("decoded %v, not ascending", seqs)
+		}
+		if again, _, err := decodePostings(nil, encodePostings(seqs)); err != nil || !slices.Equal(again, seqs) {
+			t.Errorf("re-encoding %v: got %v, %v", seqs, again, err)
 		}
 	})
 }
@@ -93,15 +148,15 @@ func FuzzDecodeRecord(f *testing.F) {
 	})
 }
 
-func FuzzDecodeOp(f *testing.F) {
-	f.Add(encodeOp(Op{Kind: OpIndex, ID: "a", Cluster: "c", Payload: []byte("p"), Seq: 300}))
+func FuzzDecodePending(f *testing.F) {
+	f.Add(encodePending([]Op{{Kind: OpIndex, ID: "a", Cluster: "c"}, {Kind: OpDelete, ID: "b"}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		op, err := decodeOp(b)
+		ops, err := decodePending(300, b)
 		if err != nil {
 			return
 		}
-		if again, err := decodeOp(encodeOp(op)); err != nil || !reflect.DeepEqual(again, op) {
-			t.Errorf("re-encoding %+v: got %+v, %v", op, again, err)
+		if again, err := decodePending(300, encodePending(ops)); err != nil || !reflect.DeepEqual(again, ops) {
+			t.Errorf("re-encoding %+v: got %+v, %v", ops, again, err)
 		}
 	})
 }

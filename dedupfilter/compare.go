@@ -1,9 +1,10 @@
 package dedupfilter
 
 import (
+	"cmp"
+	"encoding/binary"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 )
@@ -59,43 +60,82 @@ func Compare(a, b *analyzer.Features, opts Options) Verdict {
 	return compare(newSignature(a), newSignature(b), opts)
 }
 
-// signature is the form Compare works on: terms as a slice sorted by term
-// (merged in linear time, no hashing) and piece hashes. Stored features
-// decode straight into it.
+// signature is the compact form of a document's features that
+// verification needs, as the store keeps it (see codec.go) and as Compare
+// works on it: 32-bit hashes instead of strings, sorted terms merged in
+// linear time. Two different strings of one document collide with odds
+// about n²/2³³ (n ≈ 300 terms: 1e-5), too rare to move a measure.
 type signature struct {
-	f      *analyzer.Features // Terms is not used
-	terms  []termFreq
-	pieces []uint64
+	pieces    []uint32 // feature-string pieces, in text order
+	structure analyzer.Structure
+	terms     []termFreq // sorted by hash
+	blocks    []uint64   // the first 8 bytes of each block's SHA-1, most important first
+	minhash   []uint32   // the low 32 bits of each MinHash value
+	runes     int
+	// names maps term hashes back to the terms, for the evidence; only a
+	// signature made from Features has it, not a stored one.
+	names map[uint32]string
 }
 
 type termFreq struct {
-	term string
+	hash uint32
 	tf   int
 }
 
+// newSignature computes the signature of f; nil features are empty.
 func newSignature(f *analyzer.Features) signature {
 	if f == nil {
 		f = &analyzer.Features{}
 	}
-	p := signature{f: f, terms: make([]termFreq, 0, len(f.Terms)), pieces: hashStrings(f.Pieces)}
-	for t, n := range f.Terms {
-		p.terms = append(p.terms, termFreq{t, n})
+	sig := signature{
+		pieces:    make([]uint32, len(f.Pieces)),
+		structure: f.Structure,
+		terms:     make([]termFreq, 0, len(f.Terms)),
+		blocks:    make([]uint64, len(f.Blocks)),
+		minhash:   make([]uint32, len(f.MinHash)),
+		runes:     f.Runes,
+		names:     make(map[uint32]string, len(f.Terms)),
 	}
-	slices.SortFunc(p.terms, func(x, y termFreq) int { return strings.Compare(x.term, y.term) })
-	return p
+	for i, p := range f.Pieces {
+		sig.pieces[i] = uint32(hashString(p))
+	}
+	for t, n := range f.Terms {
+		h := uint32(hashString(t))
+		if prev, ok := sig.names[h]; ok {
+			// A collision inside one document: merge the two terms'
+			// counts, keeping the smaller name so that the result does not
+			// depend on map order.
+			for i := range sig.terms {
+				if sig.terms[i].hash == h {
+					sig.terms[i].tf += n
+				}
+			}
+			sig.names[h] = min(prev, t)
+			continue
+		}
+		sig.names[h] = t
+		sig.terms = append(sig.terms, termFreq{h, n})
+	}
+	slices.SortFunc(sig.terms, func(x, y termFreq) int { return cmp.Compare(x.hash, y.hash) })
+	for i, b := range f.Blocks {
+		sig.blocks[i] = binary.BigEndian.Uint64(b[:8])
+	}
+	for i, v := range f.MinHash {
+		sig.minhash[i] = uint32(v)
+	}
+	return sig
 }
 
-func compare(pa, pb signature, opts Options) Verdict {
-	a, b := pa.f, pb.f
+func compare(a, b signature, opts Options) Verdict {
 	var v Verdict
-	t := compareTerms(pa.terms, pb.terms, opts)
+	t := compareTerms(a, b, opts)
 	v.SharedTerms, v.TermSample = t.shared, t.sample
-	fs, lcs := pieceSimilarity(pa.pieces, pb.pieces)
+	fs, lcs := pieceSimilarity(a.pieces, b.pieces)
 	v.SharedPieces = lcs
-	bs, m0 := blockSimilarity(a.Blocks, b.Blocks)
+	bs, m0 := blockSimilarity(a.blocks, b.blocks)
 	v.SharedBlocks = m0
-	mh := minhashSimilarity(a.MinHash, b.MinHash)
-	conradLen := lengthWithin(a.Runes, b.Runes, opts.ConradLength)
+	mh := minhashSimilarity(a.minhash, b.minhash)
+	conradLen := lengthWithin(a.runes, b.runes, opts.ConradLength)
 
 	v.Scores = make([]Score, 0, numMeasures-1)
 	for _, m := range Measures() {
@@ -103,13 +143,13 @@ func compare(pa, pb signature, opts Options) Verdict {
 		switch m {
 		case FeatureString:
 			s.Value = fs
-			s.Duplicate = len(a.Pieces) > 0 && len(b.Pieces) > 0 && fs >= opts.FeatureStringMin
+			s.Duplicate = len(a.pieces) > 0 && len(b.pieces) > 0 && fs >= opts.FeatureStringMin
 		case MinHash:
 			s.Value = mh
-			s.Duplicate = len(a.MinHash) > 0 && mh >= opts.MinHashMin
+			s.Duplicate = len(a.minhash) > 0 && mh >= opts.MinHashMin
 		case Blocks:
 			s.Value = bs
-			s.Duplicate = len(a.Blocks) > 0 && len(b.Blocks) > 0 && bs >= opts.BlocksMin
+			s.Duplicate = len(a.blocks) > 0 && len(b.blocks) > 0 && bs >= opts.BlocksMin
 		case Boolean:
 			s.Value = t.booleanS
 			s.Duplicate = t.booleanCompared && t.booleanS >= opts.BooleanMin
@@ -158,8 +198,13 @@ type termStats struct {
 	sample          []string
 }
 
-// compareTerms merges two term lists sorted by term.
-func compareTerms(a, b []termFreq, o Options) termStats {
+// compareTerms merges the two signatures' term lists, sorted by hash.
+func compareTerms(sa, sb signature, o Options) termStats {
+	a, b := sa.terms, sb.terms
+	names := sa.names
+	if names == nil {
+		names = sb.names
+	}
 	var t termStats
 	var minSum, totA, totB, sumAll, diffNum int
 	frequent := func(x, y int) bool { return o.BooleanFrequent > 0 && x >= o.BooleanFrequent && y >= o.BooleanFrequent }
@@ -167,18 +212,18 @@ func compareTerms(a, b []termFreq, o Options) termStats {
 	for i < len(a) || j < len(b) {
 		var x, y int
 		switch {
-		case j == len(b) || i < len(a) && a[i].term < b[j].term:
+		case j == len(b) || i < len(a) && a[i].hash < b[j].hash:
 			x = a[i].tf
 			i++
-		case i == len(a) || b[j].term < a[i].term:
+		case i == len(a) || b[j].hash < a[i].hash:
 			y = b[j].tf
 			j++
 		default:
 			x, y = a[i].tf, b[j].tf
 			t.shared++
 			minSum += min(x, y)
-			if len(t.sample) < termSampleSize {
-				t.sample = append(t.sample, a[i].term)
+			if name, ok := names[a[i].hash]; ok {
+				t.sample = addSmallest(t.sample, name, termSampleSize)
 			}
 			i++
 			j++
@@ -197,7 +242,7 @@ func compareTerms(a, b []termFreq, o Options) termStats {
 	if maxTot := max(totA, totB); maxTot > 0 {
 		t.conrad = float64(minSum) / float64(maxTot)
 	}
-	// Seed 001: compare only when the feature counts differ by at most d
+	// The boolean-model paper: compare only when the feature counts differ by at most d
 	// and at most a fraction k of the features differ (the XOR); then
 	// F = Σ|tf_i − tf_j| (without features frequent in both) over half of
 	// Σ(tf_i + tf_j), which reproduces the paper's worked example F = 0.714.
@@ -214,11 +259,21 @@ func compareTerms(a, b []termFreq, o Options) termStats {
 	return t
 }
 
+// addSmallest inserts x into sorted, which keeps the n smallest strings.
+func addSmallest(sorted []string, x string, n int) []string {
+	i, _ := slices.BinarySearch(sorted, x)
+	if i >= n {
+		return sorted
+	}
+	sorted = slices.Insert(sorted, i, x)
+	return sorted[:min(len(sorted), n)]
+}
+
 // pieceSimilarity is 2·LCS/(len(a)+len(b)) over the piece sequences: the
 // feature strings compared in order, tolerant of inserted or dropped
-// sentences. Pieces are hashed (by prepare) so the O(n·m) loop compares
-// integers.
-func pieceSimilarity(ha, hb []uint64) (float64, int) {
+// sentences. Pieces are hashed (by newSignature) so the O(n·m) loop
+// compares integers.
+func pieceSimilarity(ha, hb []uint32) (float64, int) {
 	if len(ha) == 0 || len(hb) == 0 {
 		return 0, 0
 	}
@@ -245,14 +300,6 @@ func pieceSimilarity(ha, hb []uint64) (float64, int) {
 	return 2 * float64(lcs) / float64(n), lcs
 }
 
-func hashStrings(s []string) []uint64 {
-	out := make([]uint64, len(s))
-	for i, x := range s {
-		out[i] = hashString(x)
-	}
-	return out
-}
-
 // hashString is 64-bit FNV-1a, written out to hash a string without
 // converting it to bytes. Stored posting keys depend on it: do not change.
 func hashString(s string) uint64 {
@@ -265,13 +312,14 @@ func hashString(s string) uint64 {
 	return h
 }
 
-// blockSimilarity is the fingerprint paper's ST_m = m0/m with m the larger block count.
-func blockSimilarity(a, b [][20]byte) (float64, int) {
+// blockSimilarity is the fingerprint paper's ST_m = m0/m with m the
+// larger block count.
+func blockSimilarity(a, b []uint64) (float64, int) {
 	m := max(len(a), len(b))
 	if m == 0 {
 		return 0, 0
 	}
-	set := make(map[[20]byte]struct{}, len(a))
+	set := make(map[uint64]struct{}, len(a))
 	for _, x := range a {
 		set[x] = struct{}{}
 	}
@@ -287,7 +335,7 @@ func blockSimilarity(a, b [][20]byte) (float64, int) {
 
 // minhashSimilarity is the fraction of equal slots; signatures of different
 // lengths were made with different hash families and do not compare.
-func minhashSimilarity(a, b []uint64) float64 {
+func minhashSimilarity(a, b []uint32) float64 {
 	if len(a) == 0 || len(a) != len(b) {
 		return 0
 	}

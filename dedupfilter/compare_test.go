@@ -182,7 +182,7 @@ func TestHashStringIsFNV1a(t *testing.T) {
 	}
 }
 
-func TestPostingPrefixes(t *testing.T) {
+func TestPostingKeys(t *testing.T) {
 	f := &analyzer.Features{
 		Pieces:  []string{"a.b", "c.d", "a.b", "e.f"},
 		Terms:   map[string]int{"x": 1, "y": 2, "z": 1},
@@ -200,9 +200,9 @@ func TestPostingPrefixes(t *testing.T) {
 		o := DefaultOptions("")
 		o.Bands, o.Rows, o.TermsPerDoc, o.PiecesPerDoc = 4, 2, tt.terms, tt.pieces
 		got := map[byte]int{}
-		for _, p := range o.postingPrefixes(f) {
-			if len(p) != postingPrefixLen {
-				t.Fatalf("prefix %q has length %d, want %d", p, len(p), postingPrefixLen)
+		for _, p := range o.postingKeys(f) {
+			if len(p) != len(nsPosting)+9 {
+				t.Fatalf("key %q has length %d, want %d", p, len(p), len(nsPosting)+9)
 			}
 			got[p[len(nsPosting)]]++
 		}

@@ -11,7 +11,7 @@
 // # Candidates
 //
 // A document is posted to a bounded number of lists (a few dozen keys with
-// the defaults; see Options.postingPrefixes): its MinHash LSH bands, its
+// the defaults; see Options.postingKeys): its MinHash LSH bands, its
 // structure cell (the feature-string paper), its block fingerprints (the
 // fingerprint paper), and a consistent bottom-k sample of its terms and
 // feature-string pieces. Lists

@@ -133,43 +133,50 @@ type Entry struct {
 // Filter is a Badger-backed near-duplicate filter. Its methods are safe for
 // concurrent use.
 type Filter struct {
-	db   *badger.DB
-	opts Options
+	db     *badger.DB
+	ownsDB bool // opened by Open, closed by Close
+	opts   Options
 
 	mu      sync.Mutex // serialises decide+write sections
 	seq     uint64
 	cluster uint64
 	closed  bool
-	// stop holds posting lists found longer than MaxPostings, so each is
-	// scanned once per process and no longer written to. Lists only shrink
-	// by deletes; a stop list that shrinks stays skipped until reopen.
-	stop map[string]struct{}
 }
 
-// Open opens (creating if needed) the store in opts.Dir.
+// Open opens (creating if needed) a store of its own in opts.Dir, with
+// opts.BadgerOptions.
 func Open(opts Options) (*Filter, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	bo := badger.DefaultOptions(opts.Dir).
-		WithInMemory(opts.InMemory).
-		WithSyncWrites(opts.SyncWrites).
-		WithLogger(opts.Logger).
-		// Every read-write transaction runs under f.mu, so there is nothing
-		// for Badger's conflict tracking to catch; it only costs time.
-		WithDetectConflicts(false)
-	if opts.MemTableSize > 0 {
-		bo = bo.WithMemTableSize(opts.MemTableSize)
+	if !opts.InMemory && opts.Dir == "" {
+		return nil, fmt.Errorf("dedupfilter: Dir is empty: %w", ErrInvalidOptions)
 	}
-	if opts.BlockCacheSize > 0 {
-		bo = bo.WithBlockCacheSize(opts.BlockCacheSize)
-	}
-	db, err := badger.Open(bo)
+	db, err := badger.Open(opts.BadgerOptions())
 	if err != nil {
 		return nil, fmt.Errorf("dedupfilter: open %q: %w", opts.Dir, err)
 	}
-	f := &Filter{db: db, opts: opts, stop: map[string]struct{}{}}
-	err = db.View(func(txn *badger.Txn) error {
+	f, err := New(db, opts)
+	if err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	f.ownsDB = true
+	return f, nil
+}
+
+// New returns a filter keeping its state in db, which the caller opened
+// (see Options.BadgerOptions), may share with other key namespaces (see
+// the key schema in keys.go), and closes after Close. opts.Dir and the
+// Badger fields of opts are not used.
+func New(db *badger.DB, opts Options) (*Filter, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	f := &Filter{db: db, opts: opts}
+	err := db.Update(func(txn *badger.Txn) error {
+		if err := checkFormat(txn); err != nil {
+			return err
+		}
 		var err error
 		if f.seq, err = getCounter(txn, keySeq); err != nil {
 			return err
@@ -178,15 +185,39 @@ func Open(opts Options) (*Filter, error) {
 		return err
 	})
 	if err != nil {
-		return nil, errors.Join(err, db.Close())
+		return nil, fmt.Errorf("dedupfilter: open: %w", err)
 	}
 	return f, nil
+}
+
+// checkFormat marks a new store with the layout's version, and refuses a
+// store of another layout.
+func checkFormat(txn *badger.Txn) error {
+	v, err := getCounter(txn, keyFormat)
+	if err != nil {
+		return err
+	}
+	if v == storeFormat {
+		return nil
+	}
+	if v == 0 {
+		// No format key: a new store, or one of layout 1, which had
+		// documents under d/ too.
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsDoc)})
+		defer it.Close()
+		if it.Rewind(); !it.Valid() {
+			return txn.Set([]byte(keyFormat), binary.BigEndian.AppendUint64(nil, storeFormat))
+		}
+		v = 1
+	}
+	return fmt.Errorf("store layout %d, this version reads %d (index the pages again into a new directory): %w", v, storeFormat, ErrCorrupt)
 }
 
 // Options returns the options the filter was opened with.
 func (f *Filter) Options() Options { return f.opts }
 
-// Close closes the store. Later calls return ErrClosed.
+// Close closes the filter, and the store if Open opened it. Later calls
+// return ErrClosed.
 func (f *Filter) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -194,6 +225,9 @@ func (f *Filter) Close() error {
 		return fmt.Errorf("dedupfilter: close: %w", ErrClosed)
 	}
 	f.closed = true
+	if !f.ownsDB {
+		return nil
+	}
 	if err := f.db.Close(); err != nil {
 		return fmt.Errorf("dedupfilter: close: %w", err)
 	}
@@ -232,12 +266,11 @@ func (d *Doc) validate(o Options) error {
 	return nil
 }
 
-// Prepared is a document ready for AddPrepared: validated, its features
-// sorted and encoded, its posting keys hashed.
+// Prepared is a document ready for AddPrepared: validated, its signature
+// computed and encoded, its posting keys hashed.
 type Prepared struct {
 	doc    Doc
 	sig    signature
-	feat   []byte
 	own    [][]byte
 	lookup [][]byte
 }
@@ -251,9 +284,8 @@ func (f *Filter) Prepare(d Doc) (*Prepared, error) {
 		return nil, err
 	}
 	p := &Prepared{doc: d, sig: newSignature(d.Features)}
-	p.feat = encodeSignature(p.sig)
-	p.own = f.opts.postingPrefixes(d.Features)
-	p.lookup = f.opts.lookupPrefixes(d.Features, p.own)
+	p.own = f.opts.postingKeys(d.Features)
+	p.lookup = f.opts.lookupKeys(d.Features, p.own)
 	return p, nil
 }
 
@@ -273,7 +305,7 @@ func (f *Filter) Add(d Doc) (Decision, error) {
 // AddPrepared is Add for a document from Prepare. A zero Doc.Time becomes
 // the time of this call.
 func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
-	d, sig, feat, own, lookup := p.doc, p.sig, p.feat, p.own, p.lookup
+	d := p.doc
 	if d.Time.IsZero() {
 		d.Time = time.Now()
 	}
@@ -291,7 +323,11 @@ func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Decision{}, err
 	}
-	match, v, n, err := w.bestMatch(d.ID, sig, lookup)
+	var self uint64 // the stored version of d, which d does not match
+	if old != nil {
+		self = old.Seq
+	}
+	match, v, n, err := w.bestMatch(self, p.sig, p.lookup)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -314,23 +350,15 @@ func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
 	if dec.Representative, err = w.representative(rec.Cluster); err != nil {
 		return Decision{}, err
 	}
-
-	for _, p := range own {
-		if _, ok := f.stop[string(p)]; ok {
-			continue
-		}
-		k := append(append(make([]byte, 0, len(p)+len(d.ID)), p...), d.ID...)
-		rec.Keys = append(rec.Keys, k)
-		if err := w.set(k, nil); err != nil {
-			return Decision{}, err
-		}
+	if rec.Keys, err = w.post(w.seq, p.own); err != nil {
+		return Decision{}, err
 	}
 	for _, kv := range [...]struct {
 		k []byte
 		v []byte
 	}{
 		{key(nsDoc, d.ID), encodeRecord(rec)},
-		{key(nsFeatures, d.ID), feat},
+		{seqKey(nsSignature, w.seq), encodeSignature(d.ID, p.sig)},
 		{key(nsPayload, d.ID), d.Payload},
 		{memberKey(rec.Cluster, d.ID), nil},
 	} {
@@ -366,14 +394,14 @@ func (f *Filter) Delete(id string) (DeleteResult, error) {
 		return DeleteResult{}, err
 	}
 	res := DeleteResult{ID: id, Cluster: rec.Cluster, Seq: w.seq}
-	if err := w.deleteKeys(rec.Keys); err != nil {
+	if err := w.unpost(rec); err != nil {
 		return DeleteResult{}, err
 	}
 	if res.Representative, err = w.leave(id, rec); err != nil {
 		return DeleteResult{}, err
 	}
-	for _, ns := range []string{nsDoc, nsFeatures, nsPayload} {
-		if err := w.txn.Delete(key(ns, id)); err != nil {
+	for _, k := range [][]byte{key(nsDoc, id), seqKey(nsSignature, rec.Seq), key(nsPayload, id)} {
+		if err := w.txn.Delete(k); err != nil {
 			return DeleteResult{}, fmt.Errorf("dedupfilter: delete %q: %w", id, err)
 		}
 	}

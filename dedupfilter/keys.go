@@ -9,29 +9,41 @@ import (
 
 // Store key schema. Every key starts with a one-letter namespace and "/";
 // variable-length document ids always come last, after fixed-length parts,
-// so any id (even one containing "/") is unambiguous.
+// so any id (even one containing "/") is unambiguous. A document's number
+// is the seq of the Add that stored its current version: posting lists
+// hold numbers, not ids, so they stay small.
 //
-//	d/<id>                       record: seq, time, runes, cluster, indexed, url, title, posting keys
-//	f/<id>                       encoded features (versioned binary)
-//	y/<id>                       payload, opaque bytes from the caller
-//	p/<kind><8-byte hash><id>    posting (empty value): feature -> documents
-//	c/<cluster id>               cluster record: representative's id
-//	m/<cluster id><id>           membership (empty value)
-//	w/<id>                       pending search-index operation (write-ahead mark)
-//	!/seq, !/cluster             counters
+//	d/<id>                  record: seq, time, runes, cluster, indexed, url, title, posting keys
+//	s/<seq:8>               the id and signature (compact features) of document seq
+//	y/<id>                  payload, opaque bytes from the caller
+//	p/<kind><hash:8>        posting list: feature -> ascending document numbers, or full
+//	c/<cluster id>          cluster record: representative's id
+//	m/<cluster id><id>      membership (empty value)
+//	w/<seq:8>               the search-index operations of mutation seq, until Applied
+//	!/seq, !/cluster        counters
+//	!/format                the store layout's version
+//
+// Other packages may keep keys of their own in the same Badger store (the
+// indexer puts package sitetext's there) under namespaces these do not use.
 //
 // Cluster ids are 16 lowercase hex digits of a counter, so they sort in
 // creation order and have a fixed length.
 const (
-	nsDoc      = "d/"
-	nsFeatures = "f/"
-	nsPayload  = "y/"
-	nsPosting  = "p/"
-	nsCluster  = "c/"
-	nsMember   = "m/"
-	nsPending  = "w/"
-	keySeq     = "!/seq"
-	keyCluster = "!/cluster"
+	nsDoc       = "d/"
+	nsSignature = "s/"
+	nsPayload   = "y/"
+	nsPosting   = "p/"
+	nsCluster   = "c/"
+	nsMember    = "m/"
+	nsPending   = "w/"
+	keySeq      = "!/seq"
+	keyCluster  = "!/cluster"
+	keyFormat   = "!/format"
+
+	// storeFormat is the layout's version: 2 has posting lists of document
+	// numbers and compact signatures (1 had a key per posting and whole
+	// features).
+	storeFormat = 2
 
 	clusterIDLen = 16
 )
@@ -47,44 +59,48 @@ const (
 
 func key(ns, id string) []byte { return append([]byte(ns), id...) }
 
+// seqKey is ns followed by seq in 8 big-endian bytes, so keys sort by seq.
+func seqKey(ns string, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte(ns), seq)
+}
+
 func memberKey(cluster, id string) []byte {
 	return append(append([]byte(nsMember), cluster...), id...)
 }
 
-// postingPrefix is "p/" + kind + 8-byte hash; the document id follows.
-func postingPrefix(kind byte, h uint64) []byte {
+// postingKey is "p/" + kind + 8-byte hash.
+func postingKey(kind byte, h uint64) []byte {
 	b := make([]byte, 0, len(nsPosting)+9)
 	b = append(b, nsPosting...)
 	b = append(b, kind)
 	return binary.BigEndian.AppendUint64(b, h)
 }
 
-const postingPrefixLen = len(nsPosting) + 9
 
 func structureHash(s analyzer.Structure) uint64 {
 	return uint64(uint16(s.Paragraphs))<<32 | uint64(uint16(s.Length))<<16 | uint64(uint16(s.Sentences))
 }
 
-// postingPrefixes returns the feature lists a document is posted to. Keys
+// postingKeys returns the feature lists a document is posted to. Keys
 // per document: at most Bands + 1 + len(Blocks) + TermsPerDoc +
 // PiecesPerDoc, 57 with the defaults and the analyzer's 16 blocks — a bound
 // that keeps the filter's write cost small next to the search index's,
 // whatever the document's length.
-func (o Options) postingPrefixes(f *analyzer.Features) [][]byte {
+func (o Options) postingKeys(f *analyzer.Features) [][]byte {
 	var out [][]byte
 	if len(f.MinHash) == o.Bands*o.Rows {
 		// Add validated the length, so Bands cannot fail here.
 		keys, _ := analyzer.Bands(f.MinHash, o.Bands)
 		for _, k := range keys {
-			out = append(out, postingPrefix(kindBand, k))
+			out = append(out, postingKey(kindBand, k))
 		}
 	}
-	out = append(out, postingPrefix(kindStructure, structureHash(f.Structure)))
+	out = append(out, postingKey(kindStructure, structureHash(f.Structure)))
 	seen := make(map[[20]byte]bool, len(f.Blocks))
 	for _, b := range f.Blocks {
 		if !seen[b] {
 			seen[b] = true
-			out = append(out, postingPrefix(kindBlock, binary.BigEndian.Uint64(b[:8])))
+			out = append(out, postingKey(kindBlock, binary.BigEndian.Uint64(b[:8])))
 		}
 	}
 	if o.TermsPerDoc > 0 {
@@ -93,18 +109,18 @@ func (o Options) postingPrefixes(f *analyzer.Features) [][]byte {
 			terms = append(terms, t)
 		}
 		for _, h := range bottomK(terms, o.TermsPerDoc) {
-			out = append(out, postingPrefix(kindTerm, h))
+			out = append(out, postingKey(kindTerm, h))
 		}
 	}
 	for _, h := range bottomK(f.Pieces, o.PiecesPerDoc) {
-		out = append(out, postingPrefix(kindPiece, h))
+		out = append(out, postingKey(kindPiece, h))
 	}
 	return out
 }
 
-// lookupPrefixes are the lists searched for candidates: the document's own
+// lookupKeys are the lists searched for candidates: the document's own
 // lists, with the structure cell widened to its neighbourhood.
-func (o Options) lookupPrefixes(f *analyzer.Features, own [][]byte) [][]byte {
+func (o Options) lookupKeys(f *analyzer.Features, own [][]byte) [][]byte {
 	out := make([][]byte, 0, len(own)+27)
 	for _, p := range own {
 		if p[len(nsPosting)] != kindStructure {
@@ -121,7 +137,7 @@ func (o Options) lookupPrefixes(f *analyzer.Features, own [][]byte) [][]byte {
 			for dk := -r; dk <= r; dk++ {
 				c := analyzer.Structure{Paragraphs: s.Paragraphs + dg, Length: s.Length + dc, Sentences: s.Sentences + dk}
 				if c.Paragraphs >= 0 && c.Length >= 0 && c.Sentences >= 0 {
-					out = append(out, postingPrefix(kindStructure, structureHash(c)))
+					out = append(out, postingKey(kindStructure, structureHash(c)))
 				}
 			}
 		}

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -13,15 +13,24 @@ import (
 // mutation is one Add or Delete: a read-write transaction plus the search
 // index operations it implies, at most one per document (the last wins).
 type mutation struct {
-	f   *Filter
-	txn *badger.Txn
-	seq uint64
-	ops []Op
+	f     *Filter
+	txn   *badger.Txn
+	seq   uint64
+	ops   []Op
+	lists map[string]*postingList // read or changed by this mutation
+}
+
+// postingList is a posting list as the mutation sees it; changed lists
+// are written at commit.
+type postingList struct {
+	seqs  []uint64 // ascending document numbers
+	full  bool     // a stop list
+	dirty bool
 }
 
 func (f *Filter) begin() *mutation {
 	f.seq++
-	return &mutation{f: f, txn: f.db.NewTransaction(true), seq: f.seq}
+	return &mutation{f: f, txn: f.db.NewTransaction(true), seq: f.seq, lists: map[string]*postingList{}}
 }
 
 func (w *mutation) set(k, v []byte) error {
@@ -42,12 +51,15 @@ func (w *mutation) op(op Op) {
 	w.ops = append(w.ops, op)
 }
 
-// commit records the ops as pending marks and the counters, then commits.
-// On error the in-memory counters may run ahead of the store; gaps in
-// sequence numbers are harmless.
+// commit writes the changed posting lists, records the ops as pending and
+// the counters, then commits. On error the in-memory counters may run
+// ahead of the store; gaps in sequence numbers are harmless.
 func (w *mutation) commit() ([]Op, error) {
-	for _, op := range w.ops {
-		if err := w.set(key(nsPending, op.ID), encodeOp(op)); err != nil {
+	if err := w.writeLists(); err != nil {
+		return nil, err
+	}
+	if len(w.ops) > 0 {
+		if err := w.set(seqKey(nsPending, w.seq), encodePending(w.ops)); err != nil {
 			return nil, err
 		}
 	}
@@ -160,8 +172,11 @@ func (w *mutation) place(id string, rec, old, match *record) error {
 		if err != nil {
 			return err
 		}
-		if err := w.deleteKeys(old.Keys); err != nil {
+		if err := w.unpost(old); err != nil {
 			return err
+		}
+		if err := w.txn.Delete(seqKey(nsSignature, old.Seq)); err != nil {
+			return fmt.Errorf("dedupfilter: delete signature: %w", err)
 		}
 		if stay {
 			rec.Cluster, rec.Indexed = old.Cluster, old.Indexed
@@ -216,15 +231,6 @@ func (w *mutation) stays(id string, old, match *record) (bool, error) {
 	}
 	members, err := w.members(old.Cluster)
 	return len(members) == 1 && members[0] == id, err
-}
-
-func (w *mutation) deleteKeys(keys [][]byte) error {
-	for _, k := range keys {
-		if err := w.txn.Delete(k); err != nil {
-			return fmt.Errorf("dedupfilter: delete posting: %w", err)
-		}
-	}
-	return nil
 }
 
 // leave removes id's membership and repairs its cluster. It returns the
@@ -287,37 +293,112 @@ func listMembers(txn *badger.Txn, cluster string) ([]string, error) {
 	return out, nil
 }
 
-// bestMatch gathers candidates from the posting lists (skipping lists
-// longer than MaxPostings), keeps those sharing at least MinShared lists,
-// and verifies up to MaxCandidates of them, most shared lists first. The
-// first verified duplicate is the match: a candidate sharing more lists is
-// the likelier copy, and stopping there keeps a popular cluster from
-// costing MaxCandidates verifications per Add.
-func (w *mutation) bestMatch(id string, feat signature, lookup [][]byte) (string, Verdict, int, error) {
+// list returns the posting list under k, read once per mutation.
+func (w *mutation) list(k []byte) (*postingList, error) {
+	if l, ok := w.lists[string(k)]; ok {
+		return l, nil
+	}
+	l := &postingList{}
+	err := getValue(w.txn, k, func(b []byte) error {
+		var err error
+		l.seqs, l.full, err = decodePostings(nil, b)
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("dedupfilter: posting list %x: %w", k, err)
+	}
+	w.lists[string(k)] = l
+	return l, nil
+}
+
+// post adds document seq to the lists under keys and returns the keys it
+// was added under: a full list takes no more, and the document that would
+// pass MaxPostings makes the list full (the boolean-model paper's
+// automatic stop word: a feature most documents have tells none apart).
+func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
+	var posted [][]byte
+	for _, k := range keys {
+		l, err := w.list(k)
+		if err != nil {
+			return nil, err
+		}
+		if l.full {
+			continue
+		}
+		l.dirty = true
+		if len(l.seqs) >= w.f.opts.MaxPostings {
+			l.full, l.seqs = true, nil
+			continue
+		}
+		l.seqs = append(l.seqs, seq) // the newest seq: the list stays sorted
+		posted = append(posted, k)
+	}
+	return posted, nil
+}
+
+// unpost removes the document of rec from its posting lists.
+func (w *mutation) unpost(rec *record) error {
+	for _, k := range rec.Keys {
+		l, err := w.list(k)
+		if err != nil {
+			return err
+		}
+		if i, ok := slices.BinarySearch(l.seqs, rec.Seq); ok && !l.full {
+			l.seqs = slices.Delete(l.seqs, i, i+1)
+			l.dirty = true
+		}
+	}
+	return nil
+}
+
+// writeLists writes the changed posting lists; an emptied list goes.
+func (w *mutation) writeLists() error {
+	for k, l := range w.lists {
+		var err error
+		switch {
+		case !l.dirty:
+			continue
+		case l.full:
+			err = w.txn.Set([]byte(k), []byte{postingsFull})
+		case len(l.seqs) == 0:
+			err = w.txn.Delete([]byte(k))
+		default:
+			err = w.txn.Set([]byte(k), encodePostings(l.seqs))
+		}
+		if err != nil {
+			return fmt.Errorf("dedupfilter: write posting list: %w", err)
+		}
+	}
+	return nil
+}
+
+// bestMatch gathers candidates from the posting lists under lookup
+// (skipping stop lists), keeps those sharing at least MinShared lists, and
+// verifies up to MaxCandidates of them, most shared lists first, then the
+// oldest. The first verified duplicate is the match: a candidate sharing
+// more lists is the likelier copy, and stopping there keeps a popular
+// cluster from costing MaxCandidates verifications per Add. self is the
+// number of the stored version of the document being added (0 if none),
+// which is not a candidate.
+func (w *mutation) bestMatch(self uint64, sig signature, lookup [][]byte) (string, Verdict, int, error) {
 	o := w.f.opts
-	hits := map[string]int{}
-	it := w.txn.NewIterator(badger.IteratorOptions{})
-	for _, p := range lookup {
-		if _, ok := w.f.stop[string(p)]; ok {
+	hits := map[uint64]int{}
+	for _, k := range lookup {
+		l, err := w.list(k)
+		if err != nil {
+			return "", Verdict{}, 0, err
+		}
+		if l.full || len(l.seqs) > o.MaxPostings { // (MaxPostings may have been lowered)
 			continue
 		}
-		var ids []string
-		for it.Seek(p); it.ValidForPrefix(p) && len(ids) <= o.MaxPostings; it.Next() {
-			ids = append(ids, string(it.Item().Key()[postingPrefixLen:]))
-		}
-		if len(ids) > o.MaxPostings {
-			w.f.stop[string(p)] = struct{}{} // an automatic stop word
-			continue
-		}
-		for _, c := range ids {
-			if c != id {
+		for _, c := range l.seqs {
+			if c != self {
 				hits[c]++
 			}
 		}
 	}
-	it.Close()
 	type cand struct {
-		id   string
+		seq  uint64
 		hits int
 	}
 	cands := make([]cand, 0, len(hits))
@@ -330,24 +411,24 @@ func (w *mutation) bestMatch(id string, feat signature, lookup [][]byte) (string
 		if a.hits != b.hits {
 			return b.hits - a.hits
 		}
-		return strings.Compare(a.id, b.id)
+		return cmp.Compare(a.seq, b.seq)
 	})
 	if len(cands) > o.MaxCandidates {
 		cands = cands[:o.MaxCandidates]
 	}
 	for n, cd := range cands {
-		c := cd.id
-		var cf signature
-		err := getValue(w.txn, key(nsFeatures, c), func(b []byte) error {
+		var id string
+		var cs signature
+		err := getValue(w.txn, seqKey(nsSignature, cd.seq), func(b []byte) error {
 			var err error
-			cf, err = decodeSignature(b)
+			id, cs, err = decodeSignature(b)
 			return err
 		})
 		if err != nil {
-			return "", Verdict{}, 0, fmt.Errorf("dedupfilter: features of %q: %w", c, err)
+			return "", Verdict{}, 0, fmt.Errorf("dedupfilter: signature of document %d: %w", cd.seq, err)
 		}
-		if v := compare(feat, cf, o); v.Duplicate {
-			return c, v, n + 1, nil
+		if v := compare(sig, cs, o); v.Duplicate {
+			return id, v, n + 1, nil
 		}
 	}
 	return "", Verdict{}, len(cands), nil

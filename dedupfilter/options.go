@@ -135,11 +135,15 @@ type Options struct {
 	SyncWrites bool
 	// Logger receives Badger's log lines. Default nil: quiet.
 	Logger badger.Logger
-	// MemTableSize and BlockCacheSize are passed to Badger. Defaults 16 MiB
-	// and 32 MiB: smaller than Badger's own (64/256 MiB) because the filter's
-	// values are small; raise them for stores of millions of documents.
+	// MemTableSize, BlockCacheSize and IndexCacheSize are passed to Badger
+	// (see BadgerOptions). Defaults 16, 32 and 16 MiB, where Badger's own
+	// are 64, 256 and 0 (0 keeps every table's index and bloom filter in
+	// memory, which grows with the store): the filter's values are small
+	// and its reads are point lookups, and a bounded index cache keeps
+	// memory flat however many documents the store holds.
 	MemTableSize   int64
 	BlockCacheSize int64
+	IndexCacheSize int64
 
 	// Policy: Suppress (default), Mark or Replace.
 	Policy Policy
@@ -239,6 +243,7 @@ func DefaultOptions(dir string) Options {
 		Dir:              dir,
 		MemTableSize:     16 << 20,
 		BlockCacheSize:   32 << 20,
+		IndexCacheSize:   16 << 20,
 		Policy:           Suppress,
 		Keep:             Newer,
 		Measure:          Combined,
@@ -265,6 +270,25 @@ func DefaultOptions(dir string) Options {
 	}
 }
 
+// BadgerOptions are the Badger settings Open uses for a store in o.Dir,
+// chosen for an ingest filter: small memtables (two, not five), bounded
+// caches, values inline in the LSM tree (they are small), no conflict
+// tracking (every read-write transaction runs under the Filter's lock).
+// Use them to open a store shared with other packages (see New).
+func (o Options) BadgerOptions() badger.Options {
+	return badger.DefaultOptions(o.Dir).
+		WithInMemory(o.InMemory).
+		WithSyncWrites(o.SyncWrites).
+		WithLogger(o.Logger).
+		WithDetectConflicts(false).
+		WithMemTableSize(o.MemTableSize).
+		WithNumMemtables(2).
+		WithNumLevelZeroTables(2).
+		WithBlockCacheSize(o.BlockCacheSize).
+		WithIndexCacheSize(o.IndexCacheSize).
+		WithNumCompactors(2)
+}
+
 func (o Options) validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("dedupfilter: "+format+": %w", append(args, ErrInvalidOptions)...)
@@ -272,8 +296,8 @@ func (o Options) validate() error {
 	switch {
 	case o.InMemory && o.Dir != "":
 		return bad("InMemory needs an empty Dir, got %q", o.Dir)
-	case !o.InMemory && o.Dir == "":
-		return bad("Dir is empty")
+	case o.MemTableSize < 1<<20 || o.BlockCacheSize < 0 || o.IndexCacheSize < 0:
+		return bad("MemTableSize %d must be at least 1 MiB, the cache sizes at least 0", o.MemTableSize)
 	case !policyNames.Valid(o.Policy):
 		return bad("unknown policy %d", int(o.Policy))
 	case !keepNames.Valid(o.Keep):

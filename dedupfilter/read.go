@@ -6,9 +6,21 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// Doc returns the stored document id. The returned Entry is the caller's:
-// its slices and Features are fresh copies.
+// Doc returns the stored document id with its payload. The store keeps
+// a compact signature of the features, not the Features themselves, so
+// Entry.Features is nil. The Entry is the caller's.
 func (f *Filter) Doc(id string) (Entry, error) {
+	return f.entry(id, true)
+}
+
+// Meta is Doc without the payload: what a result list shows of a document
+// (url, title, cluster, whether it is indexed), read without copying its
+// text.
+func (f *Filter) Meta(id string) (Entry, error) {
+	return f.entry(id, false)
+}
+
+func (f *Filter) entry(id string, payload bool) (Entry, error) {
 	var e Entry
 	err := f.db.View(func(txn *badger.Txn) error {
 		rec, err := getRecord(txn, id)
@@ -17,14 +29,9 @@ func (f *Filter) Doc(id string) (Entry, error) {
 		}
 		e = Entry{Doc: Doc{ID: id, URL: rec.URL, Title: rec.Title, Time: rec.Time},
 			Seq: rec.Seq, Cluster: rec.Cluster, Indexed: rec.Indexed}
-		err = getValue(txn, key(nsFeatures, id), func(b []byte) error {
-			e.Features, err = decodeFeatures(b)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("dedupfilter: features of %q: %w", id, err)
+		if payload {
+			e.Payload, err = copyValue(txn, key(nsPayload, id))
 		}
-		e.Payload, err = copyValue(txn, key(nsPayload, id))
 		return err
 	})
 	return e, err
@@ -92,7 +99,9 @@ func (f *Filter) Clusters(fn func(Cluster) error) error {
 
 // Stats are store counts for reports.
 type Stats struct {
-	Docs, Clusters, Postings, Pending int
+	Docs, Clusters int
+	Lists          int // posting lists, stop lists included
+	Pending        int // mutations whose ops are not yet Applied
 }
 
 // Stats counts the stored keys by kind (a full key scan).
@@ -112,7 +121,7 @@ func (f *Filter) Stats() (Stats, error) {
 			case nsCluster:
 				s.Clusters++
 			case nsPosting:
-				s.Postings++
+				s.Lists++
 			case nsPending:
 				s.Pending++
 			}

@@ -3,11 +3,11 @@
 //
 // # Basics
 //
-// Open creates or opens an index directory. It holds three stores:
-// DIR/bleve (the bleve index), DIR/dedup (the Badger store of package
-// dedupfilter: features, posting lists, clusters, payloads and pending
-// writes) and DIR/site (the Badger store of package sitetext: each site's
-// paragraph table). Close closes all three.
+// Open creates or opens an index directory. It holds two stores:
+// DIR/bleve, the bleve index, and DIR/store, one Badger store with the
+// state of package dedupfilter (signatures, posting lists, clusters,
+// payloads and pending writes) and each site's paragraph table (package
+// sitetext) under keys of its own. Close closes both.
 //
 // Index and Batch take Documents (a page's main text as paragraphs);
 // IndexPages takes pages as package page reads them, extracts their main

@@ -13,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/dgraph-io/badger/v4"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
@@ -107,6 +108,7 @@ type Document struct {
 // Index is a bleve index with its dedup store.
 type Index struct {
 	bleve    bleve.Index
+	store    *badger.DB // the filter's state and the sites' template text
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
 	site     *sitetext.Table // nil when Options.KeepSiteText or NoDedup
@@ -119,6 +121,15 @@ type Index struct {
 	closeErr  error
 }
 
+// Subdirectories of an index directory.
+const (
+	bleveDir = "bleve"
+	storeDir = "store"
+	// oldStoreDir held the filter's state before the store took the sites'
+	// template text too (and changed layout).
+	oldStoreDir = "dedup"
+)
+
 // Open opens the index in dir, creating it when absent, and replays
 // bleve writes that a crash left pending (see Repaired).
 func Open(dir string, opts Options) (*Index, error) {
@@ -126,40 +137,49 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
 	}
+	if _, err := os.Stat(filepath.Join(dir, oldStoreDir)); err == nil {
+		return nil, fmt.Errorf("indexer: %s was written by an older version of bleve-dedup; index the pages again into a new directory: %w", dir, ErrInvalidOptions)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
 	}
-	fo := opts.Filter
-	fo.Dir = filepath.Join(dir, "dedup")
-	f, err := dedupfilter.Open(fo)
-	if err != nil {
-		return nil, fmt.Errorf("indexer: open %s: %w", fo.Dir, err)
-	}
-	bpath := filepath.Join(dir, "bleve")
-	b, err := bleve.Open(bpath)
-	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
-		if opts.Mapping == nil {
-			f.Close()
-			return nil, fmt.Errorf("indexer: no Mapping to create %s with: %w", bpath, ErrInvalidOptions)
-		}
-		b, err = bleve.New(bpath, opts.Mapping)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("indexer: open %s: %w", bpath, err)
-	}
-	ix := &Index{bleve: b, filter: f, analyzer: an, noDedup: opts.NoDedup}
-	if !opts.KeepSiteText && !opts.NoDedup {
-		if ix.site, err = sitetext.Open(filepath.Join(dir, "site")); err != nil {
-			ix.Close()
-			return nil, fmt.Errorf("indexer: %w", err)
-		}
+	ix := &Index{analyzer: an, noDedup: opts.NoDedup}
+	if err := ix.open(dir, opts); err != nil {
+		return nil, errors.Join(err, ix.Close())
 	}
 	if err := ix.replay(); err != nil {
-		ix.Close()
-		return nil, err
+		return nil, errors.Join(err, ix.Close())
 	}
 	return ix, nil
+}
+
+// open opens the store and bleve; Close closes what it opened.
+func (ix *Index) open(dir string, opts Options) error {
+	fo := opts.Filter
+	fo.Dir = filepath.Join(dir, storeDir)
+	db, err := badger.Open(fo.BadgerOptions())
+	if err != nil {
+		return fmt.Errorf("indexer: open %s: %w", fo.Dir, err)
+	}
+	ix.store = db
+	if ix.filter, err = dedupfilter.New(db, fo); err != nil {
+		return fmt.Errorf("indexer: %s: %w", fo.Dir, err)
+	}
+	if !opts.KeepSiteText && !opts.NoDedup {
+		ix.site = sitetext.New(db)
+	}
+	bpath := filepath.Join(dir, bleveDir)
+	ix.bleve, err = bleve.Open(bpath)
+	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		if opts.Mapping == nil {
+			return fmt.Errorf("indexer: no Mapping to create %s with: %w", bpath, ErrInvalidOptions)
+		}
+		ix.bleve, err = bleve.New(bpath, opts.Mapping)
+	}
+	if err != nil {
+		return fmt.Errorf("indexer: open %s: %w", bpath, err)
+	}
+	return nil
 }
 
 // Repaired is the number of pending bleve operations Open re-applied
@@ -176,9 +196,18 @@ func (ix *Index) Filter() *dedupfilter.Filter { return ix.filter }
 // result, so a deferred Close after an explicit one is harmless.
 func (ix *Index) Close() error {
 	ix.closeOnce.Do(func() {
-		ix.closeErr = errors.Join(ix.bleve.Close(), ix.filter.Close())
-		if ix.site != nil {
-			ix.closeErr = errors.Join(ix.closeErr, ix.site.Close())
+		var errs []error
+		if ix.bleve != nil {
+			errs = append(errs, ix.bleve.Close())
+		}
+		if ix.filter != nil {
+			errs = append(errs, ix.filter.Close())
+		}
+		if ix.store != nil {
+			errs = append(errs, ix.store.Close())
+		}
+		if err := errors.Join(errs...); err != nil {
+			ix.closeErr = fmt.Errorf("indexer: close: %w", err)
 		}
 	})
 	return ix.closeErr
@@ -186,7 +215,7 @@ func (ix *Index) Close() error {
 
 // Exists reports whether dir holds an index created by Open.
 func Exists(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "bleve", "index_meta.json"))
+	_, err := os.Stat(filepath.Join(dir, bleveDir, "index_meta.json"))
 	return err == nil
 }
 

@@ -8,7 +8,8 @@
 //
 // # Basics
 //
-// Open a Table in a directory; for each page, in input order, Clean
+// A Table lives in a Badger store the caller opens (the indexer's, beside
+// package dedupfilter's keys); for each page, in input order, Clean
 // returns the paragraphs to analyse and records the page's paragraphs.
 // Site names a page's site: its URL host, or for pages without a URL the
 // directory part of its id.

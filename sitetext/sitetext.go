@@ -14,40 +14,25 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 )
 
-// Table is a site's paragraph table in a Badger store: for each site, the
-// hash of every paragraph shown, the first page that showed it and whether
-// another page showed it too, and each page's own-text length. A nil
-// *Table keeps every paragraph (template detection off).
+// Table is the sites' paragraph tables in a Badger store, under keys that
+// start with "t/": for each site, the hash of every paragraph shown, the
+// first page that showed it and whether another page showed it too, and
+// each page's own-text length. A nil *Table keeps every paragraph
+// (template detection off).
 type Table struct {
 	db *badger.DB
 }
 
-// minKept is the share of a page's text that must survive: a page with
-// (almost) nothing of its own is a same-site copy of another page, and is
-// kept whole so that it matches it. Template pages can carry a short
-// article in a long page (under 5% of the text on the development set),
-// so the bar is low.
-const minKept = 0.01
-
-// Open opens (creating if needed) the table stored in dir. Calls to Clean
-// must not run concurrently: the indexer makes them in input order.
-func Open(dir string) (*Table, error) {
-	// Clean calls are serialised, so conflict tracking is not needed.
-	o := badger.DefaultOptions(dir).WithLogger(nil).WithMemTableSize(8 << 20).WithBlockCacheSize(8 << 20).WithDetectConflicts(false)
-	db, err := badger.Open(o)
-	if err != nil {
-		return nil, fmt.Errorf("sitetext: open %s: %w", dir, err)
-	}
-	return &Table{db: db}, nil
+// New returns the table kept in db, which the caller opened, may share
+// with other key namespaces, and closes. Calls to Clean must not run
+// concurrently: the indexer makes them in input order, and they run
+// without Badger's conflict tracking.
+func New(db *badger.DB) *Table {
+	return &Table{db: db}
 }
 
-// Close closes the store.
-func (t *Table) Close() error {
-	if err := t.db.Close(); err != nil {
-		return fmt.Errorf("sitetext: close: %w", err)
-	}
-	return nil
-}
+// ns is the key namespace of the table in a shared store.
+const ns = "t/"
 
 // Site is the site a page belongs to: the host of pageURL, or for pages
 // without a URL the directory part of their id (a crawl saved as
@@ -61,6 +46,13 @@ func Site(pageURL, id string) string {
 	}
 	return ""
 }
+
+// minKept is the share of a page's text that must survive: a page with
+// (almost) nothing of its own is a same-site copy of another page, and is
+// kept whole so that it matches it. Template pages can carry a short
+// article in a long page (under 5% of the text on the development set),
+// so the bar is low.
+const minKept = 0.01
 
 // copyShare is how much of a page's own text (what is not known template
 // text) must come from one earlier page of the site for the page to be a
@@ -240,7 +232,8 @@ func ownRunes(txn *badger.Txn, site, id string) (int, error) {
 // pageKey holds a page's own-text length; 1 after the site name keeps it
 // apart from paragraph keys.
 func pageKey(site, id string) []byte {
-	k := make([]byte, 0, len(site)+1+len(id))
+	k := make([]byte, 0, len(ns)+len(site)+1+len(id))
+	k = append(k, ns...)
 	k = append(k, site...)
 	k = append(k, 1)
 	return append(k, id...)
@@ -249,7 +242,8 @@ func pageKey(site, id string) []byte {
 func paragraphKey(site string, norm []byte) []byte {
 	h := fnv.New64a()
 	h.Write(norm)
-	k := make([]byte, 0, len(site)+9)
+	k := make([]byte, 0, len(ns)+len(site)+9)
+	k = append(k, ns...)
 	k = append(k, site...)
 	k = append(k, 0)
 	return binary.BigEndian.AppendUint64(k, h.Sum64())

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 func TestSite(t *testing.T) {
@@ -48,11 +50,12 @@ func TestClean(t *testing.T) {
 		{"page of template only is kept whole", "a", "p5", []string{nav, foot},
 			[]string{nav, foot}, nil},
 	}
-	tab, err := Open(t.TempDir())
+	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tab.Close()
+	defer db.Close()
+	tab := New(db)
 	for _, tt := range tests {
 		kept, stale, err := tab.Clean(tt.site, tt.id, tt.paras)
 		if err != nil {
