@@ -39,11 +39,15 @@ type childConfig struct {
 
 // sample is the state of a run at one tenth of the corpus.
 type sample struct {
-	Tenth       int     `json:"tenth"`
-	Pages       int     `json:"pages"`     // documents read
-	ElapsedS    float64 `json:"elapsed_s"` // since indexing started
-	SliceS      float64 `json:"slice_s"`   // since the previous sample
-	DocsPerS    float64 `json:"docs_per_s"`
+	Tenth    int     `json:"tenth"`
+	Pages    int     `json:"pages"`     // documents read
+	ElapsedS float64 `json:"elapsed_s"` // since indexing started
+	SliceS   float64 `json:"slice_s"`   // since the previous sample
+	DocsPerS float64 `json:"docs_per_s"`
+	// CPU time of the process: on a shared machine it wanders less than
+	// wall time when other jobs come and go.
+	CPUS        float64 `json:"cpu_s"`          // since indexing started
+	CPUMsPerDoc float64 `json:"cpu_ms_per_doc"` // during the slice
 	Duplicates  int     `json:"duplicates"`
 	RSSAnon     uint64  `json:"rss_anon"`
 	RSSAnonPeak uint64  `json:"rss_anon_peak"` // highest seen during the slice
@@ -96,6 +100,7 @@ type recorder struct {
 	e       engine
 	n       int
 	start   time.Time
+	cpu0    time.Duration
 	next    int // the next tenth to record
 	last    sample
 	peaks   *peaks
@@ -128,6 +133,10 @@ func (r *recorder) progress(read, dups int) {
 	if s.SliceS > 0 {
 		s.DocsPerS = float64(read-r.last.Pages) / s.SliceS
 	}
+	s.CPUS = (cpuTime() - r.cpu0).Seconds()
+	if read > r.last.Pages {
+		s.CPUMsPerDoc = (s.CPUS - r.last.CPUS) * 1000 / float64(read-r.last.Pages)
+	}
 	var stores map[string]int64
 	s.BleveBytes, stores = r.e.disk()
 	for _, b := range stores {
@@ -135,8 +144,8 @@ func (r *recorder) progress(read, dups int) {
 	}
 	r.samples = append(r.samples, s)
 	r.last = s
-	fmt.Fprintf(r.log, "%s: %d/%d pages, %.0f docs/s (slice %.1fs), RssAnon %s, RssFile %s, heap %s, bleve %s, store %s\n",
-		r.mode, read, r.n, s.DocsPerS, s.SliceS, mb(s.RSSAnon), mb(s.RSSFile), mb(s.HeapLive), mb(uint64(s.BleveBytes)), mb(uint64(s.StoreBytes)))
+	fmt.Fprintf(r.log, "%s: %d/%d pages, %.0f docs/s (slice %.1fs, CPU %.1f ms/doc), RssAnon %s, RssFile %s, heap %s, bleve %s, store %s\n",
+		r.mode, read, r.n, s.DocsPerS, s.SliceS, s.CPUMsPerDoc, mb(s.RSSAnon), mb(s.RSSFile), mb(s.HeapLive), mb(uint64(s.BleveBytes)), mb(uint64(s.StoreBytes)))
 }
 
 func mb(b uint64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
@@ -161,7 +170,7 @@ func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
 		return err
 	}
 	cpu0 := cpuTime()
-	rec.start = time.Now()
+	rec.start, rec.cpu0 = time.Now(), cpu0
 	st, err := e.index(ctx, pages, cc.Batch, rec.progress)
 	if perr := stopProfile(); err == nil {
 		err = perr

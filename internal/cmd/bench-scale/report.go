@@ -54,7 +54,13 @@ type modeSummary struct {
 	LastDocsS  float64 `json:"last_tenth_docs_per_s"`
 	// LastFirst is the time per page of the last tenth over that of the
 	// first: 1 when the cost per page does not grow with the index.
-	LastFirst     float64 `json:"last_over_first"`
+	LastFirst float64 `json:"last_over_first"`
+	// CPU time per page of the first and last tenths, and their ratio:
+	// the same question asked of CPU time, which other jobs on a shared
+	// machine disturb less.
+	FirstCPUMs    float64 `json:"first_tenth_cpu_ms_per_doc"`
+	LastCPUMs     float64 `json:"last_tenth_cpu_ms_per_doc"`
+	LastFirstCPU  float64 `json:"last_over_first_cpu"`
 	PeakRSSAnon   uint64  `json:"peak_rss_anon"`
 	PeakRSSFile   uint64  `json:"peak_rss_file"`
 	PeakHeap      uint64  `json:"peak_heap_objects"`
@@ -155,6 +161,9 @@ func summarize(mode string, rs []modeResult) modeSummary {
 	if ms.LastDocsS > 0 {
 		ms.LastFirst = ms.FirstDocsS / ms.LastDocsS
 	}
+	if ms.FirstCPUMs > 0 {
+		ms.LastFirstCPU = ms.LastCPUMs / ms.FirstCPUMs
+	}
 	if first.Pages > 0 {
 		ms.StorePerPage = float64(ms.StoreBytes) / float64(first.Pages)
 		ms.BlevePerPage = float64(ms.BleveBytes) / float64(first.Pages)
@@ -171,6 +180,17 @@ func tenthRate(r modeResult, first bool) float64 {
 		return r.Samples[0].DocsPerS
 	}
 	return r.Samples[len(r.Samples)-1].DocsPerS
+}
+
+// tenthCPU is the CPU time per page of a run's first or last sample.
+func tenthCPU(r modeResult, first bool) float64 {
+	if len(r.Samples) == 0 {
+		return 0
+	}
+	if first {
+		return r.Samples[0].CPUMsPerDoc
+	}
+	return r.Samples[len(r.Samples)-1].CPUMsPerDoc
 }
 
 // write writes NAME.csv, .svg, .json and .md into dir.
@@ -196,7 +216,7 @@ func (rp *report) write(dir, name string) error {
 	return nil
 }
 
-var csvHeader = []string{"mode", "rep", "tenth", "pages", "elapsed_s", "slice_s", "docs_per_s", "duplicates",
+var csvHeader = []string{"mode", "rep", "tenth", "pages", "elapsed_s", "slice_s", "docs_per_s", "cpu_s", "cpu_ms_per_doc", "duplicates",
 	"rss_anon", "rss_anon_peak", "rss_file", "heap_live", "heap_objects", "heap_objects_peak", "go_total", "bleve_bytes", "store_bytes"}
 
 // csv writes one row per tenth per mode and repetition; sizes in bytes.
@@ -208,7 +228,7 @@ func (rp *report) csv(w io.Writer) error {
 	i := func(x int64) string { return strconv.FormatInt(x, 10) }
 	for _, r := range rp.Results {
 		for _, s := range r.Samples {
-			cw.Write([]string{r.Mode, strconv.Itoa(r.Rep), strconv.Itoa(s.Tenth), strconv.Itoa(s.Pages), f(s.ElapsedS), f(s.SliceS), f(s.DocsPerS),
+			cw.Write([]string{r.Mode, strconv.Itoa(r.Rep), strconv.Itoa(s.Tenth), strconv.Itoa(s.Pages), f(s.ElapsedS), f(s.SliceS), f(s.DocsPerS), f(s.CPUS), f(s.CPUMsPerDoc),
 				strconv.Itoa(s.Duplicates), u(s.RSSAnon), u(s.RSSAnonPeak), u(s.RSSFile), u(s.HeapLive), u(s.HeapObj), u(s.HeapPeak), u(s.GoTotal),
 				i(s.BleveBytes), i(s.StoreBytes)})
 		}
@@ -232,10 +252,18 @@ func (rp *report) text(w io.Writer) error {
 		c.Pages, c.Copies, c.Chinese, c.Sites, float64(c.TextBytes)/float64(max(c.Pages, 1))/1024, s.Batch, s.Policy, s.Reps)
 	fmt.Fprintf(w, "commit %s; %s\n\n", s.Commit, s.Machine)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tingest s\tdocs/s\tsettled s\tCPU s\tfirst 10% docs/s\tlast 10% docs/s\tlast/first per page\tpeak RssAnon MiB\tpeak RssFile MiB\tpeak heap MiB\tbleve MiB\tstore MiB\tstore B/page\t")
+	fmt.Fprintln(tw, "mode\tingest s\tdocs/s\tsettled s\tCPU s\tdocs/s first 10%\tlast 10%\tlast/first per page\tCPU ms/doc first 10%\tlast 10%\tlast/first\t")
 	for _, m := range s.Modes {
-		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.1f\t%.1f\t%.0f\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%.0f\t\n", m.Mode, m.IngestS, m.DocsPerS, m.SettledS, m.CPUS,
-			m.FirstDocsS, m.LastDocsS, m.LastFirst, mib(m.PeakRSSAnon), mib(m.PeakRSSFile), mib(m.PeakHeap), mibI(m.BleveBytes), mibI(m.StoreBytes), m.StorePerPage)
+		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.1f\t%.1f\t%.0f\t%.0f\t%.2f\t%.1f\t%.1f\t%.2f\t\n", m.Mode, m.IngestS, m.DocsPerS, m.SettledS, m.CPUS,
+			m.FirstDocsS, m.LastDocsS, m.LastFirst, m.FirstCPUMs, m.LastCPUMs, m.LastFirstCPU)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mode\tpeak RssAnon MiB\tpeak RssFile MiB\tpeak heap MiB\tVmHWM MiB\tbleve MiB\tstore MiB\tbleve B/page\tstore B/page\t")
+	for _, m := range s.Modes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t\n", m.Mode, mib(m.PeakRSSAnon), mib(m.PeakRSSFile), mib(m.PeakHeap), mib(m.VmHWM),
+			mibI(m.BleveBytes), mibI(m.StoreBytes), m.BlevePerPage, m.StorePerPage)
 	}
 	tw.Flush()
 	if len(s.Ratios) > 0 {
