@@ -38,6 +38,7 @@ type config struct {
 	Data     string   `json:"-"`
 	Commit   string   `json:"-"`
 	Profile  string   `json:"-"`
+	Replot   string   `json:"-"` // a saved NAME.json to report again instead of running
 }
 
 func defaultConfig() config {
@@ -88,6 +89,16 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
+	if cfg.Replot != "" {
+		rp, err := readReport(cfg.Replot)
+		if err != nil {
+			return err
+		}
+		if cfg.Name == "" {
+			cfg.Name = strings.TrimSuffix(filepath.Base(cfg.Replot), ".json")
+		}
+		return output(rp, cfg, stdout, stderr)
+	}
 	if cfg.Name == "" {
 		cfg.Name = fmt.Sprintf("scale-%d", cfg.Pages)
 	}
@@ -125,7 +136,11 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 			results = append(results, res)
 		}
 	}
-	rp := newReport(cfg, c, results)
+	return output(newReport(cfg, c, results), cfg, stdout, stderr)
+}
+
+// output writes a report's files and prints its summary.
+func output(rp *report, cfg config, stdout, stderr io.Writer) error {
 	if cfg.Out != "" {
 		if err := rp.write(cfg.Out, cfg.Name); err != nil {
 			return err

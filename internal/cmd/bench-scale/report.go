@@ -86,8 +86,30 @@ type ratio struct {
 
 func newReport(cfg config, c corpus, results []modeResult) *report {
 	rp := &report{Commit: cfg.Commit, Machine: machine(), Date: time.Now().UTC().Format(time.RFC3339), Config: cfg, Corpus: c, Results: results}
+	rp.summarize()
+	return rp
+}
+
+// readReport reads a report a run saved (NAME.json) and sums it up again
+// with the current code: plots and summaries can change without rerunning.
+func readReport(path string) (*report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench-scale: %w", err)
+	}
+	var rp report
+	if err := json.Unmarshal(b, &rp); err != nil {
+		return nil, fmt.Errorf("bench-scale: %s: %w", path, err)
+	}
+	rp.summarize()
+	return &rp, nil
+}
+
+// summarize fills rp.Summary from the configuration and results.
+func (rp *report) summarize() {
+	cfg, c, results := rp.Config, rp.Corpus, rp.Results
 	s := &rp.Summary
-	*s = summary{Commit: cfg.Commit, Machine: rp.Machine, Pages: c.Stats.Pages, Batch: cfg.Batch, Policy: cfg.Policy, Reps: cfg.Reps}
+	*s = summary{Commit: rp.Commit, Machine: rp.Machine, Pages: c.Stats.Pages, Batch: cfg.Batch, Policy: cfg.Policy, Reps: cfg.Reps}
 	byMode := map[string]modeSummary{}
 	for _, mode := range cfg.Modes {
 		var rs []modeResult
@@ -114,7 +136,6 @@ func newReport(cfg config, c corpus, results []modeResult) *report {
 			}
 		}
 	}
-	return rp
 }
 
 func summarize(mode string, rs []modeResult) modeSummary {
@@ -137,6 +158,8 @@ func summarize(mode string, rs []modeResult) modeSummary {
 		CPUS:         med(func(r modeResult) float64 { return r.CPUS }),
 		FirstDocsS:   med(func(r modeResult) float64 { return tenthRate(r, true) }),
 		LastDocsS:    med(func(r modeResult) float64 { return tenthRate(r, false) }),
+		FirstCPUMs:   med(func(r modeResult) float64 { return tenthCPU(r, true) }),
+		LastCPUMs:    med(func(r modeResult) float64 { return tenthCPU(r, false) }),
 		BleveBytes:   first.BleveBytes,
 		StoreBytes:   first.StoreBytes,
 		Duplicates:   first.Ingest.Duplicates,
