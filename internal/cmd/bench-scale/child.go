@@ -1,0 +1,365 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/bleve-dedup/bleve-dedup/eval"
+	"github.com/bleve-dedup/bleve-dedup/page"
+)
+
+// childEnv marks a process started by the benchmark to run one mode: the
+// command (or a test binary) re-executes itself with it set.
+const childEnv = "BENCH_SCALE_CHILD"
+
+// childConfig is what a child process is told.
+type childConfig struct {
+	Mode    string `json:"mode"`
+	Rep     int    `json:"rep"`
+	Corpus  string `json:"corpus"`  // pages, JSONL
+	Labels  string `json:"labels"`  // labels, JSONL ("" skips scoring)
+	Queries string `json:"queries"` // queries, JSON ("" skips searching)
+	Dir     string `json:"dir"`     // index directory, created
+	Result  string `json:"result"`  // where the result JSON goes
+	Pages   int    `json:"pages"`   // pages in the corpus
+	Batch   int    `json:"batch"`
+	Policy  string `json:"policy"`
+	Rounds  int    `json:"rounds"`  // passes over the queries
+	Profile string `json:"profile"` // directory for CPU and heap profiles ("" for none)
+}
+
+// sample is the state of a run at one tenth of the corpus.
+type sample struct {
+	Tenth    int     `json:"tenth"`
+	Pages    int     `json:"pages"`     // documents read
+	ElapsedS float64 `json:"elapsed_s"` // since indexing started
+	SliceS   float64 `json:"slice_s"`   // since the previous sample
+	DocsPerS float64 `json:"docs_per_s"`
+	// CPU time of the process: on a shared machine it wanders less than
+	// wall time when other jobs come and go.
+	CPUS        float64 `json:"cpu_s"`          // since indexing started
+	CPUMsPerDoc float64 `json:"cpu_ms_per_doc"` // during the slice
+	Duplicates  int     `json:"duplicates"`
+	RSSAnon     uint64  `json:"rss_anon"`
+	RSSAnonPeak uint64  `json:"rss_anon_peak"` // highest seen during the slice
+	RSSFile     uint64  `json:"rss_file"`
+	HeapLive    uint64  `json:"heap_live"`
+	HeapObj     uint64  `json:"heap_objects"`
+	HeapPeak    uint64  `json:"heap_objects_peak"` // highest seen during the slice
+	GoTotal     uint64  `json:"go_total"`
+	BleveBytes  int64   `json:"bleve_bytes"`
+	StoreBytes  int64   `json:"store_bytes"` // everything beside bleve (dedup mode)
+}
+
+// searchStats are the latencies of the search benchmark.
+type searchStats struct {
+	Queries        int     `json:"queries"`
+	Rounds         int     `json:"rounds"`
+	CollapsedP50Ms float64 `json:"collapsed_p50_ms"`
+	CollapsedP99Ms float64 `json:"collapsed_p99_ms"`
+	PlainP50Ms     float64 `json:"plain_p50_ms"`
+	PlainP99Ms     float64 `json:"plain_p99_ms"`
+	RatioP50       float64 `json:"ratio_p50"` // collapsed / plain
+	RatioP99       float64 `json:"ratio_p99"`
+	MeanMatches    float64 `json:"mean_matches"` // documents matching a query, on average
+}
+
+// modeResult is what a child reports.
+type modeResult struct {
+	Mode        string           `json:"mode"`
+	Rep         int              `json:"rep"`
+	Pages       int              `json:"pages"`
+	Batch       int              `json:"batch"`
+	Ingest      ingest           `json:"ingest"`
+	IngestS     float64          `json:"ingest_s"`  // until the last batch returned
+	SettledS    float64          `json:"settled_s"` // until bleve's merges were done
+	CPUS        float64          `json:"cpu_s"`     // CPU time until settled
+	PeakRSSAnon uint64           `json:"peak_rss_anon"`
+	PeakHeap    uint64           `json:"peak_heap_objects"`
+	VmHWM       uint64           `json:"vm_hwm"`
+	BleveBytes  int64            `json:"bleve_bytes"` // settled
+	StoreBytes  int64            `json:"store_bytes"`
+	Stores      map[string]int64 `json:"stores,omitempty"`
+	Samples     []sample         `json:"samples"`
+	Eval        *eval.Scores     `json:"eval,omitempty"`
+	Unindexed   int              `json:"unindexed,omitempty"` // labelled pages missing from the clusters
+	Search      *searchStats     `json:"search,omitempty"`
+}
+
+// recorder takes a sample each time the run passes a tenth of the corpus.
+type recorder struct {
+	e       engine
+	n       int
+	start   time.Time
+	cpu0    time.Duration
+	next    int // the next tenth to record
+	last    sample
+	peaks   *peaks
+	samples []sample
+	log     io.Writer
+	mode    string
+}
+
+// progress is called after each batch. A batch that passes several
+// tenths (a corpus smaller than ten batches) gives one sample, labelled
+// with the last tenth it passed.
+func (r *recorder) progress(read, dups int) {
+	tenth := 0
+	for r.next <= 10 && read >= (r.n*r.next+9)/10 {
+		tenth = r.next
+		r.next++
+	}
+	if tenth == 0 {
+		return
+	}
+	now := time.Since(r.start)
+	m := readMemory()
+	anonPeak, heapPeak := r.peaks.take()
+	s := sample{
+		Tenth: tenth, Pages: read, ElapsedS: now.Seconds(), Duplicates: dups,
+		RSSAnon: m.RSSAnon, RSSAnonPeak: max(anonPeak, m.RSSAnon), RSSFile: m.RSSFile,
+		HeapLive: m.HeapLive, HeapObj: m.HeapObj, HeapPeak: max(heapPeak, m.HeapObj), GoTotal: m.GoTotal,
+	}
+	s.SliceS = s.ElapsedS - r.last.ElapsedS
+	if s.SliceS > 0 {
+		s.DocsPerS = float64(read-r.last.Pages) / s.SliceS
+	}
+	s.CPUS = (cpuTime() - r.cpu0).Seconds()
+	if read > r.last.Pages {
+		s.CPUMsPerDoc = (s.CPUS - r.last.CPUS) * 1000 / float64(read-r.last.Pages)
+	}
+	var stores map[string]int64
+	s.BleveBytes, stores = r.e.disk()
+	for _, b := range stores {
+		s.StoreBytes += b
+	}
+	r.samples = append(r.samples, s)
+	r.last = s
+	fmt.Fprintf(r.log, "%s: %d/%d pages, %.0f docs/s (slice %.1fs, CPU %.1f ms/doc), RssAnon %s, RssFile %s, heap %s, bleve %s, store %s\n",
+		r.mode, read, r.n, s.DocsPerS, s.SliceS, s.CPUMsPerDoc, mb(s.RSSAnon), mb(s.RSSFile), mb(s.HeapLive), mb(uint64(s.BleveBytes)), mb(uint64(s.StoreBytes)))
+}
+
+func mb(b uint64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
+
+// runChild indexes the corpus in one mode and writes the result file.
+func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
+	if cc.Pages <= 0 || cc.Batch <= 0 {
+		return fmt.Errorf("bench-scale: child: pages %d and batch %d must be positive", cc.Pages, cc.Batch)
+	}
+	opened, err := openEngine(cc.Mode, cc.Dir, cc.Policy)
+	if err != nil {
+		return err
+	}
+	e := &closeOnce{engine: opened}
+	defer e.close() // after an error; the normal path closes before writing the result
+	pk := startPeaks(200 * time.Millisecond)
+	defer pk.close()
+	rec := &recorder{e: e, n: cc.Pages, next: 1, peaks: pk, log: log, mode: cc.Mode}
+	pages := page.Read([]string{cc.Corpus}, page.DefaultOptions())
+	stopProfile, err := startProfile(cc)
+	if err != nil {
+		return err
+	}
+	cpu0 := cpuTime()
+	rec.start, rec.cpu0 = time.Now(), cpu0
+	st, err := e.index(ctx, pages, cc.Batch, rec.progress)
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return err
+	}
+	res := modeResult{Mode: cc.Mode, Rep: cc.Rep, Pages: cc.Pages, Batch: cc.Batch, Ingest: st}
+	res.IngestS = time.Since(rec.start).Seconds()
+	if err := e.settle(ctx); err != nil {
+		return err
+	}
+	res.SettledS = time.Since(rec.start).Seconds()
+	res.CPUS = (cpuTime() - cpu0).Seconds()
+	res.PeakRSSAnon, res.PeakHeap = pk.all()
+	_, _, res.VmHWM = procStatus()
+	res.BleveBytes, res.Stores = e.disk()
+	for _, b := range res.Stores {
+		res.StoreBytes += b
+	}
+	res.Samples = rec.samples
+	fmt.Fprintf(log, "%s: indexed %d pages in %.1fs (settled %.1fs, CPU %.1fs), %d duplicates, %d errors\n",
+		cc.Mode, st.Read, res.IngestS, res.SettledS, res.CPUS, st.Duplicates, st.Errors)
+
+	if cc.Mode == modeDedup && cc.Labels != "" {
+		if err := score(e, cc.Labels, &res); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "%s: P %.4f R %.4f F1 %.4f ARI %.4f\n", cc.Mode, res.Eval.Precision, res.Eval.Recall, res.Eval.F1, res.Eval.ARI)
+	}
+	if cc.Mode == modeDedup && cc.Queries != "" {
+		s, err := searchBench(ctx, e, cc.Queries, cc.Rounds)
+		if err != nil {
+			return err
+		}
+		res.Search = s
+		fmt.Fprintf(log, "%s: search p50 collapsed %.2fms plain %.2fms (%.2fx), p99 %.2fms %.2fms (%.2fx)\n", cc.Mode,
+			s.CollapsedP50Ms, s.PlainP50Ms, s.RatioP50, s.CollapsedP99Ms, s.PlainP99Ms, s.RatioP99)
+	}
+	if err := e.close(); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("bench-scale: %w", err)
+	}
+	if err := os.WriteFile(cc.Result, b, 0o644); err != nil {
+		return fmt.Errorf("bench-scale: %w", err)
+	}
+	return nil
+}
+
+// score compares the run's clusters with the labels, as the CLI's eval
+// does: a labelled page missing from the store is a singleton.
+func score(e engine, labels string, res *modeResult) error {
+	f, err := os.Open(labels)
+	if err != nil {
+		return fmt.Errorf("bench-scale: %w", err)
+	}
+	gold, err := eval.ReadLabels(f, labels)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("bench-scale: %w", err)
+	}
+	pred := eval.Clustering{}
+	if err := e.clusters(func(id, cluster string) { pred[id] = cluster }); err != nil {
+		return fmt.Errorf("bench-scale: clusters: %w", err)
+	}
+	for id := range gold {
+		if _, ok := pred[id]; !ok {
+			pred[id] = "unindexed:" + id
+			res.Unindexed++
+		}
+	}
+	s := eval.Score(pred, gold)
+	res.Eval = &s
+	return nil
+}
+
+// searchBench runs every query collapsed and plain, interleaved (the order
+// alternating per query, so that load from other processes and cache
+// warmth hit both alike), after one untimed warm-up pass.
+func searchBench(ctx context.Context, e engine, path string, rounds int) (*searchStats, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench-scale: %w", err)
+	}
+	var qs []string
+	if err := json.Unmarshal(b, &qs); err != nil {
+		return nil, fmt.Errorf("bench-scale: %s: %w", path, err)
+	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("bench-scale: %s: no queries", path)
+	}
+	if err := e.parse(qs); err != nil {
+		return nil, err
+	}
+	rounds = max(rounds, 1)
+	var matches uint64
+	for i := range qs {
+		for _, c := range []bool{true, false} {
+			n, err := e.search(ctx, i, c)
+			if err != nil {
+				return nil, fmt.Errorf("bench-scale: query %q: %w", qs[i], err)
+			}
+			matches += n
+		}
+	}
+	var col, pl []time.Duration
+	for r := range rounds {
+		for i := range qs {
+			order := []bool{true, false}
+			if (i+r)%2 == 1 {
+				order = []bool{false, true}
+			}
+			for _, c := range order {
+				t := time.Now()
+				if _, err := e.search(ctx, i, c); err != nil {
+					return nil, fmt.Errorf("bench-scale: query %q: %w", qs[i], err)
+				}
+				d := time.Since(t)
+				if c {
+					col = append(col, d)
+				} else {
+					pl = append(pl, d)
+				}
+			}
+		}
+	}
+	s := &searchStats{Queries: len(qs), Rounds: rounds, MeanMatches: float64(matches) / float64(2*len(qs))}
+	s.CollapsedP50Ms, s.CollapsedP99Ms = ms(percentile(col, 50)), ms(percentile(col, 99))
+	s.PlainP50Ms, s.PlainP99Ms = ms(percentile(pl, 50)), ms(percentile(pl, 99))
+	s.RatioP50, s.RatioP99 = s.CollapsedP50Ms/s.PlainP50Ms, s.CollapsedP99Ms/s.PlainP99Ms
+	return s, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// percentile is the nearest-rank p-th percentile of ds (0 for none).
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(len(s)-1)*p/100]
+}
+
+// closeOnce lets a deferred close follow an explicit one: bleve's Close
+// panics when called twice.
+type closeOnce struct {
+	engine
+	once sync.Once
+	err  error
+}
+
+func (c *closeOnce) close() error {
+	c.once.Do(func() { c.err = c.engine.close() })
+	return c.err
+}
+
+// startProfile starts a CPU profile of the indexing when asked to; the
+// function it returns stops it and writes a heap profile of that moment.
+func startProfile(cc childConfig) (stop func() error, err error) {
+	if cc.Profile == "" {
+		return func() error { return nil }, nil
+	}
+	name := fmt.Sprintf("%s-%d.pprof", cc.Mode, cc.Rep)
+	if err := os.MkdirAll(cc.Profile, 0o755); err != nil {
+		return nil, fmt.Errorf("bench-scale: %w", err)
+	}
+	f, err := os.Create(filepath.Join(cc.Profile, "cpu-"+name))
+	if err != nil {
+		return nil, fmt.Errorf("bench-scale: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bench-scale: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		err := f.Close()
+		h, herr := os.Create(filepath.Join(cc.Profile, "heap-"+name))
+		if herr == nil {
+			herr = errors.Join(pprof.Lookup("heap").WriteTo(h, 0), h.Close())
+		}
+		if err = errors.Join(err, herr); err != nil {
+			return fmt.Errorf("bench-scale: profile: %w", err)
+		}
+		return nil
+	}, nil
+}

@@ -1,0 +1,238 @@
+package main
+
+// This file holds every call into package indexer (and into bleve), so
+// that a change of the indexer's API touches one file of the benchmark.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/page"
+)
+
+// The modes a child process runs.
+const (
+	modeDedup   = "dedup"   // indexer.Index with the filter
+	modePlain   = "plain"   // bleve.New with indexer.NewMapping()
+	modeDefault = "default" // bleve.New with bleve.NewIndexMapping()
+)
+
+var allModes = []string{modeDedup, modePlain, modeDefault}
+
+// errNoSearch is returned by engines that do not take part in the search
+// benchmark.
+var errNoSearch = errors.New("bench-scale: this mode does not search")
+
+// engine is one mode's index, as the child process drives it.
+type engine interface {
+	// index indexes pages in batches of batch documents and calls
+	// progress after each batch with the documents read so far and the
+	// duplicates found so far.
+	index(ctx context.Context, pages iter.Seq2[page.Page, error], batch int, progress func(read, dups int)) (ingest, error)
+	// settle waits until bleve's background merges are done.
+	settle(ctx context.Context) error
+	// disk returns the bytes on disk of the bleve index and of each of
+	// the other stores by name.
+	disk() (bleveBytes int64, stores map[string]int64)
+	// clusters calls fn with each stored document and its cluster.
+	clusters(fn func(id, cluster string)) error
+	// parse compiles the queries of the search benchmark.
+	parse(qs []string) error
+	// search runs query i for a page of 10 hits, collapsed or not, and
+	// returns the number of matching documents.
+	search(ctx context.Context, i int, collapse bool) (uint64, error)
+	close() error
+}
+
+// ingest counts an indexing run's documents.
+type ingest struct {
+	Read       int `json:"read"`
+	Indexed    int `json:"indexed"`
+	Duplicates int `json:"duplicates"`
+	Errors     int `json:"errors"`
+}
+
+// openEngine creates mode's index in dir, which must not exist.
+func openEngine(mode, dir, policy string) (engine, error) {
+	switch mode {
+	case modeDedup:
+		o := indexer.DefaultOptions()
+		p, err := dedupfilter.ParsePolicy(policy)
+		if err != nil {
+			return nil, fmt.Errorf("bench-scale: --policy: %w", err)
+		}
+		o.Filter.Policy = p
+		ix, err := indexer.Open(dir, o)
+		if err != nil {
+			return nil, fmt.Errorf("bench-scale: %w", err)
+		}
+		return &dedupEngine{ix: ix, dir: dir}, nil
+	case modePlain, modeDefault:
+		m := indexer.NewMapping()
+		if mode == modeDefault {
+			m = bleve.NewIndexMapping()
+		}
+		idx, err := bleve.New(dir, m)
+		if err != nil {
+			return nil, fmt.Errorf("bench-scale: %w", err)
+		}
+		return &plainEngine{idx: idx, dir: dir}, nil
+	}
+	return nil, fmt.Errorf("bench-scale: unknown mode %q (want %v)", mode, allModes)
+}
+
+type dedupEngine struct {
+	ix  *indexer.Index
+	dir string
+	qs  []query.Query
+}
+
+func (e *dedupEngine) index(ctx context.Context, pages iter.Seq2[page.Page, error], batch int, progress func(read, dups int)) (ingest, error) {
+	st, err := e.ix.IndexPages(ctx, pages, indexer.RunOptions{
+		BatchSize: batch,
+		Progress:  func(s indexer.Stats) { progress(s.Read, s.Duplicates) },
+	})
+	return ingest{Read: st.Read, Indexed: st.Indexed, Duplicates: st.Duplicates, Errors: st.Errors}, err
+}
+
+func (e *dedupEngine) settle(ctx context.Context) error { return waitMerges(ctx, e.ix.Bleve()) }
+
+// disk splits the index directory: DIR/bleve is bleve's, the rest (the
+// dedup store, the site table) belongs to the filter.
+func (e *dedupEngine) disk() (int64, map[string]int64) {
+	stores := map[string]int64{}
+	var bleveBytes int64
+	entries, _ := os.ReadDir(e.dir)
+	for _, d := range entries {
+		n := diskUsage(filepath.Join(e.dir, d.Name()))
+		if d.Name() == "bleve" {
+			bleveBytes = n
+		} else {
+			stores[d.Name()] = n
+		}
+	}
+	return bleveBytes, stores
+}
+
+func (e *dedupEngine) clusters(fn func(id, cluster string)) error {
+	return e.ix.Filter().Clusters(func(c dedupfilter.Cluster) error {
+		for _, m := range c.Members {
+			fn(m, c.ID)
+		}
+		return nil
+	})
+}
+
+func (e *dedupEngine) parse(qs []string) error {
+	e.qs = e.qs[:0]
+	for _, s := range qs {
+		q, err := indexer.ParseQuery(s, indexer.Boolean)
+		if err != nil {
+			return fmt.Errorf("bench-scale: query %q: %w", s, err)
+		}
+		e.qs = append(e.qs, q)
+	}
+	return nil
+}
+
+func (e *dedupEngine) search(ctx context.Context, i int, collapse bool) (uint64, error) {
+	res, err := e.ix.SearchCollapsed(ctx, indexer.CollapseRequest{Query: e.qs[i], Size: 10, Collapse: collapse})
+	if err != nil {
+		return 0, err
+	}
+	return res.Total, nil
+}
+
+func (e *dedupEngine) close() error { return e.ix.Close() }
+
+type plainEngine struct {
+	idx bleve.Index
+	dir string
+}
+
+// index writes each page as the dedup mode's bleve documents look (title,
+// text, url, cluster), in batches of the same size.
+func (e *plainEngine) index(ctx context.Context, pages iter.Seq2[page.Page, error], batch int, progress func(read, dups int)) (ingest, error) {
+	var st ingest
+	b := e.idx.NewBatch()
+	flush := func() error {
+		if b.Size() == 0 {
+			return nil
+		}
+		if err := e.idx.Batch(b); err != nil {
+			return fmt.Errorf("bench-scale: bleve batch: %w", err)
+		}
+		b.Reset()
+		progress(st.Read, 0)
+		return nil
+	}
+	for p, err := range pages {
+		if ctx.Err() != nil {
+			return st, ctx.Err()
+		}
+		st.Read++
+		if err != nil {
+			st.Errors++
+			continue
+		}
+		doc := map[string]any{
+			indexer.FieldTitle:   p.Title,
+			indexer.FieldText:    p.Text,
+			indexer.FieldURL:     p.URL,
+			indexer.FieldCluster: p.ID,
+		}
+		if err := b.Index(p.ID, doc); err != nil {
+			return st, fmt.Errorf("bench-scale: %s: %w", p.ID, err)
+		}
+		st.Indexed++
+		if b.Size() >= batch {
+			if err := flush(); err != nil {
+				return st, err
+			}
+		}
+	}
+	return st, flush()
+}
+
+func (e *plainEngine) settle(ctx context.Context) error { return waitMerges(ctx, e.idx) }
+
+func (e *plainEngine) disk() (int64, map[string]int64) { return diskUsage(e.dir), nil }
+
+func (e *plainEngine) clusters(func(id, cluster string)) error { return nil }
+
+func (e *plainEngine) parse([]string) error { return errNoSearch }
+
+func (e *plainEngine) search(context.Context, int, bool) (uint64, error) { return 0, errNoSearch }
+
+func (e *plainEngine) close() error { return e.idx.Close() }
+
+// waitMerges waits until bleve's background merging and persisting are
+// done (scorch's index_bgthreads_active): a run's time to a settled index
+// then counts the merges its batches caused, which Close would cut short.
+func waitMerges(ctx context.Context, idx bleve.Index) error {
+	for {
+		st, _ := idx.StatsMap()["index"].(map[string]any)
+		active, ok := st["index_bgthreads_active"].(bool)
+		if !ok {
+			return fmt.Errorf("bench-scale: bleve stats have no index_bgthreads_active")
+		}
+		if !active {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond): // StatsMap walks the index files
+		}
+	}
+}
