@@ -2,7 +2,6 @@ package collapse
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -96,8 +95,7 @@ type Result struct {
 // Store is where a Searcher reads the members folded under a hit;
 // *dedupfilter.Filter is one.
 type Store interface {
-	Cluster(id string) (dedupfilter.Cluster, error)
-	Meta(id string) (dedupfilter.Entry, error)
+	Fold(hits, clusters []string, max int) ([]dedupfilter.Folded, error)
 }
 
 // Searcher runs collapsed searches over a bleve index written by package
@@ -223,41 +221,35 @@ func (s *Searcher) collapsed(ctx context.Context, req Request) (*Result, error) 
 	}
 	res := &Result{Total: c.total, MaxScore: c.maxScore,
 		Clusters: len(c.seen), ClustersExact: c.exact, Hits: c.page}
-	for i := range res.Hits {
-		if err := s.fold(&res.Hits[i], req.MaxMembers); err != nil {
-			return nil, err
-		}
+	if err := s.fold(res.Hits, req.MaxMembers); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
 
-// fold fills h's folded count and members from the dedup store.
-func (s *Searcher) fold(h *Hit, max int) error {
-	if h.Cluster == "" {
+// fold fills the hits' folded counts and members from the dedup store,
+// in one read.
+func (s *Searcher) fold(hits []Hit, maxMembers int) error {
+	var ids, clusters []string
+	var at []int
+	for i, h := range hits {
+		if h.Cluster != "" { // bleve documents written around the filter have none
+			ids, clusters, at = append(ids, h.ID), append(clusters, h.Cluster), append(at, i)
+		}
+	}
+	if len(ids) == 0 {
 		return nil
 	}
-	cl, err := s.store.Cluster(h.Cluster)
-	if errors.Is(err, dedupfilter.ErrNotFound) {
-		return nil // bleve documents written around the filter
-	}
+	folds, err := s.store.Fold(ids, clusters, max(maxMembers, 0))
 	if err != nil {
-		return fmt.Errorf("collapse: cluster of %s: %w", h.ID, err)
+		return fmt.Errorf("collapse: folded members: %w", err)
 	}
-	for _, id := range cl.Members {
-		if id == h.ID {
-			continue
+	for j, f := range folds {
+		h := &hits[at[j]]
+		h.Folded = max(f.Size-1, 0)
+		for _, e := range f.Members {
+			h.Members = append(h.Members, Member{ID: e.ID, URL: e.URL, Title: e.Title, Indexed: e.Indexed})
 		}
-		h.Folded++
-		if len(h.Members) >= max {
-			continue
-		}
-		m := Member{ID: id}
-		if e, err := s.store.Meta(id); err == nil {
-			m.URL, m.Title, m.Indexed = e.URL, e.Title, e.Indexed
-		} else if !errors.Is(err, dedupfilter.ErrNotFound) {
-			return fmt.Errorf("collapse: member %s: %w", id, err)
-		}
-		h.Members = append(h.Members, m)
 	}
 	return nil
 }

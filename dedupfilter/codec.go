@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
+	"github.com/klauspost/compress/s2"
+
 )
 
 // Stored values are versioned binary records: a version byte, then uvarint
@@ -21,6 +24,34 @@ const (
 	postingsOpen = 1
 	postingsFull = 2
 )
+
+// Payloads are stored compressed (S2, Snappy's successor): they are a
+// page's text, the store's largest values, and the store runs without
+// Badger's block compression, which would compress them again at every
+// compaction along with values that do not compress.
+
+// getPayload reads and decompresses the payload of id.
+func getPayload(txn *badger.Txn, id string) ([]byte, error) {
+	var out []byte
+	err := getValue(txn, key(nsPayload, id), func(b []byte) error {
+		if len(b) == 0 {
+			return nil
+		}
+		var err error
+		if out, err = s2.Decode(nil, b); err != nil {
+			return fmt.Errorf("payload: %v: %w", err, ErrCorrupt)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func encodePayload(p []byte) []byte {
+	if len(p) == 0 {
+		return nil
+	}
+	return s2.Encode(nil, p)
+}
 
 // encodeSignature encodes a document's id and signature (s/<seq>): the id
 // tells a verified candidate's document.
@@ -172,18 +203,7 @@ func encodeRecord(r *record) []byte {
 }
 
 func decodeRecord(b []byte) (*record, error) {
-	r := newReader(b)
-	if v := r.byte(); v != recordV1 && r.err == nil {
-		return nil, fmt.Errorf("record version %d: %w", v, ErrCorrupt)
-	}
-	rec := &record{}
-	rec.Seq = r.uvarint()
-	rec.Time = time.Unix(0, r.varint()).UTC()
-	rec.Runes = r.int()
-	rec.Cluster = r.string()
-	rec.Indexed = r.bool()
-	rec.URL = r.string()
-	rec.Title = r.string()
+	rec, r := decodeRecordHead(b)
 	if n := r.count(1); n > 0 {
 		rec.Keys = make([][]byte, n)
 		for i := range rec.Keys {
@@ -194,6 +214,24 @@ func decodeRecord(b []byte) (*record, error) {
 		return nil, err
 	}
 	return rec, nil
+}
+
+// decodeRecordHead decodes a record up to its posting keys, which only
+// removing the document needs, and returns the reader left before them.
+func decodeRecordHead(b []byte) (*record, *reader) {
+	r := newReader(b)
+	if v := r.byte(); v != recordV1 && r.err == nil {
+		r.err = fmt.Errorf("record version %d: %w", v, ErrCorrupt)
+	}
+	rec := &record{}
+	rec.Seq = r.uvarint()
+	rec.Time = time.Unix(0, r.varint()).UTC()
+	rec.Runes = r.int()
+	rec.Cluster = r.string()
+	rec.Indexed = r.bool()
+	rec.URL = r.string()
+	rec.Title = r.string()
+	return rec, &r
 }
 
 // encodePending encodes the ops of one mutation (w/<seq>), without their

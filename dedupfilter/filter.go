@@ -136,6 +136,7 @@ type Filter struct {
 	db     *badger.DB
 	ownsDB bool // opened by Open, closed by Close
 	opts   Options
+	keys   *keyFilter
 
 	mu      sync.Mutex // serialises decide+write sections
 	seq     uint64
@@ -187,6 +188,9 @@ func New(db *badger.DB, opts Options) (*Filter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dedupfilter: open: %w", err)
 	}
+	if f.keys, err = openKeyFilter(opts.KeyFilter, opts.KeyFilterBits, db); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -225,10 +229,18 @@ func (f *Filter) Close() error {
 		return fmt.Errorf("dedupfilter: close: %w", ErrClosed)
 	}
 	f.closed = true
-	if !f.ownsDB {
-		return nil
+	// The store first: the filter file is marked clean only once the
+	// store holds every key it has bits for.
+	var err error
+	if f.ownsDB {
+		err = f.db.Close()
 	}
-	if err := f.db.Close(); err != nil {
+	if err == nil {
+		err = f.keys.close(true)
+	} else {
+		err = errors.Join(err, f.keys.close(false))
+	}
+	if err != nil {
 		return fmt.Errorf("dedupfilter: close: %w", err)
 	}
 	return nil
@@ -359,7 +371,7 @@ func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
 	}{
 		{key(nsDoc, d.ID), encodeRecord(rec)},
 		{seqKey(nsSignature, w.seq), encodeSignature(d.ID, p.sig)},
-		{key(nsPayload, d.ID), d.Payload},
+		{key(nsPayload, d.ID), encodePayload(d.Payload)},
 		{memberKey(rec.Cluster, d.ID), nil},
 	} {
 		if err := w.set(kv.k, kv.v); err != nil {

@@ -141,7 +141,7 @@ func (w *mutation) setIndexed(id string, rec *record, indexed bool) error {
 		w.op(Op{Kind: OpDelete, ID: id})
 		return nil
 	}
-	payload, err := copyValue(w.txn, key(nsPayload, id))
+	payload, err := getPayload(w.txn, id)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("dedupfilter: payload %q: %w", id, err)
 	}
@@ -299,6 +299,10 @@ func (w *mutation) list(k []byte) (*postingList, error) {
 		return l, nil
 	}
 	l := &postingList{}
+	w.lists[string(k)] = l
+	if !w.f.keys.mayHave(k) {
+		return l, nil
+	}
 	err := getValue(w.txn, k, func(b []byte) error {
 		var err error
 		l.seqs, l.full, err = decodePostings(nil, b)
@@ -307,7 +311,6 @@ func (w *mutation) list(k []byte) (*postingList, error) {
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("dedupfilter: posting list %x: %w", k, err)
 	}
-	w.lists[string(k)] = l
 	return l, nil
 }
 
@@ -332,6 +335,7 @@ func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
 		}
 		l.seqs = append(l.seqs, seq) // the newest seq: the list stays sorted
 		posted = append(posted, k)
+		w.f.keys.add(k) // before the commit: a stored key always has its bits
 	}
 	return posted, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 
 	"github.com/bleve-dedup/bleve-dedup/internal/enum"
 )
@@ -136,14 +137,25 @@ type Options struct {
 	// Logger receives Badger's log lines. Default nil: quiet.
 	Logger badger.Logger
 	// MemTableSize, BlockCacheSize and IndexCacheSize are passed to Badger
-	// (see BadgerOptions). Defaults 16, 32 and 16 MiB, where Badger's own
+	// (see BadgerOptions). Defaults 16, 0 and 16 MiB, where Badger's own
 	// are 64, 256 and 0 (0 keeps every table's index and bloom filter in
-	// memory, which grows with the store): the filter's values are small
-	// and its reads are point lookups, and a bounded index cache keeps
-	// memory flat however many documents the store holds.
+	// memory, which grows with the store): the filter's values are small,
+	// its tables uncompressed and its reads point lookups, and a bounded
+	// index cache keeps memory flat however many documents the store
+	// holds.
 	MemTableSize   int64
 	BlockCacheSize int64
 	IndexCacheSize int64
+	// KeyFilter is the file of the Bloom filter over posting keys that
+	// spares Badger lookups of lists that do not exist (see keyfilter.go);
+	// "" keeps it in memory, rebuilt from the store at every open (a scan
+	// of the posting keys: fine for tests and small stores). Default "".
+	KeyFilter string
+	// KeyFilterBits is log2 of the filter's size in bits. Default 29 (64
+	// MiB of page cache, sparse on disk): 1.4% false positives at a million
+	// documents. Each step up doubles the size and divides the
+	// false-positive rate at a given number of keys by about 12.
+	KeyFilterBits int
 
 	// Policy: Suppress (default), Mark or Replace.
 	Policy Policy
@@ -242,8 +254,9 @@ func DefaultOptions(dir string) Options {
 	return Options{
 		Dir:              dir,
 		MemTableSize:     16 << 20,
-		BlockCacheSize:   32 << 20,
+		BlockCacheSize:   0,
 		IndexCacheSize:   16 << 20,
+		KeyFilterBits:    29,
 		Policy:           Suppress,
 		Keep:             Newer,
 		Measure:          Combined,
@@ -271,8 +284,11 @@ func DefaultOptions(dir string) Options {
 }
 
 // BadgerOptions are the Badger settings Open uses for a store in o.Dir,
-// chosen for an ingest filter: small memtables (two, not five), bounded
-// caches, values inline in the LSM tree (they are small), no conflict
+// chosen for an ingest filter: small memtables (two, not five), no block
+// compression (the values are hashes and varints, and the payloads are
+// compressed once when written, not at every compaction; uncompressed
+// tables are read straight from their mapping, so the block cache can be
+// small or none), a bounded index cache, two compactors, no conflict
 // tracking (every read-write transaction runs under the Filter's lock).
 // Use them to open a store shared with other packages (see New).
 func (o Options) BadgerOptions() badger.Options {
@@ -284,6 +300,7 @@ func (o Options) BadgerOptions() badger.Options {
 		WithMemTableSize(o.MemTableSize).
 		WithNumMemtables(2).
 		WithNumLevelZeroTables(2).
+		WithCompression(options.None).
 		WithBlockCacheSize(o.BlockCacheSize).
 		WithIndexCacheSize(o.IndexCacheSize).
 		WithNumCompactors(2)
@@ -296,6 +313,8 @@ func (o Options) validate() error {
 	switch {
 	case o.InMemory && o.Dir != "":
 		return bad("InMemory needs an empty Dir, got %q", o.Dir)
+	case o.KeyFilterBits < 10 || o.KeyFilterBits > 36:
+		return bad("KeyFilterBits %d outside 10..36", o.KeyFilterBits)
 	case o.MemTableSize < 1<<20 || o.BlockCacheSize < 0 || o.IndexCacheSize < 0:
 		return bad("MemTableSize %d must be at least 1 MiB, the cache sizes at least 0", o.MemTableSize)
 	case !policyNames.Valid(o.Policy):

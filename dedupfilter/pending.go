@@ -49,7 +49,7 @@ func (f *Filter) Pending(fn func(Op) error) error {
 		for _, op := range ops {
 			if op.Kind == OpIndex {
 				var err error
-				op.Payload, err = copyValue(txn, key(nsPayload, op.ID))
+				op.Payload, err = getPayload(txn, op.ID)
 				if errors.Is(err, ErrNotFound) {
 					op = Op{Kind: OpDelete, ID: op.ID, Seq: op.Seq}
 				} else if err != nil {

@@ -1,6 +1,7 @@
 package dedupfilter
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
@@ -23,18 +24,71 @@ func (f *Filter) Meta(id string) (Entry, error) {
 func (f *Filter) entry(id string, payload bool) (Entry, error) {
 	var e Entry
 	err := f.db.View(func(txn *badger.Txn) error {
-		rec, err := getRecord(txn, id)
-		if err != nil {
+		var err error
+		if e, err = meta(txn, id); err != nil || !payload {
 			return err
 		}
-		e = Entry{Doc: Doc{ID: id, URL: rec.URL, Title: rec.Title, Time: rec.Time},
-			Seq: rec.Seq, Cluster: rec.Cluster, Indexed: rec.Indexed}
-		if payload {
-			e.Payload, err = copyValue(txn, key(nsPayload, id))
-		}
+		e.Payload, err = getPayload(txn, id)
 		return err
 	})
 	return e, err
+}
+
+// meta reads the Meta of id.
+func meta(txn *badger.Txn, id string) (Entry, error) {
+	var e Entry
+	err := getValue(txn, key(nsDoc, id), func(b []byte) error {
+		rec, r := decodeRecordHead(b)
+		if r.err != nil {
+			return r.err
+		}
+		e = Entry{Doc: Doc{ID: id, URL: rec.URL, Title: rec.Title, Time: rec.Time},
+			Seq: rec.Seq, Cluster: rec.Cluster, Indexed: rec.Indexed}
+		return nil
+	})
+	if err != nil {
+		return Entry{}, fmt.Errorf("dedupfilter: document %q: %w", id, err)
+	}
+	return e, nil
+}
+
+// Folded is a cluster as a search hit shows it: how many documents it
+// holds besides the hit, and some of them.
+type Folded struct {
+	Size    int     // members, the hit's document included
+	Members []Entry // Meta of up to max members other than the hit, in id order
+}
+
+// Fold reads, from one snapshot, the cluster of each hit: hits[i] is a
+// document id and clusters[i] its cluster id. A cluster the store does not
+// know yields a zero Folded. Reading a search page's clusters at once
+// costs one transaction, not one per member.
+func (f *Filter) Fold(hits, clusters []string, max int) ([]Folded, error) {
+	out := make([]Folded, len(hits))
+	err := f.db.View(func(txn *badger.Txn) error {
+		for i, cl := range clusters {
+			members, err := listMembers(txn, cl)
+			if err != nil {
+				return err
+			}
+			out[i].Size = len(members)
+			for _, m := range members {
+				if m == hits[i] || len(out[i].Members) >= max {
+					continue
+				}
+				e, err := meta(txn, m)
+				if err != nil && !errors.Is(err, ErrNotFound) {
+					return err
+				}
+				if err != nil {
+					e = Entry{Doc: Doc{ID: m}}
+				}
+				out[i].Members = append(out[i].Members, e)
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // Cluster returns the cluster with id cluster, or ErrNotFound.
@@ -75,17 +129,14 @@ func readCluster(txn *badger.Txn, cluster string) (Cluster, error) {
 }
 
 // Clusters calls fn for every cluster in creation order (ascending id) over
-// one consistent snapshot; an error from fn stops the walk and is returned.
+// one consistent snapshot, holding one cluster in memory at a time; an
+// error from fn stops the walk and is returned.
 func (f *Filter) Clusters(fn func(Cluster) error) error {
 	return f.db.View(func(txn *badger.Txn) error {
-		var ids []string
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsCluster)})
+		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			ids = append(ids, string(it.Item().Key()[len(nsCluster):]))
-		}
-		it.Close()
-		for _, id := range ids {
-			c, err := readCluster(txn, id)
+			c, err := readCluster(txn, string(it.Item().Key()[len(nsCluster):]))
 			if err != nil {
 				return err
 			}

@@ -50,6 +50,11 @@ type Options struct {
 	// same-site copy). Turning it off makes different articles in one
 	// template look alike.
 	KeepSiteText bool
+	// StaleShare is how much of an earlier page's text must turn out to
+	// be its site's template before the page is analysed again and its
+	// cluster re-decided (sitetext.DefaultStaleShare, the default; 0
+	// re-decides on every reveal).
+	StaleShare float64
 }
 
 // TextFields are the fields a search term without a field name looks in
@@ -60,9 +65,10 @@ func TextFields() []string { return []string{FieldTitle, FieldText} }
 // a zero Options: start from these.
 func DefaultOptions() Options {
 	return Options{
-		Filter:   dedupfilter.DefaultOptions(""),
-		Analyzer: analyzer.DefaultOptions(),
-		Mapping:  NewMapping(),
+		Filter:     dedupfilter.DefaultOptions(""),
+		Analyzer:   analyzer.DefaultOptions(),
+		Mapping:    NewMapping(),
+		StaleShare: sitetext.DefaultStaleShare,
 	}
 }
 
@@ -166,7 +172,7 @@ func (ix *Index) open(dir string, opts Options) error {
 		return fmt.Errorf("indexer: %s: %w", fo.Dir, err)
 	}
 	if !opts.KeepSiteText && !opts.NoDedup {
-		ix.site = sitetext.New(db)
+		ix.site = sitetext.New(db).WithStaleShare(opts.StaleShare)
 	}
 	bpath := filepath.Join(dir, bleveDir)
 	ix.bleve, err = bleve.Open(bpath)

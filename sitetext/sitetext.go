@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"net/url"
 	"path"
-	"slices"
 	"unicode/utf8"
 
 	"github.com/dgraph-io/badger/v4"
@@ -20,7 +19,8 @@ import (
 // each page's own-text length. A nil *Table keeps every paragraph
 // (template detection off).
 type Table struct {
-	db *badger.DB
+	db         *badger.DB
+	staleShare float64
 }
 
 // New returns the table kept in db, which the caller opened, may share
@@ -28,7 +28,24 @@ type Table struct {
 // concurrently: the indexer makes them in input order, and they run
 // without Badger's conflict tracking.
 func New(db *badger.DB) *Table {
-	return &Table{db: db}
+	return &Table{db: db, staleShare: DefaultStaleShare}
+}
+
+// DefaultStaleShare is how much of an earlier page's own text must turn
+// out to be template text before Clean names the page stale (so that the
+// indexer analyses it again and re-decides its cluster). Re-deciding a
+// cluster costs as much as adding each of its members again, and a
+// template line or a "related articles" link that reaches a second page
+// is a small part of the first: below a tenth of the text it cannot make
+// two articles match, so it is left until more of the template shows.
+// The development set's figures are the same at 0 (every reveal) and at
+// 0.1; a crawl with "related" boxes re-decides far less.
+const DefaultStaleShare = 0.1
+
+// WithStaleShare returns t with the stale share set to share (0: every
+// reveal makes a page stale).
+func (t *Table) WithStaleShare(share float64) *Table {
+	return &Table{db: t.db, staleShare: share}
 }
 
 // ns is the key namespace of the table in a shared store.
@@ -79,8 +96,9 @@ func (t *Table) Clean(site, id string, paras []string) (kept, stale []string, er
 		if err := pg.decide(txn, site); err != nil {
 			return err
 		}
-		kept, stale = pg.kept(paras)
-		return pg.write(txn, site)
+		kept = pg.kept(paras)
+		stale, err = pg.write(txn, site, t.staleShare)
+		return err
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("sitetext: %s: %w", id, err)
@@ -147,10 +165,11 @@ func (pg *page) own() int { return pg.total - pg.template }
 func (pg *page) decide(txn *badger.Txn, site string) error {
 	own := pg.own()
 	for owner, n := range pg.owners {
-		ownerOwn, err := ownRunes(txn, site, owner)
+		r, err := getPageRunes(txn, site, owner)
 		if err != nil {
 			return err
 		}
+		ownerOwn := r.own
 		// Either page may be the longer: a mirror that dropped a
 		// paragraph, or the original arriving after its mirror.
 		if float64(n) >= copyShare*float64(own) || (ownerOwn > 0 && float64(n) >= copyShare*float64(ownerOwn)) {
@@ -168,69 +187,111 @@ func (pg *page) isTemplate(i int) bool {
 }
 
 // kept returns the paragraphs of paras that are the page's own, or all
-// of them when (almost) nothing would be left, and the earlier pages that
-// showed what turned out to be template text.
-func (pg *page) kept(paras []string) (kept, stale []string) {
+// of them when (almost) nothing would be left.
+func (pg *page) kept(paras []string) []string {
+	var kept []string
 	keptRunes := 0
 	for i, p := range pg.paras {
 		if pg.isTemplate(i) {
-			if !p.shared && !slices.Contains(stale, p.owner) {
-				stale = append(stale, p.owner)
-			}
 			continue
 		}
 		kept = append(kept, paras[i])
 		keptRunes += p.runes
 	}
 	if float64(keptRunes) < minKept*float64(pg.total) {
-		kept = paras
+		return paras
 	}
-	return kept, stale
+	return kept
 }
 
 // write records the page's new paragraphs as its own, marks the
 // paragraphs another article showed first as shared, and stores the
-// page's own-text length.
-func (pg *page) write(txn *badger.Txn, site string) error {
+// page's own-text length. It returns the earlier pages to analyse again:
+// those whose text revealed as template since they were analysed reached
+// staleShare of their own text.
+func (pg *page) write(txn *badger.Txn, site string, staleShare float64) (stale []string, err error) {
+	revealed := map[string]int{}
+	var owners []string // in page order, for a stable stale list
 	for i, p := range pg.paras {
 		switch {
 		case p.owner == "":
 			if err := txn.Set(p.key, append([]byte(pg.id), 0)); err != nil {
-				return err
+				return nil, err
 			}
 		case !p.shared && pg.isTemplate(i):
-			// That page's features still hold it; the indexer redoes it.
+			// That page's features still hold it.
 			if err := txn.Set(p.key, append([]byte(p.owner), 1)); err != nil {
-				return err
+				return nil, err
 			}
+			if _, ok := revealed[p.owner]; !ok {
+				owners = append(owners, p.owner)
+			}
+			revealed[p.owner] += p.runes
 		}
 	}
-	return txn.Set(pageKey(site, pg.id), binary.AppendUvarint(nil, uint64(pg.own())))
+	if err := setPageRunes(txn, site, pg.id, pageRunes{own: pg.own()}); err != nil {
+		return nil, err
+	}
+	for _, o := range owners {
+		r, err := getPageRunes(txn, site, o)
+		if err != nil {
+			return nil, err
+		}
+		r.revealed += revealed[o]
+		if float64(r.revealed) >= staleShare*float64(r.own) {
+			stale = append(stale, o) // analysing it again stores it anew
+			continue
+		}
+		if err := setPageRunes(txn, site, o, r); err != nil {
+			return nil, err
+		}
+	}
+	return stale, nil
 }
 
-// ownRunes is the length of a page's own text (not known template text)
-// when it was cleaned, or 0 for an unknown page.
-func ownRunes(txn *badger.Txn, site, id string) (int, error) {
+// pageRunes is what the table keeps of a page: the length of its own text
+// (not known template text) when it was last analysed, and how much of
+// that has been revealed as template text since.
+type pageRunes struct{ own, revealed int }
+
+// getPageRunes reads a page's lengths; an unknown page has zeros.
+func getPageRunes(txn *badger.Txn, site, id string) (pageRunes, error) {
 	item, err := txn.Get(pageKey(site, id))
 	if err == badger.ErrKeyNotFound {
-		return 0, nil
+		return pageRunes{}, nil
 	}
 	if err != nil {
-		return 0, err
+		return pageRunes{}, err
 	}
-	v, err := item.ValueCopy(nil)
-	if err != nil {
-		return 0, err
-	}
-	n, k := binary.Uvarint(v)
-	if k <= 0 {
-		return 0, fmt.Errorf("bad page length for %q", id)
-	}
-	return int(n), nil
+	var r pageRunes
+	err = item.Value(func(v []byte) error {
+		own, k := binary.Uvarint(v)
+		if k <= 0 {
+			return fmt.Errorf("bad page length for %q", id)
+		}
+		r.own = int(own)
+		if v = v[k:]; len(v) > 0 { // older tables kept the own length only
+			rev, k := binary.Uvarint(v)
+			if k != len(v) {
+				return fmt.Errorf("bad page length for %q", id)
+			}
+			r.revealed = int(rev)
+		}
+		return nil
+	})
+	return r, err
 }
 
-// pageKey holds a page's own-text length; 1 after the site name keeps it
-// apart from paragraph keys.
+func setPageRunes(txn *badger.Txn, site, id string, r pageRunes) error {
+	v := binary.AppendUvarint(nil, uint64(r.own))
+	if r.revealed > 0 {
+		v = binary.AppendUvarint(v, uint64(r.revealed))
+	}
+	return txn.Set(pageKey(site, id), v)
+}
+
+// pageKey holds a page's lengths; 1 after the site name keeps it apart
+// from paragraph keys.
 func pageKey(site, id string) []byte {
 	k := make([]byte, 0, len(ns)+len(site)+1+len(id))
 	k = append(k, ns...)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
@@ -134,15 +136,37 @@ func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, f *ingest
 		ro.Progress = func(s indexer.Stats) {
 			bar.Add(s.Read - last)
 			last = s.Read
-			bar.Describe(fmt.Sprintf("indexing (%d duplicates, %d errors)", s.Duplicates, s.Errors))
+			bar.Describe("indexing (" + progressLine(s) + ")")
 		}
 		defer bar.Finish()
+	} else {
+		// Not a terminal (a log file): a line now and then.
+		next := time.Now().Add(logEvery)
+		ro.Progress = func(s indexer.Stats) {
+			if now := time.Now(); now.After(next) {
+				next = now.Add(logEvery)
+				fmt.Fprintf(errw, "bleve-dedup: %d read, %s\n", s.Read, progressLine(s))
+			}
+		}
 	}
 	st, err := ix.IndexPages(ctx, page.Read(inputs, f.pageOptions()), ro)
 	if err == nil && badInputs > 0 {
 		err = fmt.Errorf("%d of the inputs could not be read (see above)", badInputs)
 	}
 	return st, err
+}
+
+// logEvery is how often a run logs its progress when stderr is not a
+// terminal.
+const logEvery = 30 * time.Second
+
+// progressLine is the running state of an indexing run: its counts, its
+// rate and the process' memory (resident anonymous memory is what the run
+// holds; the Go heap is part of it).
+func progressLine(s indexer.Stats) string {
+	m := procmem.Read()
+	return fmt.Sprintf("%d duplicates, %d errors, %.0f docs/s, RssAnon %d MiB, heap %d MiB",
+		s.Duplicates, s.Errors, s.DocsPerSecond(), m.RSSAnon>>20, m.HeapLive>>20)
 }
 
 // progressBar returns a progress bar counting unit on w when w is a

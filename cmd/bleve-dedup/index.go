@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 )
 
 type indexCmd struct {
@@ -55,8 +57,9 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 	ctx, stop := stopOnSignal(cmd.Context())
 	defer stop()
 	st, err := runIndex(ctx, ix, inputs, &o.ingest, cmd.ErrOrStderr())
-	fmt.Fprintf(cmd.OutOrStdout(), "read %d, indexed %d, duplicates %d, errors %d, %.1f docs/s\n",
-		st.Read, st.Indexed, st.Duplicates, st.Errors, st.DocsPerSecond())
+	m := procmem.Read()
+	fmt.Fprintf(cmd.OutOrStdout(), "read %d, indexed %d, duplicates %d, errors %d, %.1f docs/s, %s, peak RSS %d MiB\n",
+		st.Read, st.Indexed, st.Duplicates, st.Errors, st.DocsPerSecond(), st.Elapsed.Round(time.Millisecond), m.VmHWM>>20)
 	if err != nil {
 		return err
 	}

@@ -186,7 +186,7 @@ func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
 	res.SettledS = time.Since(rec.start).Seconds()
 	res.CPUS = (cpuTime() - cpu0).Seconds()
 	res.PeakRSSAnon, res.PeakHeap = pk.all()
-	_, _, res.VmHWM = procStatus()
+	res.VmHWM = readMemory().VmHWM
 	res.BleveBytes, res.Stores = e.disk()
 	for _, b := range res.Stores {
 		res.StoreBytes += b

@@ -15,6 +15,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/bleve-dedup/bleve-dedup/boolquery"
+	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/page"
@@ -92,16 +94,17 @@ func openEngine(mode, dir, policy string) (engine, error) {
 }
 
 type dedupEngine struct {
-	ix  *indexer.Index
-	dir string
-	qs  []query.Query
+	ix       *indexer.Index
+	dir      string
+	qs       []query.Query
+	searcher *collapse.Searcher
 }
 
 func (e *dedupEngine) index(ctx context.Context, pages iter.Seq2[page.Page, error], batch int, progress func(read, dups int)) (ingest, error) {
-	st, err := e.ix.IndexPages(ctx, pages, indexer.RunOptions{
-		BatchSize: batch,
-		Progress:  func(s indexer.Stats) { progress(s.Read, s.Duplicates) },
-	})
+	o := indexer.DefaultRunOptions()
+	o.BatchSize = batch
+	o.Progress = func(s indexer.Stats) { progress(s.Read, s.Duplicates) }
+	st, err := e.ix.IndexPages(ctx, pages, o)
 	return ingest{Read: st.Read, Indexed: st.Indexed, Duplicates: st.Duplicates, Errors: st.Errors}, err
 }
 
@@ -135,8 +138,9 @@ func (e *dedupEngine) clusters(fn func(id, cluster string)) error {
 
 func (e *dedupEngine) parse(qs []string) error {
 	e.qs = e.qs[:0]
+	e.searcher = collapse.New(e.ix.Bleve(), e.ix.Filter())
 	for _, s := range qs {
-		q, err := indexer.ParseQuery(s, indexer.Boolean)
+		q, err := boolquery.Query(s, boolquery.Options{Fields: indexer.TextFields()})
 		if err != nil {
 			return fmt.Errorf("bench-scale: query %q: %w", s, err)
 		}
@@ -145,8 +149,8 @@ func (e *dedupEngine) parse(qs []string) error {
 	return nil
 }
 
-func (e *dedupEngine) search(ctx context.Context, i int, collapse bool) (uint64, error) {
-	res, err := e.ix.SearchCollapsed(ctx, indexer.CollapseRequest{Query: e.qs[i], Size: 10, Collapse: collapse})
+func (e *dedupEngine) search(ctx context.Context, i int, fold bool) (uint64, error) {
+	res, err := e.searcher.Search(ctx, collapse.Request{Query: e.qs[i], Size: 10, Collapse: fold})
 	if err != nil {
 		return 0, err
 	}

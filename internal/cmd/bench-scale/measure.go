@@ -1,79 +1,19 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"runtime/metrics"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 )
 
 // memory is a reading of the process' memory.
-type memory struct {
-	RSSAnon  uint64 // resident anonymous memory (heap, stacks, cgo): what grows with leaks
-	RSSFile  uint64 // resident file-backed pages (mmapped index files)
-	VmHWM    uint64 // peak resident set so far, as the kernel counts it
-	HeapLive uint64 // Go heap live after the last GC
-	HeapObj  uint64 // Go heap objects now, live or not yet swept
-	GoTotal  uint64 // all memory the Go runtime has mapped
-}
+type memory = procmem.Memory
 
-// procStatus reads the RssAnon, RssFile and VmHWM lines of
-// /proc/self/status (zeros where the kernel has no such file).
-func procStatus() (anon, file, hwm uint64) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, 0, 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := sc.Bytes()
-		var dst *uint64
-		switch {
-		case bytes.HasPrefix(line, []byte("RssAnon:")):
-			dst = &anon
-		case bytes.HasPrefix(line, []byte("RssFile:")):
-			dst = &file
-		case bytes.HasPrefix(line, []byte("VmHWM:")):
-			dst = &hwm
-		default:
-			continue
-		}
-		f := bytes.Fields(line)
-		if len(f) >= 2 {
-			kb, _ := strconv.ParseUint(string(f[1]), 10, 64)
-			*dst = kb << 10
-		}
-	}
-	return anon, file, hwm
-}
-
-// runtime/metrics samples: cheap, unlike ReadMemStats, which stops the
-// world.
-var metricNames = []string{"/gc/heap/live:bytes", "/memory/classes/heap/objects:bytes", "/memory/classes/total:bytes"}
-
-func readMemory() memory {
-	var m memory
-	m.RSSAnon, m.RSSFile, m.VmHWM = procStatus()
-	s := make([]metrics.Sample, len(metricNames))
-	for i, n := range metricNames {
-		s[i].Name = n
-	}
-	metrics.Read(s)
-	val := func(i int) uint64 {
-		if s[i].Value.Kind() == metrics.KindUint64 {
-			return s[i].Value.Uint64()
-		}
-		return 0
-	}
-	m.HeapLive, m.HeapObj, m.GoTotal = val(0), val(1), val(2)
-	return m
-}
+func readMemory() memory { return procmem.Read() }
 
 // peaks polls memory in the background, to catch the highs between
 // the samples taken at every tenth.

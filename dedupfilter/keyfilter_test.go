@@ -1,0 +1,147 @@
+package dedupfilter
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+func memDB(tb testing.TB) *badger.DB {
+	tb.Helper()
+	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func testKey(i int) []byte { return postingKey(kindBand, uint64(i)*0x9e3779b97f4a7c15) }
+
+func TestKeyFilterNoFalseNegatives(t *testing.T) {
+	kf, err := openKeyFilter("", 16, memDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kf.close(false)
+	for i := range 2000 {
+		kf.add(testKey(i))
+	}
+	fp := 0
+	for i := range 2000 {
+		if !kf.mayHave(testKey(i)) {
+			t.Fatalf("key %d added but not found", i)
+		}
+		if kf.mayHave(testKey(i + 1e6)) {
+			fp++
+		}
+	}
+	// 2000 keys in 2^16 bits with 4 hashes: about 0.12% false positives.
+	if fp > 20 {
+		t.Errorf("%d false positives of 2000, want about 2", fp)
+	}
+}
+
+// TestKeyFilterFile: a file closed cleanly, or left open by a process of
+// this boot, is trusted; one left open on another boot, or of another
+// size, is rebuilt from the store.
+func TestKeyFilterFile(t *testing.T) {
+	tests := []struct {
+		name        string
+		clean       bool
+		boot        string // written over the header's boot id, when set
+		logBits     int    // to reopen with
+		wantTrusted bool
+	}{
+		{"clean close", true, "", 16, true},
+		{"crash on this boot", false, "", 16, true},
+		{"crash on another boot", false, "another-boot", 16, false},
+		{"no boot id", false, "\x00", 16, false},
+		{"other size", true, "", 17, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "keys")
+			db := memDB(t)
+			stored := testKey(1)
+			if err := db.Update(func(txn *badger.Txn) error { return txn.Set(stored, []byte{postingsOpen}) }); err != nil {
+				t.Fatal(err)
+			}
+			kf, err := openKeyFilter(path, 16, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !kf.mayHave(stored) {
+				t.Fatal("a new filter was not built from the store")
+			}
+			onlyInFilter := testKey(2)
+			kf.add(onlyInFilter)
+			if tt.boot != "" { // as if the process had crashed on that boot
+				copy(kf.bits[offBoot:], append([]byte(tt.boot), make([]byte, 40)...))
+			}
+			if err := kf.close(tt.clean); err != nil {
+				t.Fatal(err)
+			}
+			kf, err = openKeyFilter(path, tt.logBits, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer kf.close(true)
+			if !kf.mayHave(stored) {
+				t.Error("a key of the store is missing after reopening")
+			}
+			if got := kf.mayHave(onlyInFilter); got != tt.wantTrusted {
+				t.Errorf("bits kept = %v, want %v (trusted)", got, tt.wantTrusted)
+			}
+		})
+	}
+}
+
+func TestKeyFilterReopenFilter(t *testing.T) {
+	dir := t.TempDir()
+	a := testAnalyzer(t)
+	text := newCorpus(3).article(6)
+	open := func() *Filter {
+		o := DefaultOptions(filepath.Join(dir, "store"))
+		o.KeyFilter = filepath.Join(dir, "keys")
+		o.KeyFilterBits = 20
+		f, err := Open(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f := open()
+	mustAdd(t, f, Doc{ID: "a", Features: a.Analyze(text)})
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "keys")); err != nil {
+		t.Fatalf("no filter file: %v", err)
+	}
+	f = open()
+	defer f.Close()
+	if d := mustAdd(t, f, Doc{ID: "b", Features: a.Analyze(text)}); !d.Duplicate || d.Of != "a" {
+		t.Errorf("after reopening: %+v, want a duplicate of a", d)
+	}
+}
+
+func BenchmarkKeyFilter(b *testing.B) {
+	kf, err := openKeyFilter("", 29, memDB(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer kf.close(false)
+	keys := make([][]byte, 1024)
+	for i := range keys {
+		keys[i] = testKey(i)
+		kf.add(keys[i])
+	}
+	i := 0
+	for b.Loop() {
+		kf.mayHave(keys[i%len(keys)])
+		i++
+	}
+}
