@@ -7,7 +7,6 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/klauspost/compress/s2"
-
 )
 
 // Stored values are versioned binary records: a version byte, then uvarint

@@ -76,7 +76,6 @@ func postingKey(kind byte, h uint64) []byte {
 	return binary.BigEndian.AppendUint64(b, h)
 }
 
-
 func structureHash(s analyzer.Structure) uint64 {
 	return uint64(uint16(s.Paragraphs))<<32 | uint64(uint16(s.Length))<<16 | uint64(uint16(s.Sentences))
 }

@@ -1,10 +1,10 @@
 package dedupfilter
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"cmp"
 	"slices"
 
 	"github.com/dgraph-io/badger/v4"
