@@ -39,6 +39,10 @@ type Options struct {
 	// MaxClusterMembers caps the members /api/cluster lists (default
 	// 200), each a store read.
 	MaxClusterMembers int
+	// MaxHeaderBytes caps a request's header lines (default 16 KiB);
+	// larger headers get 431. The handler checks it, not net/http, so the
+	// answer carries the security headers every response has.
+	MaxHeaderBytes int
 }
 
 // DefaultOptions returns the defaults documented on Options.
@@ -48,12 +52,14 @@ func DefaultOptions() Options {
 		MaxPageSize:         100,
 		MaxQueryBytes:       4096,
 		MaxCompareSentences: 400,
+		MaxHeaderBytes:      16 << 10,
 		MaxClusterMembers:   200,
 	}
 }
 
 func (o Options) validate() error {
-	if o.SearchTimeout <= 0 || o.MaxPageSize < 1 || o.MaxQueryBytes < 1 || o.MaxCompareSentences < 1 || o.MaxClusterMembers < 1 {
+	if o.SearchTimeout <= 0 || o.MaxPageSize < 1 || o.MaxQueryBytes < 1 || o.MaxCompareSentences < 1 || o.MaxClusterMembers < 1 ||
+		o.MaxHeaderBytes < 1 || o.MaxHeaderBytes > hardHeaderBytes {
 		return fmt.Errorf("server: every Options field must be positive, got %+v: %w", o, ErrInvalidOptions)
 	}
 	return nil
@@ -101,8 +107,26 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      s.opts.SearchTimeout + 10*time.Second,
 		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    16 << 10,
+		// net/http answers past this itself, without our headers; below
+		// it ServeHTTP applies Options.MaxHeaderBytes.
+		MaxHeaderBytes: hardHeaderBytes,
 	}
+}
+
+// hardHeaderBytes is net/http's own header limit for the server (its
+// default), the most Options.MaxHeaderBytes may be.
+const hardHeaderBytes = http.DefaultMaxHeaderBytes
+
+// headerBytes is the size of r's request line and header lines, as a
+// client sent them.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4 // ": " and CRLF
+		}
+	}
+	return n
 }
 
 // ServeHTTP sets the security headers and routes r.
@@ -111,6 +135,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
+	if headerBytes(r) > s.opts.MaxHeaderBytes {
+		writeError(w, &httpError{status: http.StatusRequestHeaderFieldsTooLarge,
+			msg: fmt.Sprintf("request header larger than %d bytes", s.opts.MaxHeaderBytes)})
+		return
+	}
 	if len(r.URL.RawQuery) > s.opts.MaxQueryBytes {
 		writeError(w, &httpError{status: http.StatusRequestURITooLong,
 			msg: fmt.Sprintf("query string longer than %d bytes", s.opts.MaxQueryBytes)})

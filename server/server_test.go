@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -49,6 +50,7 @@ func TestNewInvalidOptions(t *testing.T) {
 		func(o *server.Options) { o.MaxQueryBytes = -1 },
 		func(o *server.Options) { o.MaxCompareSentences = 0 },
 		func(o *server.Options) { o.MaxClusterMembers = 0 },
+		func(o *server.Options) { o.MaxHeaderBytes = 2 << 20 },
 	} {
 		o := server.DefaultOptions()
 		change(&o)
@@ -251,6 +253,35 @@ func TestCompareGolden(t *testing.T) {
 		t.Fatalf("status %d: %s", r.status, r.body)
 	}
 	golden.Check(t, "compare.golden", r.body)
+}
+
+// TestHeaderTooLarge: an oversized header gets 431 from the handler, with
+// the security headers every response carries.
+func TestHeaderTooLarge(t *testing.T) {
+	hs := newServer(t, fixture(t), server.DefaultOptions()).HTTPServer("127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go hs.Serve(ln)
+	defer hs.Close()
+	for _, size := range []int{20 << 10, 900 << 10} {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api/search?q=x", nil)
+		req.Header.Set("X-Big", strings.Repeat("a", size))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+			t.Errorf("%d-byte header: status %d, want 431", size, resp.StatusCode)
+		}
+		for _, h := range []string{"Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy"} {
+			if resp.Header.Get(h) == "" {
+				t.Errorf("%d-byte header: 431 without %s", size, h)
+			}
+		}
+	}
 }
 
 func TestHTTPServerLimits(t *testing.T) {

@@ -90,12 +90,15 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 	r := eval.ScoreRun(pred, gold)
 	out := cmd.OutOrStdout()
 	if o.format.value == "jsonl" {
-		return jsonLines(out).Encode(evalLine{r.Scores, o.filter.measure, o.filter.delimiters, r.Unlabelled, st.Errors, st.DocsPerSecond()})
+		if err := jsonLines(out).Encode(evalLine{r.Scores, o.filter.measure, o.filter.delimiters, r.Unlabelled, st.Errors, st.DocsPerSecond()}); err != nil {
+			return err
+		}
+		return skipped(st.Errors)
 	}
 	fmt.Fprintf(out, "measure %s, delimiters %q\n", o.filter.measure, o.filter.delimiters)
 	fmt.Fprintf(out, "docs %d (unlabelled %d, errors %d), gold pairs %d, predicted pairs %d, true pairs %d\n",
 		r.Docs, r.Unlabelled, st.Errors, r.GoldPairs, r.PredPairs, r.TruePairs)
 	fmt.Fprintf(out, "precision %.4f  recall %.4f  F1 %.4f  ARI %.4f  %.1f docs/s\n",
 		r.Precision, r.Recall, r.F1, r.ARI, st.DocsPerSecond())
-	return nil
+	return skipped(st.Errors)
 }

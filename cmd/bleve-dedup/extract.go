@@ -71,8 +71,5 @@ func (o *extractCmd) run(cmd *cobra.Command, inputs []string) error {
 		}
 		fmt.Fprintf(out, "== %s\n%s\n\n%s\n\n", p.ID, c.Title, strings.Join(c.Paragraphs, "\n\n"))
 	}
-	if errs > 0 {
-		return fmt.Errorf("%d pages could not be read or extracted", errs)
-	}
-	return nil
+	return skipped(errs)
 }

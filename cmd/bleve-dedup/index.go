@@ -63,5 +63,8 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 	if err != nil {
 		return err
 	}
-	return ix.Close()
+	if err := ix.Close(); err != nil {
+		return err
+	}
+	return skipped(st.Errors)
 }
