@@ -177,6 +177,7 @@ type record struct {
 	Indexed bool // whether the search index holds it (as far as the filter decided)
 	URL     string
 	Title   string
+	Hash    uint64   // the caller's hash of the content (Doc.Hash)
 	Keys    [][]byte // posting keys written, so removal needs no recomputation
 }
 
@@ -194,6 +195,7 @@ func encodeRecord(r *record) []byte {
 	b = appendBool(b, r.Indexed)
 	b = appendString(b, r.URL)
 	b = appendString(b, r.Title)
+	b = binary.BigEndian.AppendUint64(b, r.Hash)
 	b = binary.AppendUvarint(b, uint64(len(r.Keys)))
 	for _, k := range r.Keys {
 		b = appendString(b, string(k))
@@ -230,6 +232,7 @@ func decodeRecordHead(b []byte) (*record, *reader) {
 	rec.Indexed = r.bool()
 	rec.URL = r.string()
 	rec.Title = r.string()
+	rec.Hash = r.uint64()
 	return rec, &r
 }
 

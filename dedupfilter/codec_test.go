@@ -63,7 +63,7 @@ func TestPendingRoundTrip(t *testing.T) {
 
 func TestRecordRoundTrip(t *testing.T) {
 	want := &record{Seq: 9, Time: time.Unix(1700000000, 5).UTC(), Runes: 77, Cluster: "000000000000000a",
-		Indexed: true, URL: "https://x/", Title: "标题", Keys: [][]byte{[]byte("p/b12345678id"), {}}}
+		Indexed: true, URL: "https://x/", Title: "标题", Hash: 1<<63 | 5, Keys: [][]byte{[]byte("p/b12345678id"), {}}}
 	got, err := decodeRecord(encodeRecord(want))
 	if err != nil {
 		t.Fatal(err)

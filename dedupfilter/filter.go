@@ -23,6 +23,10 @@ type Doc struct {
 	Payload []byte
 	// Time orders copies for Keep == Newer; zero means the time of the Add.
 	Time time.Time
+	// Hash identifies the content the document was made from (the
+	// caller's choice of hash); it is stored and returned by Meta, so a
+	// caller can tell unchanged input from changed and skip it.
+	Hash uint64
 }
 
 // Action says what the search index does with the added document.
@@ -317,6 +321,29 @@ func (f *Filter) Add(d Doc) (Decision, error) {
 // AddPrepared is Add for a document from Prepare. A zero Doc.Time becomes
 // the time of this call.
 func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
+	return f.AddPreparedWith(p, AddOptions{})
+}
+
+// AddOptions adjust one AddPreparedWith.
+type AddOptions struct {
+	// Also runs in the transaction that records the decision, so that
+	// writes of the caller's own (under key namespaces of its own, see
+	// keys.go) commit with it or not at all. An error from it fails the
+	// Add.
+	Also func(*badger.Txn) error
+	// Fresh decides a stored document as if it were new: it leaves its
+	// cluster (which is repaired as on Delete) before it is placed, even
+	// when it still matches inside it.
+	Fresh bool
+	// Exclude are stored documents that are not candidates for this one.
+	// Re-deciding a cluster member by member, fresh, with the members not
+	// yet redone excluded, decides each as if the cluster had been taken
+	// apart first, without a moment where a member is not stored.
+	Exclude []string
+}
+
+// AddPreparedWith is AddPrepared with options.
+func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	d := p.doc
 	if d.Time.IsZero() {
 		d.Time = time.Now()
@@ -335,11 +362,21 @@ func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Decision{}, err
 	}
-	var self uint64 // the stored version of d, which d does not match
+	// Not candidates: the stored version of d, and the excluded.
+	skip := make(map[uint64]bool, 1+len(ao.Exclude))
 	if old != nil {
-		self = old.Seq
+		skip[old.Seq] = true
 	}
-	match, v, n, err := w.bestMatch(self, p.sig, p.lookup)
+	for _, x := range ao.Exclude {
+		xr, err := w.record(x)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return Decision{}, err
+		}
+		if xr != nil {
+			skip[xr.Seq] = true
+		}
+	}
+	match, v, n, err := w.bestMatch(skip, p.sig, p.lookup)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -354,8 +391,8 @@ func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
 	} else {
 		dec.Measure = f.opts.Measure
 	}
-	rec := &record{Seq: w.seq, Time: d.Time.UTC(), Runes: d.Features.Runes, URL: d.URL, Title: d.Title}
-	if err := w.place(d.ID, rec, old, matchRec); err != nil {
+	rec := &record{Seq: w.seq, Time: d.Time.UTC(), Runes: d.Features.Runes, URL: d.URL, Title: d.Title, Hash: d.Hash}
+	if err := w.place(d.ID, rec, old, matchRec, ao.Fresh); err != nil {
 		return Decision{}, err
 	}
 	dec.Cluster = rec.Cluster
@@ -382,6 +419,11 @@ func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
 	if rec.Indexed {
 		dec.Action = Index
 		w.op(Op{Kind: OpIndex, ID: d.ID, Cluster: rec.Cluster, Payload: d.Payload})
+	}
+	if ao.Also != nil {
+		if err := ao.Also(w.txn); err != nil {
+			return Decision{}, err
+		}
 	}
 	if dec.Ops, err = w.commit(); err != nil {
 		return Decision{}, err

@@ -490,3 +490,14 @@ func TestMaxPostingsSkipsStopLists(t *testing.T) {
 		}
 	}
 }
+
+func TestEmpty(t *testing.T) {
+	f := openTest(t, nil)
+	if !f.Empty() {
+		t.Error("new store: Empty = false")
+	}
+	mustAdd(t, f, Doc{ID: "a", Features: testAnalyzer(t).Analyze(newCorpus(1).article(3))})
+	if f.Empty() {
+		t.Error("after an Add: Empty = true")
+	}
+}

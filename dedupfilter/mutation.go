@@ -162,8 +162,9 @@ func (o Options) prefer(a, b *record) bool {
 }
 
 // place puts the document (rec, not yet written) in a cluster: its old
-// one if it is re-added and stays, else the match's, else a new one.
-func (w *mutation) place(id string, rec, old, match *record) error {
+// one if it is re-added and stays (not when fresh), else the match's, else
+// a new one.
+func (w *mutation) place(id string, rec, old, match *record, fresh bool) error {
 	if old != nil {
 		// A re-added document keeps its cluster, and its role in it, when it
 		// still matches inside it or has no match and is alone: re-indexing
@@ -172,6 +173,7 @@ func (w *mutation) place(id string, rec, old, match *record) error {
 		if err != nil {
 			return err
 		}
+		stay = stay && !fresh
 		if err := w.unpost(old); err != nil {
 			return err
 		}
@@ -381,10 +383,9 @@ func (w *mutation) writeLists() error {
 // verifies up to MaxCandidates of them, most shared lists first, then the
 // oldest. The first verified duplicate is the match: a candidate sharing
 // more lists is the likelier copy, and stopping there keeps a popular
-// cluster from costing MaxCandidates verifications per Add. self is the
-// number of the stored version of the document being added (0 if none),
-// which is not a candidate.
-func (w *mutation) bestMatch(self uint64, sig signature, lookup [][]byte) (string, Verdict, int, error) {
+// cluster from costing MaxCandidates verifications per Add. Documents
+// numbered in skip are not candidates.
+func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byte) (string, Verdict, int, error) {
 	o := w.f.opts
 	hits := map[uint64]int{}
 	for _, k := range lookup {
@@ -396,7 +397,7 @@ func (w *mutation) bestMatch(self uint64, sig signature, lookup [][]byte) (strin
 			continue
 		}
 		for _, c := range l.seqs {
-			if c != self {
+			if !skip[c] {
 				hits[c]++
 			}
 		}

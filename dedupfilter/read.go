@@ -42,7 +42,7 @@ func meta(txn *badger.Txn, id string) (Entry, error) {
 		if r.err != nil {
 			return r.err
 		}
-		e = Entry{Doc: Doc{ID: id, URL: rec.URL, Title: rec.Title, Time: rec.Time},
+		e = Entry{Doc: Doc{ID: id, URL: rec.URL, Title: rec.Title, Time: rec.Time, Hash: rec.Hash},
 			Seq: rec.Seq, Cluster: rec.Cluster, Indexed: rec.Indexed}
 		return nil
 	})
@@ -146,6 +146,20 @@ func (f *Filter) Clusters(fn func(Cluster) error) error {
 		}
 		return nil
 	})
+}
+
+// Empty reports whether the store holds no document (an error reading it
+// counts as not empty).
+func (f *Filter) Empty() bool {
+	empty := false
+	err := f.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsDoc)})
+		defer it.Close()
+		it.Rewind()
+		empty = !it.Valid()
+		return nil
+	})
+	return err == nil && empty
 }
 
 // Stats are store counts for reports.

@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/dgraph-io/badger/v4"
 
@@ -39,6 +40,11 @@ type Options struct {
 	// Mapping is used when the bleve index is created; an existing index
 	// keeps its own mapping. Default NewMapping().
 	Mapping mapping.IndexMapping
+	// BleveConfig is scorch's configuration (its "scorchPersisterOptions"
+	// and "scorchMergePlanOptions"), stored with a new index and applied
+	// over the stored one when an index is opened. Default
+	// DefaultBleveConfig().
+	BleveConfig map[string]any
 	// NoDedup writes every document straight to bleve, each in a cluster
 	// of its own, without features or store writes: plain bleve indexing
 	// through the same pipeline, to measure what the filter costs.
@@ -65,11 +71,18 @@ func TextFields() []string { return []string{FieldTitle, FieldText} }
 // a zero Options: start from these.
 func DefaultOptions() Options {
 	return Options{
-		Filter:     dedupfilter.DefaultOptions(""),
-		Analyzer:   analyzer.DefaultOptions(),
-		Mapping:    NewMapping(),
-		StaleShare: sitetext.DefaultStaleShare,
+		Filter:      dedupfilter.DefaultOptions(""),
+		Analyzer:    analyzer.DefaultOptions(),
+		Mapping:     NewMapping(),
+		BleveConfig: DefaultBleveConfig(),
+		StaleShare:  sitetext.DefaultStaleShare,
 	}
+}
+
+// DefaultBleveConfig is the scorch configuration Open uses by default:
+// bleve's own.
+func DefaultBleveConfig() map[string]any {
+	return map[string]any{}
 }
 
 // NewMapping is the default bleve mapping: title and text analysed with
@@ -109,6 +122,10 @@ type Document struct {
 	// Fields are extra fields stored and indexed with the document (for
 	// example a relevance score); they must marshal to JSON.
 	Fields map[string]any
+	// Hash identifies the input the document was made from; IndexPages
+	// sets it to a hash of the page and skips pages whose stored document
+	// has the same (see Stats.Unchanged). 0 when unknown.
+	Hash uint64
 }
 
 // Index is a bleve index with its dedup store.
@@ -156,6 +173,11 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err := ix.replay(); err != nil {
 		return nil, errors.Join(err, ix.Close())
 	}
+	if ix.site != nil {
+		if err := ix.finishStale(); err != nil {
+			return nil, errors.Join(err, ix.Close())
+		}
+	}
 	return ix, nil
 }
 
@@ -172,19 +194,28 @@ func (ix *Index) open(dir string, opts Options) error {
 		return fmt.Errorf("indexer: %s: %w", fo.Dir, err)
 	}
 	if !opts.KeepSiteText && !opts.NoDedup {
-		ix.site = sitetext.New(db).WithStaleShare(opts.StaleShare)
+		ix.site = sitetext.New().WithStaleShare(opts.StaleShare)
 	}
 	bpath := filepath.Join(dir, bleveDir)
-	ix.bleve, err = bleve.Open(bpath)
+	b, err := bleve.OpenUsing(bpath, opts.BleveConfig)
+	if err != nil && !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) && ix.filter.Empty() {
+		// A crash while bleve made its first files leaves an index it
+		// cannot open; nothing was indexed yet, so it is made again.
+		if rerr := os.RemoveAll(bpath); rerr != nil {
+			return fmt.Errorf("indexer: open %s: %w", bpath, errors.Join(err, rerr))
+		}
+		err = bleve.ErrorIndexPathDoesNotExist
+	}
 	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
 		if opts.Mapping == nil {
 			return fmt.Errorf("indexer: no Mapping to create %s with: %w", bpath, ErrInvalidOptions)
 		}
-		ix.bleve, err = bleve.New(bpath, opts.Mapping)
+		b, err = bleve.NewUsing(bpath, opts.Mapping, scorch.Name, scorch.Name, opts.BleveConfig)
 	}
 	if err != nil {
 		return fmt.Errorf("indexer: open %s: %w", bpath, err)
 	}
+	ix.bleve = b
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/cespare/xxhash/v2"
 )
 
 // RunOptions configures IndexPages. Start from DefaultRunOptions:
@@ -50,8 +51,11 @@ type Stats struct {
 	// Duplicates are documents whose cluster another document represents:
 	// a re-indexed representative that keeps its place is not one.
 	Duplicates int
-	Errors     int           // documents skipped with an error
-	Elapsed    time.Duration // since the run started
+	Errors     int // documents skipped with an error
+	// Unchanged are documents skipped because the index holds them with
+	// the same content already (a run resumed after a crash or a stop).
+	Unchanged int
+	Elapsed   time.Duration // since the run started
 }
 
 // DocsPerSecond is the rate of documents read.
@@ -84,6 +88,14 @@ type job struct {
 // counted; the run stops early only when ctx is done or the store fails,
 // and everything indexed before that stays indexed. Memory is bounded:
 // at most about BatchSize + 2·Workers pages are held at once.
+//
+// A page that the index holds already with the same content (a hash of
+// its URL, title and HTML or text) is skipped before extraction and
+// counted as Unchanged: running the same command again after a crash or
+// a stop redoes only what was not decided. The documents decided before
+// the stop are decided exactly as in an uninterrupted run (each commits
+// with its site writes), and so are those after it, given the same input
+// order: the same clusters, representatives and cluster ids.
 func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, error], o RunOptions) (Stats, error) {
 	if err := o.validate(); err != nil {
 		return Stats{}, err
@@ -138,15 +150,32 @@ func read(ctx context.Context, pages iter.Seq2[page.Page, error], jobs, order ch
 	}
 }
 
-// stagePage extracts p and stages it; a failure is carried in err.
+// stagePage extracts p and stages it; a failure is carried in err. A page
+// the store holds with the same content hash is not extracted again.
 func (ix *Index) stagePage(p page.Page) staged {
+	h := pageHash(p)
+	if e, err := ix.filter.Meta(p.ID); err == nil && e.Hash == h {
+		return staged{doc: dedupfilter.Doc{ID: p.ID}, unchanged: true}
+	}
 	d, err := FromPage(p)
 	var s staged
 	if err == nil {
+		d.Hash = h
 		s, err = ix.stage(d)
 	}
 	s.err = err
 	return s
+}
+
+// pageHash identifies a page's content as read (before extraction): its
+// URL, title and HTML or text.
+func pageHash(p page.Page) uint64 {
+	h := xxhash.New()
+	for _, s := range []string{p.URL, p.Title, p.HTML, p.Text} {
+		h.WriteString(s)
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
 }
 
 // commitInOrder takes the staged pages in input order and commits them in
@@ -170,6 +199,10 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 			break
 		}
 		st.Read++
+		if s.unchanged {
+			st.Unchanged++
+			continue
+		}
 		if s.err != nil {
 			st.Errors++
 			if o.OnError != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
+	"github.com/dgraph-io/badger/v4"
 )
 
 // replay re-applies the bleve operations a crash left pending.
@@ -64,13 +65,17 @@ func validate(d Document) error {
 }
 
 // staged is a document on its way into the index: its bleve body and
-// store payload made, its features filled in by analyze.
+// store payload made, its site plan and features filled in by commit.
 type staged struct {
 	doc   dedupfilter.Doc
 	body  map[string]any // doc.Payload decoded, for bleve
-	paras []string       // analysed in write, after the site's template text is known
+	paras []string       // the document's paragraphs, before its site's template text is known
+	plan  *sitetext.Plan // the paragraphs analysed (plan.Kept) and the site writes
 	fp    *dedupfilter.Prepared
 	err   error
+	// unchanged: the store holds the document with the same content hash
+	// already (IndexPages skips it).
+	unchanged bool
 }
 
 func (ix *Index) stage(d Document) (staged, error) {
@@ -90,7 +95,8 @@ func (ix *Index) stage(d Document) (staged, error) {
 	if err != nil {
 		return staged{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
 	}
-	return staged{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time}, body: body, paras: d.Paragraphs}, nil
+	return staged{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time, Hash: d.Hash},
+		body: body, paras: d.Paragraphs}, nil
 }
 
 func joinParagraphs(ps []string) string {
@@ -116,15 +122,15 @@ func (ix *Index) commit(docs []staged) ([]dedupfilter.Decision, error) {
 	if ix.noDedup {
 		return ix.commitPlain(docs)
 	}
-	// The site's template text depends on the pages before, so it is found
-	// in order; the features are computed in parallel while the filter
-	// decides, in order, on the documents already analysed.
-	stale, err := ix.cleanSiteText(docs)
-	if err != nil {
+	// A document's site plan depends on the documents before it, so the
+	// plans are made in order, each over the plans before it; the features
+	// are then computed in parallel while the filter decides, in order, on
+	// the documents already analysed.
+	if err := ix.planSites(docs); err != nil {
 		return nil, err
 	}
 	ready, stop := ix.analyze(docs)
-	decs, ops, decideErr := ix.decide(docs, ready, stale)
+	decs, ops, decideErr := ix.decide(docs, ready)
 	stop() // after an error, analysis of the documents left is dropped
 	// Ops of decisions already committed must reach bleve even when a later
 	// Add failed, or the stores would disagree until the next Open.
@@ -146,41 +152,64 @@ func (ix *Index) commitPlain(docs []staged) ([]dedupfilter.Decision, error) {
 	return decs, ix.apply(ops, docs)
 }
 
-// cleanSiteText drops each document's site template text from the
-// paragraphs it will be analysed with, in order; stale[i] lists the
-// earlier pages docs[i] revealed template text in.
-func (ix *Index) cleanSiteText(docs []staged) (stale [][]string, err error) {
-	stale = make([][]string, len(docs))
-	for i := range docs {
-		d := &docs[i]
-		if d.paras, stale[i], err = ix.site.Clean(sitetext.Site(d.doc.URL, d.doc.ID), d.doc.ID, d.paras); err != nil {
-			return nil, fmt.Errorf("indexer: %w", err)
+// planSites makes each document's site plan, in order, each over the
+// uncommitted plans before it.
+func (ix *Index) planSites(docs []staged) error {
+	return ix.store.View(func(txn *badger.Txn) error {
+		o := sitetext.NewOverlay(sitetext.TxnReader{Txn: txn})
+		for i := range docs {
+			var err error
+			if docs[i].plan, err = ix.sitePlan(o, docs[i]); err != nil {
+				return err
+			}
+			o.Add(docs[i].plan)
 		}
+		return nil
+	})
+}
+
+// sitePlan plans d against the site tables as r reads them.
+func (ix *Index) sitePlan(r sitetext.Reader, d staged) (*sitetext.Plan, error) {
+	p, err := ix.site.Plan(r, sitetext.Site(d.doc.URL, d.doc.ID), d.doc.ID, d.paras)
+	if err != nil {
+		return nil, fmt.Errorf("indexer: %w", err)
 	}
-	return stale, nil
+	return p, nil
 }
 
 // decide lets the filter decide on docs in order, each once ready[i] is
-// closed, and re-decides the clusters of the stale pages each reveals. It
-// returns the decisions and bleve operations made before any error.
-func (ix *Index) decide(docs []staged, ready []chan struct{}, stale [][]string) ([]dedupfilter.Decision, []dedupfilter.Op, error) {
+// closed, committing each document's site writes with its decision, and
+// re-decides the clusters of the stale pages each names. It returns the
+// decisions and bleve operations made before any error.
+//
+// A plan made in planSites is the plan the document gets against the
+// committed tables unless a re-decision changed them in between; then the
+// document is planned again, and analysed again if that changes what it
+// keeps. So the tables and the clusters after each document are those of
+// deciding the documents one at a time.
+func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Decision, []dedupfilter.Op, error) {
 	decs := make([]dedupfilter.Decision, 0, len(docs))
 	var ops []dedupfilter.Op
+	replanned := false // a re-decision wrote the tables since planSites
 	for i := range docs {
 		<-ready[i]
 		d := &docs[i]
+		if d.err == nil && replanned {
+			d.err = ix.replan(d)
+		}
 		var dec dedupfilter.Decision
 		err := d.err
 		if err == nil {
-			dec, err = ix.filter.AddPrepared(d.fp)
+			dec, err = ix.filter.AddPreparedWith(d.fp, dedupfilter.AddOptions{Also: d.plan.Apply})
 		}
 		if err != nil {
 			return decs, ops, fmt.Errorf("indexer: %s: %w", d.doc.ID, err)
 		}
 		decs = append(decs, dec)
 		ops = append(ops, dec.Ops...)
-		if len(stale[i]) > 0 {
-			reops, err := ix.recluster(stale[i])
+		if len(d.plan.Stale) > 0 {
+			replanned = true
+			reops, err := ix.recluster(d.plan.Stale)
 			ops = append(ops, reops...)
 			if err != nil {
 				return decs, ops, fmt.Errorf("indexer: re-deciding after %s: %w", d.doc.ID, err)
@@ -188,6 +217,28 @@ func (ix *Index) decide(docs []staged, ready []chan struct{}, stale [][]string) 
 		}
 	}
 	return decs, ops, nil
+}
+
+// replan plans d against the committed tables, and analyses it again when
+// it keeps other paragraphs than its plan from planSites did.
+func (ix *Index) replan(d *staged) error {
+	var p *sitetext.Plan
+	err := ix.store.View(func(txn *badger.Txn) error {
+		var err error
+		p, err = ix.sitePlan(sitetext.TxnReader{Txn: txn}, *d)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	same := slices.Equal(p.Kept, d.plan.Kept)
+	d.plan = p
+	if same {
+		return nil
+	}
+	d.doc.Features = ix.analyzer.Analyze(p.Kept)
+	d.fp, err = ix.filter.Prepare(d.doc)
+	return err
 }
 
 // analyze computes the features of prep and prepares them for the filter
@@ -205,7 +256,7 @@ func (ix *Index) analyze(prep []staged) (ready []chan struct{}, stop func()) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(prep) && !halt.Load(); i = int(next.Add(1) - 1) {
 				p := &prep[i]
-				p.doc.Features = ix.analyzer.Analyze(p.paras)
+				p.doc.Features = ix.analyzer.Analyze(p.plan.Kept)
 				p.fp, p.err = ix.filter.Prepare(p.doc)
 				close(ready[i])
 			}
@@ -217,25 +268,47 @@ func (ix *Index) analyze(prep []staged) (ready []chan struct{}, stop func()) {
 	}
 }
 
-// add analyses paras, without the site's template text, into d's
-// features and lets the filter decide. stale lists earlier pages to
-// analyse again (see sitetext.Table.Clean).
-func (ix *Index) add(d dedupfilter.Doc, paras []string) (dedupfilter.Decision, []string, error) {
-	paras, stale, err := ix.site.Clean(sitetext.Site(d.URL, d.ID), d.ID, paras)
+// readd analyses stored document d again from paras, without its site's
+// template text, and lets the filter decide it afresh (o.Fresh), with
+// o.Exclude not candidates; its site writes, and the end of the wait of
+// the page done (when it is d), commit with the decision. more lists the
+// further stale pages its plan names.
+func (ix *Index) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptions, done string) (dec dedupfilter.Decision, more []string, err error) {
+	var p *sitetext.Plan
+	err = ix.store.View(func(txn *badger.Txn) error {
+		var err error
+		p, err = ix.sitePlan(sitetext.TxnReader{Txn: txn}, staged{doc: d, paras: paras})
+		return err
+	})
 	if err != nil {
-		return dedupfilter.Decision{}, nil, err
+		return dec, nil, err
 	}
-	d.Features = ix.analyzer.Analyze(paras)
-	dec, err := ix.filter.Add(d)
-	return dec, stale, err
+	d.Features = ix.analyzer.Analyze(p.Kept)
+	fp, err := ix.filter.Prepare(d)
+	if err != nil {
+		return dec, nil, err
+	}
+	o.Also = func(txn *badger.Txn) error {
+		if err := p.Apply(txn); err != nil || done == "" {
+			return err
+		}
+		return sitetext.Done(txn, done)
+	}
+	dec, err = ix.filter.AddPreparedWith(fp, o)
+	return dec, p.Stale, err
 }
 
 // recluster analyses the stale pages again and re-decides their whole
 // clusters: members may have joined through template text that a stale
-// page has now lost, so every member is taken out and added back, in the
-// order they were added, with fresh features. Re-decided clusters get new
-// ids. Pages analysed again may reveal more stale pages; each page is
-// redone at most once per call.
+// page has now lost, so every member is decided afresh, in the order they
+// were added, with fresh features, each with the members not yet redone
+// left out of its candidates (as if the cluster had been taken apart
+// first; but no member is ever missing from the store, so a crash loses
+// nothing). Re-decided clusters get new ids. Pages analysed again may
+// reveal more stale pages; each page is redone at most once per call. A
+// stale page stays recorded as stale (sitetext.Stale) until the last
+// member of its cluster is redone, so Open finishes what a crash cut
+// short.
 func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
 	var ops []dedupfilter.Op
 	done := map[string]bool{}
@@ -247,7 +320,11 @@ func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
 		}
 		c, err := ix.filter.ClusterOf(id)
 		if errors.Is(err, dedupfilter.ErrNotFound) {
-			continue // deleted since
+			// Deleted since: nothing to redo.
+			if err := ix.store.Update(func(txn *badger.Txn) error { return sitetext.Done(txn, id) }); err != nil {
+				return ops, fmt.Errorf("%s: %w", id, err)
+			}
+			continue
 		}
 		if err != nil {
 			return ops, err
@@ -261,21 +338,22 @@ func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
 			entries = append(entries, e)
 		}
 		slices.SortFunc(entries, func(a, b dedupfilter.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
-		for _, e := range entries {
-			res, err := ix.filter.Delete(e.ID)
-			if err != nil {
-				return ops, err
-			}
-			ops = append(ops, res.Ops...)
-		}
-		for _, e := range entries {
+		for i, e := range entries {
 			done[e.ID] = true
 			var body map[string]any
 			if err := json.Unmarshal(e.Payload, &body); err != nil {
 				return ops, fmt.Errorf("%s: stored payload: %w", e.ID, err)
 			}
 			text, _ := body[FieldText].(string)
-			dec, more, err := ix.add(e.Doc, strings.Split(text, "\n"))
+			o := dedupfilter.AddOptions{Fresh: true}
+			for _, later := range entries[i+1:] {
+				o.Exclude = append(o.Exclude, later.ID)
+			}
+			doneID := ""
+			if i == len(entries)-1 {
+				doneID = id
+			}
+			dec, more, err := ix.readd(e.Doc, strings.Split(text, "\n"), o, doneID)
 			if err != nil {
 				return ops, fmt.Errorf("%s: %w", e.ID, err)
 			}
@@ -284,6 +362,25 @@ func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
 		}
 	}
 	return ops, nil
+}
+
+// finishStale re-decides the stale pages a crash left (see recluster).
+func (ix *Index) finishStale() error {
+	var stale []string
+	if err := ix.store.View(func(txn *badger.Txn) error {
+		stale = sitetext.Stale(txn)
+		return nil
+	}); err != nil || len(stale) == 0 {
+		return err
+	}
+	ops, err := ix.recluster(stale)
+	if err == nil {
+		err = ix.apply(ops, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("indexer: re-deciding pages a crash left stale: %w", err)
+	}
+	return nil
 }
 
 // apply writes ops to bleve in one batch and clears their pending marks.

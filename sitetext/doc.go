@@ -8,16 +8,22 @@
 //
 // # Basics
 //
-// A Table lives in a Badger store the caller opens (the indexer's, beside
-// package dedupfilter's keys); for each page, in input order, Clean
-// returns the paragraphs to analyse and records the page's paragraphs.
-// Site names a page's site: its URL host, or for pages without a URL the
-// directory part of its id.
+// The tables live in a Badger store the caller opens (the indexer's,
+// beside package dedupfilter's keys). For each page, in input order, Plan
+// reads the tables (through a Reader: a transaction, or an Overlay that
+// also sees the plans of earlier pages not yet committed) and returns the
+// paragraphs to analyse and the writes that record the page; the caller
+// commits them (Apply) in the same transaction as the page's other
+// writes, so that after a crash the tables hold exactly the pages that
+// were decided. Site names a page's site: its URL host, or for pages
+// without a URL the directory part of its id.
 //
 // The first page of a site cannot tell its template from its article.
-// When a later page shows one of its paragraphs, Clean returns that page
-// in stale, so the caller analyses it again without the template (the
-// indexer re-decides its cluster).
+// When later pages have shown a tenth of its text (DefaultStaleShare) on
+// other pages, a plan names it stale, so the caller analyses it again
+// without the template (the indexer re-decides its cluster). Stale pages
+// are recorded with the plan and cleared by Done, so a crash in between
+// leaves them to redo (Stale).
 //
 // A page is kept whole when it would keep less than 1% of its text, and
 // when it is a copy of one earlier page of the site (80% of either page's
@@ -26,7 +32,8 @@
 //
 // # Caveats
 //
-// Calls must not run concurrently (the indexer serialises them). The rule
+// Plans must be committed in the order they were made (the indexer
+// serialises them). The rule
 // cannot tell a copy from a short article in a long template while the
 // site has shown that template on one page only. Paragraphs are matched
 // after normalisation (analyzer.AppendNormalized) by a 64-bit hash, per

@@ -2,6 +2,7 @@ package sitetext
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/url"
@@ -13,26 +14,23 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 )
 
-// Table is the sites' paragraph tables in a Badger store, under keys that
-// start with "t/": for each site, the hash of every paragraph shown, the
-// first page that showed it and whether another page showed it too, and
-// each page's own-text length. A nil *Table keeps every paragraph
+// Table is the rules and settings of the sites' paragraph tables, kept in
+// a Badger store under keys that start with "t/": for each site, the hash
+// of every paragraph shown, the first page that showed it and whether
+// another page showed it too, each page's own-text length, and the pages
+// waiting to be analysed again. A nil *Table keeps every paragraph
 // (template detection off).
 type Table struct {
-	db         *badger.DB
 	staleShare float64
 }
 
-// New returns the table kept in db, which the caller opened, may share
-// with other key namespaces, and closes. Calls to Clean must not run
-// concurrently: the indexer makes them in input order, and they run
-// without Badger's conflict tracking.
-func New(db *badger.DB) *Table {
-	return &Table{db: db, staleShare: DefaultStaleShare}
+// New returns a table with DefaultStaleShare.
+func New() *Table {
+	return &Table{staleShare: DefaultStaleShare}
 }
 
 // DefaultStaleShare is how much of an earlier page's own text must turn
-// out to be template text before Clean names the page stale (so that the
+// out to be template text before a plan names the page stale (so that the
 // indexer analyses it again and re-decides its cluster). Re-deciding a
 // cluster costs as much as adding each of its members again, and a
 // template line or a "related articles" link that reaches a second page
@@ -45,11 +43,16 @@ const DefaultStaleShare = 0.1
 // WithStaleShare returns t with the stale share set to share (0: every
 // reveal makes a page stale).
 func (t *Table) WithStaleShare(share float64) *Table {
-	return &Table{db: t.db, staleShare: share}
+	return &Table{staleShare: share}
 }
 
-// ns is the key namespace of the table in a shared store.
-const ns = "t/"
+// ns is the key namespace of the table in a shared store; staleNS, apart
+// from it (site names may hold any byte), the pages waiting to be analysed
+// again.
+const (
+	ns      = "t/"
+	staleNS = "t!stale/"
+)
 
 // Site is the site a page belongs to: the host of pageURL, or for pages
 // without a URL the directory part of their id (a crawl saved as
@@ -79,31 +82,124 @@ const minKept = 0.01
 // page only.
 const copyShare = 0.8
 
-// Clean returns paras without the paragraphs that more than one page of
-// the site showed, and records paras as shown by id. stale lists the
-// earlier pages whose paragraphs turned out to be template text just now:
-// their features were computed with it. A page that is a copy of an
-// earlier page of the site is kept whole and marks nothing as template.
-func (t *Table) Clean(site, id string, paras []string) (kept, stale []string, err error) {
-	if t == nil || site == "" || len(paras) < 2 {
-		return paras, nil, nil // no site rule, or nothing to tell apart
+// Reader reads the table's keys: a *badger.Txn through TxnReader, or an
+// Overlay of planned writes over one.
+type Reader interface {
+	// Get returns the value of key, or ok false when it has none.
+	Get(key []byte) (value []byte, ok bool, err error)
+}
+
+// TxnReader reads a Badger transaction.
+type TxnReader struct{ Txn *badger.Txn }
+
+// Get implements Reader.
+func (r TxnReader) Get(key []byte) ([]byte, bool, error) {
+	item, err := r.Txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
 	}
-	err = t.db.Update(func(txn *badger.Txn) error {
-		pg, err := lookup(txn, site, id, paras)
-		if err != nil {
-			return err
-		}
-		if err := pg.decide(txn, site); err != nil {
-			return err
-		}
-		kept = pg.kept(paras)
-		stale, err = pg.write(txn, site, t.staleShare)
-		return err
-	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("sitetext: %s: %w", id, err)
+		return nil, false, err
 	}
-	return kept, stale, nil
+	v, err := item.ValueCopy(nil)
+	return v, err == nil, err
+}
+
+// Overlay reads planned writes before its base: plans of pages not yet
+// committed, so that each page is planned against the pages before it.
+type Overlay struct {
+	base   Reader
+	writes map[string][]byte
+}
+
+// NewOverlay returns an empty overlay over base.
+func NewOverlay(base Reader) *Overlay {
+	return &Overlay{base: base, writes: map[string][]byte{}}
+}
+
+// Get implements Reader.
+func (o *Overlay) Get(key []byte) ([]byte, bool, error) {
+	if v, ok := o.writes[string(key)]; ok {
+		return v, true, nil
+	}
+	return o.base.Get(key)
+}
+
+// Add makes p's writes visible to later reads.
+func (o *Overlay) Add(p *Plan) {
+	for _, w := range p.writes {
+		o.writes[string(w.key)] = w.value
+	}
+}
+
+// Plan is the cleaning of one page: the paragraphs to analyse, the earlier
+// pages to analyse again, and the writes that record the page. Commit the
+// writes (Apply) with the page's other writes, so that a crash keeps both
+// or neither.
+type Plan struct {
+	// Kept are the page's paragraphs without its site's template text: all
+	// of them when the page is a copy of another page of its site or would
+	// keep (almost) nothing.
+	Kept []string
+	// Stale are the earlier pages whose text turned out to be template
+	// text, enough of it (StaleShare) for their features to be computed
+	// again. Apply records them as waiting (see Stale).
+	Stale  []string
+	writes []write
+}
+
+type write struct{ key, value []byte }
+
+// Plan plans the cleaning of page id of site, paragraphs paras, against
+// the table as r reads it. A nil Table, an empty site or a single
+// paragraph keeps everything and writes nothing.
+func (t *Table) Plan(r Reader, site, id string, paras []string) (*Plan, error) {
+	if t == nil || site == "" || len(paras) < 2 {
+		return &Plan{Kept: paras}, nil // no site rule, or nothing to tell apart
+	}
+	pg, err := lookup(r, site, id, paras)
+	if err == nil {
+		err = pg.decide(r, site)
+	}
+	p := &Plan{}
+	if err == nil {
+		p.Kept = pg.kept(paras)
+		err = pg.plan(r, site, t.staleShare, p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sitetext: %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// Apply writes the plan in txn.
+func (p *Plan) Apply(txn *badger.Txn) error {
+	for _, w := range p.writes {
+		if err := txn.Set(w.key, w.value); err != nil {
+			return fmt.Errorf("sitetext: %w", err)
+		}
+	}
+	return nil
+}
+
+// Stale returns the pages planned stale whose re-analysis has not been
+// done (Done) yet: after a crash, what is left to redo.
+func Stale(txn *badger.Txn) []string {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(staleNS)})
+	defer it.Close()
+	var ids []string
+	for it.Rewind(); it.Valid(); it.Next() {
+		ids = append(ids, string(it.Item().Key()[len(staleNS):]))
+	}
+	return ids
+}
+
+// Done records in txn that page id has been analysed again.
+func Done(txn *badger.Txn, id string) error {
+	if err := txn.Delete(append([]byte(staleNS), id...)); err != nil {
+		return fmt.Errorf("sitetext: %w", err)
+	}
+	return nil
 }
 
 // paragraph is what the table knows of one paragraph of the page.
@@ -114,7 +210,7 @@ type paragraph struct {
 	shared bool   // shown by two pages or more
 }
 
-// page is one Clean call's view of the page against the table.
+// page is one plan's view of the page against the table.
 type page struct {
 	id       string
 	paras    []paragraph
@@ -127,7 +223,7 @@ type page struct {
 // lookup reads what the table knows of each of paras. A paragraph's
 // value is the first page that showed it, then a byte that is 1 once
 // another page showed it too.
-func lookup(txn *badger.Txn, site, id string, paras []string) (*page, error) {
+func lookup(r Reader, site, id string, paras []string) (*page, error) {
 	pg := &page{id: id, paras: make([]paragraph, len(paras)), owners: map[string]int{}}
 	var norm []byte
 	for i, p := range paras {
@@ -135,16 +231,15 @@ func lookup(txn *badger.Txn, site, id string, paras []string) (*page, error) {
 		pp := &pg.paras[i]
 		*pp = paragraph{key: paragraphKey(site, norm), runes: utf8.RuneCount(norm)}
 		pg.total += pp.runes
-		item, err := txn.Get(pp.key)
-		if err == badger.ErrKeyNotFound {
-			continue
-		}
+		v, ok, err := r.Get(pp.key)
 		if err != nil {
 			return nil, err
 		}
-		v, err := item.ValueCopy(nil)
-		if err != nil || len(v) == 0 {
-			return nil, fmt.Errorf("bad value for %q: %v", pp.key, err)
+		if !ok {
+			continue
+		}
+		if len(v) == 0 {
+			return nil, fmt.Errorf("empty value for %q", pp.key)
 		}
 		pp.owner, pp.shared = string(v[:len(v)-1]), v[len(v)-1] == 1
 		switch {
@@ -162,17 +257,16 @@ func (pg *page) own() int { return pg.total - pg.template }
 
 // decide tells a copy of an earlier page of the site (a print version, a
 // URL variant, a mirror) from another article in the same template.
-func (pg *page) decide(txn *badger.Txn, site string) error {
+func (pg *page) decide(r Reader, site string) error {
 	own := pg.own()
 	for owner, n := range pg.owners {
-		r, err := getPageRunes(txn, site, owner)
+		o, err := getPageRunes(r, site, owner)
 		if err != nil {
 			return err
 		}
-		ownerOwn := r.own
 		// Either page may be the longer: a mirror that dropped a
 		// paragraph, or the original arriving after its mirror.
-		if float64(n) >= copyShare*float64(own) || (ownerOwn > 0 && float64(n) >= copyShare*float64(ownerOwn)) {
+		if float64(n) >= copyShare*float64(own) || (o.own > 0 && float64(n) >= copyShare*float64(o.own)) {
 			pg.isCopy = true
 		}
 	}
@@ -180,7 +274,7 @@ func (pg *page) decide(txn *badger.Txn, site string) error {
 }
 
 // isTemplate reports whether paragraph i is template text: known as
-// such, or shown first by another article's page (which becomes stale).
+// such, or shown first by another article's page.
 func (pg *page) isTemplate(i int) bool {
 	p := pg.paras[i]
 	return p.shared || (p.owner != "" && p.owner != pg.id && !pg.isCopy)
@@ -204,49 +298,43 @@ func (pg *page) kept(paras []string) []string {
 	return kept
 }
 
-// write records the page's new paragraphs as its own, marks the
-// paragraphs another article showed first as shared, and stores the
-// page's own-text length. It returns the earlier pages to analyse again:
-// those whose text revealed as template since they were analysed reached
+// plan adds to p the writes that record the page's new paragraphs as its
+// own, mark the paragraphs another article showed first as shared, and
+// store the page's own-text length; and it names stale the earlier pages
+// whose text revealed as template since they were analysed reached
 // staleShare of their own text.
-func (pg *page) write(txn *badger.Txn, site string, staleShare float64) (stale []string, err error) {
+func (pg *page) plan(r Reader, site string, staleShare float64, p *Plan) error {
+	set := func(k, v []byte) { p.writes = append(p.writes, write{k, v}) }
 	revealed := map[string]int{}
 	var owners []string // in page order, for a stable stale list
-	for i, p := range pg.paras {
+	for i, pp := range pg.paras {
 		switch {
-		case p.owner == "":
-			if err := txn.Set(p.key, append([]byte(pg.id), 0)); err != nil {
-				return nil, err
+		case pp.owner == "":
+			set(pp.key, append([]byte(pg.id), 0))
+		case !pp.shared && pg.isTemplate(i):
+			set(pp.key, append([]byte(pp.owner), 1)) // that page's features still hold it
+			if _, ok := revealed[pp.owner]; !ok {
+				owners = append(owners, pp.owner)
 			}
-		case !p.shared && pg.isTemplate(i):
-			// That page's features still hold it.
-			if err := txn.Set(p.key, append([]byte(p.owner), 1)); err != nil {
-				return nil, err
-			}
-			if _, ok := revealed[p.owner]; !ok {
-				owners = append(owners, p.owner)
-			}
-			revealed[p.owner] += p.runes
+			revealed[pp.owner] += pp.runes
 		}
 	}
-	if err := setPageRunes(txn, site, pg.id, pageRunes{own: pg.own()}); err != nil {
-		return nil, err
-	}
+	set(pageKey(site, pg.id), encodePageRunes(pageRunes{own: pg.own()}))
 	for _, o := range owners {
-		r, err := getPageRunes(txn, site, o)
+		rs, err := getPageRunes(r, site, o)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		r.revealed += revealed[o]
-		if float64(r.revealed) >= staleShare*float64(r.own) {
-			stale = append(stale, o) // analysing it again stores it anew
+		rs.revealed += revealed[o]
+		if float64(rs.revealed) >= staleShare*float64(rs.own) {
+			// Analysing it again plans and stores it anew.
+			p.Stale = append(p.Stale, o)
+			set(append([]byte(staleNS), o...), nil)
 			continue
 		}
-		if err := setPageRunes(txn, site, o, r); err != nil {
-			return nil, err
-		}
+		set(pageKey(site, o), encodePageRunes(rs))
 	}
-	return stale, nil
+	return nil
 }
 
 // pageRunes is what the table keeps of a page: the length of its own text
@@ -255,39 +343,33 @@ func (pg *page) write(txn *badger.Txn, site string, staleShare float64) (stale [
 type pageRunes struct{ own, revealed int }
 
 // getPageRunes reads a page's lengths; an unknown page has zeros.
-func getPageRunes(txn *badger.Txn, site, id string) (pageRunes, error) {
-	item, err := txn.Get(pageKey(site, id))
-	if err == badger.ErrKeyNotFound {
-		return pageRunes{}, nil
-	}
-	if err != nil {
+func getPageRunes(r Reader, site, id string) (pageRunes, error) {
+	v, ok, err := r.Get(pageKey(site, id))
+	if err != nil || !ok {
 		return pageRunes{}, err
 	}
-	var r pageRunes
-	err = item.Value(func(v []byte) error {
-		own, k := binary.Uvarint(v)
-		if k <= 0 {
-			return fmt.Errorf("bad page length for %q", id)
+	var rs pageRunes
+	own, k := binary.Uvarint(v)
+	if k <= 0 {
+		return pageRunes{}, fmt.Errorf("bad page length for %q", id)
+	}
+	rs.own = int(own)
+	if v = v[k:]; len(v) > 0 {
+		rev, k := binary.Uvarint(v)
+		if k != len(v) {
+			return pageRunes{}, fmt.Errorf("bad page length for %q", id)
 		}
-		r.own = int(own)
-		if v = v[k:]; len(v) > 0 { // older tables kept the own length only
-			rev, k := binary.Uvarint(v)
-			if k != len(v) {
-				return fmt.Errorf("bad page length for %q", id)
-			}
-			r.revealed = int(rev)
-		}
-		return nil
-	})
-	return r, err
+		rs.revealed = int(rev)
+	}
+	return rs, nil
 }
 
-func setPageRunes(txn *badger.Txn, site, id string, r pageRunes) error {
+func encodePageRunes(r pageRunes) []byte {
 	v := binary.AppendUvarint(nil, uint64(r.own))
 	if r.revealed > 0 {
 		v = binary.AppendUvarint(v, uint64(r.revealed))
 	}
-	return txn.Set(pageKey(site, id), v)
+	return v
 }
 
 // pageKey holds a page's lengths; 1 after the site name keeps it apart

@@ -1,6 +1,8 @@
 package sitetext
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -50,14 +52,18 @@ func TestClean(t *testing.T) {
 		{"page of template only is kept whole", "a", "p5", []string{nav, foot},
 			[]string{nav, foot}, nil},
 	}
-	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tab := New(db)
+	db := memDB(t)
+	tab := New().WithStaleShare(0)
 	for _, tt := range tests {
-		kept, stale, err := tab.Clean(tt.site, tt.id, tt.paras)
+		var kept, stale []string
+		err := db.Update(func(txn *badger.Txn) error {
+			p, err := tab.Plan(TxnReader{txn}, tt.site, tt.id, tt.paras)
+			if err != nil {
+				return err
+			}
+			kept, stale = p.Kept, p.Stale
+			return p.Apply(txn)
+		})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -67,11 +73,82 @@ func TestClean(t *testing.T) {
 	}
 }
 
-func TestCleanNil(t *testing.T) {
+func TestPlanNil(t *testing.T) {
 	var tab *Table
 	paras := []string{"a", "b"}
-	kept, stale, err := tab.Clean("site", "id", paras)
-	if err != nil || !slices.Equal(kept, paras) || stale != nil {
-		t.Errorf("nil Table: Clean = %q, %q, %v; want the paragraphs unchanged", kept, stale, err)
+	p, err := tab.Plan(nil, "site", "id", paras)
+	if err != nil || !slices.Equal(p.Kept, paras) || p.Stale != nil || len(p.writes) != 0 {
+		t.Errorf("nil Table: Plan = %+v, %v; want the paragraphs unchanged, no writes", p, err)
 	}
+}
+
+// TestOverlayMatchesCommits: planning a run of pages over an overlay, and
+// planning each against the commits of the ones before, give the same
+// plans; Stale lists what was planned stale and not done.
+func TestOverlayMatchesCommits(t *testing.T) {
+	nav, foot := para("navigation", 10), para("footer", 10)
+	pages := [][]string{
+		{nav, para("one", 30), foot},
+		{nav, para("two", 30), foot},
+		{nav, para("three", 30), foot},
+		{para("one", 30), nav},
+	}
+	tab := New()
+	committed := memDB(t)
+	overlaid := memDB(t)
+	var want, got []*Plan
+	for i, ps := range pages {
+		err := committed.Update(func(txn *badger.Txn) error {
+			p, err := tab.Plan(TxnReader{txn}, "s", fmt.Sprint(i), ps)
+			want = append(want, p)
+			if err != nil {
+				return err
+			}
+			return p.Apply(txn)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	txn := overlaid.NewTransaction(false)
+	defer txn.Discard()
+	o := NewOverlay(TxnReader{txn})
+	for i, ps := range pages {
+		p, err := tab.Plan(o, "s", fmt.Sprint(i), ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Add(p)
+		got = append(got, p)
+	}
+	for i := range pages {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("page %d: overlay plan %+v, committed plan %+v", i, got[i], want[i])
+		}
+	}
+	err := committed.Update(func(txn *badger.Txn) error {
+		if s := Stale(txn); !slices.Equal(s, []string{"0"}) {
+			t.Errorf("Stale = %q, want [0]", s)
+		}
+		if err := Done(txn, "0"); err != nil {
+			return err
+		}
+		if s := Stale(txn); len(s) != 0 {
+			t.Errorf("after Done, Stale = %q, want none", s)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func memDB(tb testing.TB) *badger.DB {
+	tb.Helper()
+	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }

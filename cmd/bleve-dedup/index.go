@@ -32,7 +32,10 @@ func newIndexCmd() *cobra.Command {
 JSONL files ({"id","url"?,"title"?,"html"|"text"} a line), extracts their main
 text and indexes them into the bleve index in DIR (created when absent) through
 the near-duplicate filter. Unreadable pages are reported on stderr and
-counted; the run goes on. SIGINT stops it cleanly, keeping what was indexed.`,
+counted; the run goes on. SIGINT or SIGTERM stops it cleanly, keeping what
+was indexed; running the same command again skips the pages the index
+holds already with the same content ("unchanged" in the summary) and goes
+on where it stopped, with the clusters an uninterrupted run would make.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
 	}
@@ -58,8 +61,8 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 	defer stop()
 	st, err := runIndex(ctx, ix, inputs, &o.ingest, cmd.ErrOrStderr())
 	m := procmem.Read()
-	fmt.Fprintf(cmd.OutOrStdout(), "read %d, indexed %d, duplicates %d, errors %d, %.1f docs/s, %s, peak RSS %d MiB\n",
-		st.Read, st.Indexed, st.Duplicates, st.Errors, st.DocsPerSecond(), st.Elapsed.Round(time.Millisecond), m.VmHWM>>20)
+	fmt.Fprintf(cmd.OutOrStdout(), "read %d, indexed %d, duplicates %d, errors %d, unchanged %d, %.1f docs/s, %s, peak RSS %d MiB\n",
+		st.Read, st.Indexed, st.Duplicates, st.Errors, st.Unchanged, st.DocsPerSecond(), st.Elapsed.Round(time.Millisecond), m.VmHWM>>20)
 	if err != nil {
 		return err
 	}

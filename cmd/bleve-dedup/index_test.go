@@ -22,10 +22,9 @@ func TestIndexCmd(t *testing.T) {
 	if want := "read 15, indexed 9, duplicates 6, errors 0"; !strings.Contains(out, want) {
 		t.Errorf("summary:\n%s\nwant it to contain %q", out, want)
 	}
-	// Indexing the same pages again keeps one copy of each article indexed,
-	// and the representatives are not counted as duplicates of their copies.
+	// Indexing the same pages again skips them all as unchanged.
 	out, err = runCmd(t, "index", "--index", dir, pagesDir)
-	if err != nil || !strings.Contains(out, "read 15, indexed 9, duplicates 6, errors 0") {
+	if err != nil || !strings.Contains(out, "read 15, indexed 0, duplicates 0, errors 0, unchanged 15") {
 		t.Errorf("re-index: %v\n%s", err, out)
 	}
 }
@@ -42,7 +41,7 @@ func TestIndexCmdBadInput(t *testing.T) {
 		{"bad pages are skipped, named, counted", []string{badDir, filepath.Join(badDir, "mixed.jsonl")}, true,
 			[]string{"binary.html", "empty.html", "mixed.jsonl:2", "mixed.jsonl:3: page: syntax error: missing id", "errors 4", "4 pages were skipped"}, nil},
 		{"a missing input fails the run after the rest", []string{"no-such-dir", filepath.Join(badDir, "mixed.jsonl")}, true,
-			[]string{"no-such-dir", "1 of the inputs could not be read", "indexed 1"}, nil},
+			[]string{"no-such-dir", "1 of the inputs could not be read", "unchanged 1"}, nil},
 		{"unknown policy", []string{"--policy", "drop", pagesDir}, true, []string{`unknown policy "drop"`}, []string{"read "}},
 	}
 	for _, tt := range tests {

@@ -30,15 +30,19 @@ type config struct {
 	Reps     int      `json:"reps"`
 	Queries  int      `json:"queries"`
 	Rounds   int      `json:"rounds"`
-	Work     string   `json:"-"`
-	Keep     bool     `json:"-"`
-	Out      string   `json:"-"`
-	Name     string   `json:"-"`
-	Format   string   `json:"-"`
-	Data     string   `json:"-"`
-	Commit   string   `json:"-"`
-	Profile  string   `json:"-"`
-	Replot   string   `json:"-"` // a saved NAME.json to report again instead of running
+	// BleveConfig is scorch's configuration for every mode, as JSON; ""
+	// means the indexer's default (indexer.DefaultBleveConfig), so the
+	// plain modes run with the same scorch settings as the filter's.
+	BleveConfig string `json:"bleve_config,omitempty"`
+	Work        string `json:"-"`
+	Keep        bool   `json:"-"`
+	Out         string `json:"-"`
+	Name        string `json:"-"`
+	Format      string `json:"-"`
+	Data        string `json:"-"`
+	Commit      string `json:"-"`
+	Profile     string `json:"-"`
+	Replot      string `json:"-"` // a saved NAME.json to report again instead of running
 }
 
 func defaultConfig() config {
@@ -257,6 +261,7 @@ func runMode(ctx context.Context, cfg config, c corpus, work, mode string, rep i
 		Mode: mode, Rep: rep, Corpus: c.Pages, Labels: c.Labels, Queries: c.Queries,
 		Dir: filepath.Join(work, "index-"+name), Result: filepath.Join(work, "result-"+name+".json"),
 		Pages: c.Stats.Pages, Batch: cfg.Batch, Policy: cfg.Policy, Rounds: cfg.Rounds, Profile: cfg.Profile,
+		BleveConfig: cfg.BleveConfig,
 	}
 	if err := os.RemoveAll(cc.Dir); err != nil {
 		return res, fmt.Errorf("bench-scale: %w", err)

@@ -35,6 +35,9 @@ type childConfig struct {
 	Policy  string `json:"policy"`
 	Rounds  int    `json:"rounds"`  // passes over the queries
 	Profile string `json:"profile"` // directory for CPU and heap profiles ("" for none)
+	// BleveConfig is scorch's configuration, JSON; "" for the indexer's
+	// default.
+	BleveConfig string `json:"bleve_config,omitempty"`
 }
 
 // sample is the state of a run at one tenth of the corpus.
@@ -155,7 +158,7 @@ func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
 	if cc.Pages <= 0 || cc.Batch <= 0 {
 		return fmt.Errorf("bench-scale: child: pages %d and batch %d must be positive", cc.Pages, cc.Batch)
 	}
-	opened, err := openEngine(cc.Mode, cc.Dir, cc.Policy)
+	opened, err := openEngine(cc.Mode, cc.Dir, cc.Policy, cc.BleveConfig)
 	if err != nil {
 		return err
 	}

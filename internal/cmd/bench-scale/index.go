@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/bleve-dedup/bleve-dedup/boolquery"
@@ -64,11 +66,20 @@ type ingest struct {
 	Errors     int `json:"errors"`
 }
 
-// openEngine creates mode's index in dir, which must not exist.
-func openEngine(mode, dir, policy string) (engine, error) {
+// openEngine creates mode's index in dir, which must not exist, with
+// scorch configuration bleveConfig (JSON; "" for the indexer's default).
+func openEngine(mode, dir, policy, bleveConfig string) (engine, error) {
+	scorchConfig := indexer.DefaultBleveConfig()
+	if bleveConfig != "" {
+		scorchConfig = map[string]any{}
+		if err := json.Unmarshal([]byte(bleveConfig), &scorchConfig); err != nil {
+			return nil, fmt.Errorf("bench-scale: -bleve-config: %w", err)
+		}
+	}
 	switch mode {
 	case modeDedup:
 		o := indexer.DefaultOptions()
+		o.BleveConfig = scorchConfig
 		p, err := dedupfilter.ParsePolicy(policy)
 		if err != nil {
 			return nil, fmt.Errorf("bench-scale: --policy: %w", err)
@@ -84,7 +95,7 @@ func openEngine(mode, dir, policy string) (engine, error) {
 		if mode == modeDefault {
 			m = bleve.NewIndexMapping()
 		}
-		idx, err := bleve.New(dir, m)
+		idx, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, scorchConfig)
 		if err != nil {
 			return nil, fmt.Errorf("bench-scale: %w", err)
 		}

@@ -336,5 +336,6 @@ func rerun(c config) string {
 	add(c.Reps != d.Reps, "reps", c.Reps)
 	add(c.Queries != d.Queries, "queries", c.Queries)
 	add(c.Rounds != d.Rounds, "rounds", c.Rounds)
+	add(c.BleveConfig != d.BleveConfig, "bleve-config", "'"+c.BleveConfig+"'")
 	return strings.Join(args, " ")
 }

@@ -1,0 +1,135 @@
+//go:build unix
+
+package indexer_test
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
+	"github.com/bleve-dedup/bleve-dedup/page"
+)
+
+// clusters renders an index's clusters with their ids and representatives.
+func clusters(tb testing.TB, ix *indexer.Index) string {
+	tb.Helper()
+	var b strings.Builder
+	err := ix.Filter().Clusters(func(c dedupfilter.Cluster) error {
+		fmt.Fprintf(&b, "%s rep=%s %s\n", c.ID, c.Representative, strings.Join(c.Members, " "))
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b.String()
+}
+
+func pages(tb testing.TB, n int) iter.Seq2[page.Page, error] {
+	all := page.Read([]string{testindex.PagesDir(tb)}, page.DefaultOptions())
+	return func(yield func(page.Page, error) bool) {
+		i := 0
+		for p, err := range all {
+			if i == n || !yield(p, err) {
+				return
+			}
+			i++
+		}
+	}
+}
+
+func indexPages(tb testing.TB, dir string, n, batch int) indexer.Stats {
+	tb.Helper()
+	ix, err := indexer.Open(dir, indexer.DefaultOptions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ix.Close()
+	o := indexer.DefaultRunOptions()
+	o.BatchSize = batch
+	st, err := ix.IndexPages(context.Background(), pages(tb, n), o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
+func clustersOf(tb testing.TB, dir string) string {
+	tb.Helper()
+	ix, err := indexer.Open(dir, indexer.DefaultOptions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ix.Close()
+	return clusters(tb, ix)
+}
+
+// TestResumeMatchesUninterrupted: a run stopped after some pages and run
+// again on the whole input skips what it did and ends with the clusters,
+// cluster ids and representatives of an uninterrupted run, whatever the
+// batch size.
+func TestResumeMatchesUninterrupted(t *testing.T) {
+	full := t.TempDir()
+	st := indexPages(t, full, -1, 4)
+	want := clustersOf(t, full)
+	for _, tt := range []struct{ stop, batch int }{{1, 1}, {5, 3}, {8, 200}, {14, 2}} {
+		dir := t.TempDir()
+		indexPages(t, dir, tt.stop, tt.batch)
+		again := indexPages(t, dir, -1, tt.batch)
+		if again.Unchanged != tt.stop || again.Read != st.Read {
+			t.Errorf("stop %d: second run read %d, unchanged %d; want %d, %d", tt.stop, again.Read, again.Unchanged, st.Read, tt.stop)
+		}
+		if got := clustersOf(t, dir); got != want {
+			t.Errorf("stop %d, batch %d: clusters\n%s\nwant (uninterrupted)\n%s", tt.stop, tt.batch, got, want)
+		}
+	}
+}
+
+// killAfterEnv makes the test binary act as a child of TestKillResume:
+// "DIR:DELAY" indexes the pages into DIR and kills itself after DELAY.
+const killAfterEnv = "INDEXER_KILL_AFTER"
+
+// TestKillResume kills a child process indexing the pages at several
+// moments with SIGKILL, runs the same indexing again, and expects the
+// clusters of an uninterrupted run.
+func TestKillResume(t *testing.T) {
+	if v := os.Getenv(killAfterEnv); v != "" {
+		dir, delay, _ := strings.Cut(v, ":")
+		ms, _ := strconv.Atoi(delay)
+		time.AfterFunc(time.Duration(ms)*time.Millisecond, func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
+		indexPages(t, dir, -1, 2)
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	full := t.TempDir()
+	start := time.Now()
+	indexPages(t, full, -1, 2)
+	took := time.Since(start)
+	want := clustersOf(t, full)
+	for _, frac := range []float64{0.1, 0.3, 0.5, 0.7, 0.9} {
+		dir := t.TempDir()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillResume$")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s:%d", killAfterEnv, dir, int(frac*float64(took.Milliseconds()))))
+		out, _ := cmd.CombinedOutput()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("child was not killed: %s", out)
+		}
+		indexPages(t, dir, -1, 2)
+		if got := clustersOf(t, dir); got != want {
+			t.Errorf("killed at %.0f%%: clusters\n%s\nwant (uninterrupted)\n%s", frac*100, got, want)
+		}
+	}
+}
+
