@@ -132,4 +132,3 @@ func TestKillResume(t *testing.T) {
 		}
 	}
 }
-
