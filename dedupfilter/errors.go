@@ -10,6 +10,8 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrClosed: the Filter was closed.
 	ErrClosed = errors.New("filter closed")
+	// ErrReadOnly: a write to a filter over a store opened read-only.
+	ErrReadOnly = errors.New("store opened read-only")
 	// ErrInvalidOptions: an Options field is out of range, or a policy,
 	// keep rule or measure name is unknown.
 	ErrInvalidOptions = errors.New("invalid options")

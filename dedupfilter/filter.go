@@ -178,8 +178,12 @@ func New(db *badger.DB, opts Options) (*Filter, error) {
 		return nil, err
 	}
 	f := &Filter{db: db, opts: opts}
-	err := db.Update(func(txn *badger.Txn) error {
-		if err := checkFormat(txn); err != nil {
+	update := db.Update
+	if db.Opts().ReadOnly {
+		update = db.View // a new store cannot be read-only: nothing to mark
+	}
+	err := update(func(txn *badger.Txn) error {
+		if err := checkFormat(txn, db.Opts().ReadOnly); err != nil {
 			return err
 		}
 		var err error
@@ -192,6 +196,9 @@ func New(db *badger.DB, opts Options) (*Filter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dedupfilter: open: %w", err)
 	}
+	if db.Opts().ReadOnly {
+		return f, nil // no writes, no key filter: lookups go to the store
+	}
 	if f.keys, err = openKeyFilter(opts.KeyFilter, opts.KeyFilterBits, db); err != nil {
 		return nil, err
 	}
@@ -200,7 +207,7 @@ func New(db *badger.DB, opts Options) (*Filter, error) {
 
 // checkFormat marks a new store with the layout's version, and refuses a
 // store of another layout.
-func checkFormat(txn *badger.Txn) error {
+func checkFormat(txn *badger.Txn, readOnly bool) error {
 	v, err := getCounter(txn, keyFormat)
 	if err != nil {
 		return err
@@ -214,11 +221,25 @@ func checkFormat(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsDoc)})
 		defer it.Close()
 		if it.Rewind(); !it.Valid() {
+			if readOnly {
+				return nil
+			}
 			return txn.Set([]byte(keyFormat), binary.BigEndian.AppendUint64(nil, storeFormat))
 		}
 		v = 1
 	}
 	return fmt.Errorf("store layout %d, this version reads %d (index the pages again into a new directory): %w", v, storeFormat, ErrCorrupt)
+}
+
+// writable returns ErrClosed or ErrReadOnly when the filter cannot write.
+func (f *Filter) writable() error {
+	switch {
+	case f.closed:
+		return ErrClosed
+	case f.db.Opts().ReadOnly:
+		return ErrReadOnly
+	}
+	return nil
 }
 
 // Options returns the options the filter was opened with.
@@ -239,10 +260,8 @@ func (f *Filter) Close() error {
 	if f.ownsDB {
 		err = f.db.Close()
 	}
-	if err == nil {
-		err = f.keys.close(true)
-	} else {
-		err = errors.Join(err, f.keys.close(false))
+	if f.keys != nil {
+		err = errors.Join(err, f.keys.close(err == nil))
 	}
 	if err != nil {
 		return fmt.Errorf("dedupfilter: close: %w", err)
@@ -351,8 +370,8 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
-		return Decision{}, fmt.Errorf("dedupfilter: add %q: %w", d.ID, ErrClosed)
+	if err := f.writable(); err != nil {
+		return Decision{}, fmt.Errorf("dedupfilter: add %q: %w", d.ID, err)
 	}
 	w := f.begin()
 	defer w.txn.Discard()
@@ -438,8 +457,8 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 func (f *Filter) Delete(id string) (DeleteResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
-		return DeleteResult{}, fmt.Errorf("dedupfilter: delete %q: %w", id, ErrClosed)
+	if err := f.writable(); err != nil {
+		return DeleteResult{}, fmt.Errorf("dedupfilter: delete %q: %w", id, err)
 	}
 	w := f.begin()
 	defer w.txn.Discard()

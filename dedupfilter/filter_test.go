@@ -501,3 +501,32 @@ func TestEmpty(t *testing.T) {
 		t.Error("after an Add: Empty = true")
 	}
 }
+
+func TestReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	a := testAnalyzer(t)
+	f, err := Open(DefaultOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, f, Doc{ID: "a", Features: a.Analyze(newCorpus(2).article(4)), Payload: []byte("pa")})
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions(dir)
+	o.ReadOnly = true
+	ro, err := Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if e, err := ro.Doc("a"); err != nil || string(e.Payload) != "pa" {
+		t.Errorf("read-only Doc = %+v, %v; want a's payload", e, err)
+	}
+	if _, err := ro.Add(Doc{ID: "b", Features: a.Analyze(newCorpus(3).article(4))}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("read-only Add error = %v, want ErrReadOnly", err)
+	}
+	if _, err := ro.Delete("a"); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("read-only Delete error = %v, want ErrReadOnly", err)
+	}
+}

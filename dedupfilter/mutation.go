@@ -302,7 +302,7 @@ func (w *mutation) list(k []byte) (*postingList, error) {
 	}
 	l := &postingList{}
 	w.lists[string(k)] = l
-	if !w.f.keys.mayHave(k) {
+	if w.f.keys != nil && !w.f.keys.mayHave(k) {
 		return l, nil
 	}
 	err := getValue(w.txn, k, func(b []byte) error {

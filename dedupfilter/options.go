@@ -130,6 +130,11 @@ type Options struct {
 	// InMemory keeps everything in memory (Dir must be ""). Default false.
 	// Nothing survives Close; meant for tests and one-shot runs.
 	InMemory bool
+	// ReadOnly opens the store for reading only (Doc, Meta, Cluster...):
+	// several processes may then read it, and it may live on a read-only
+	// file system; writes fail with ErrReadOnly. A store a crash left with
+	// writes to replay cannot be opened read-only. Default false.
+	ReadOnly bool
 	// SyncWrites fsyncs every Add/Delete before it returns. Default false:
 	// a crash of the process loses nothing, a power loss may lose the last
 	// writes (Badger's own trade-off); true costs a disk flush per document.
@@ -294,6 +299,7 @@ func DefaultOptions(dir string) Options {
 func (o Options) BadgerOptions() badger.Options {
 	return badger.DefaultOptions(o.Dir).
 		WithInMemory(o.InMemory).
+		WithReadOnly(o.ReadOnly).
 		WithSyncWrites(o.SyncWrites).
 		WithLogger(o.Logger).
 		WithDetectConflicts(false).

@@ -74,8 +74,8 @@ func (f *Filter) Applied(ops ...Op) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
-		return fmt.Errorf("dedupfilter: applied: %w", ErrClosed)
+	if err := f.writable(); err != nil {
+		return fmt.Errorf("dedupfilter: applied: %w", err)
 	}
 	wb := f.db.NewWriteBatch()
 	defer wb.Cancel()

@@ -1,6 +1,10 @@
 package indexer
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+)
 
 // Sentinel errors; test with errors.Is.
 var (
@@ -8,4 +12,9 @@ var (
 	ErrInvalidDocument = errors.New("invalid document")
 	// ErrInvalidOptions: an Options or RunOptions field out of range.
 	ErrInvalidOptions = errors.New("invalid options")
+	// ErrLocked: another process has the index open for writing.
+	ErrLocked = errors.New("index in use by another process")
+	// ErrReadOnly: a write to an index opened with Options.ReadOnly. It is
+	// dedupfilter's, so errors.Is works at either level.
+	ErrReadOnly = dedupfilter.ErrReadOnly
 )

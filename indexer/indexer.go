@@ -3,9 +3,11 @@ package indexer
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,6 +58,11 @@ type Options struct {
 	// same-site copy). Turning it off makes different articles in one
 	// template look alike.
 	KeepSiteText bool
+	// ReadOnly opens the index for searching only: no pending writes are
+	// repaired, and every write fails with ErrReadOnly. It works on a
+	// read-only file system, or on a copy of an index; not on an index
+	// another process has open for writing (see ErrLocked).
+	ReadOnly bool
 	// StaleShare is how much of an earlier page's text must turn out to
 	// be its site's template before the page is analysed again and its
 	// cluster re-decided (sitetext.DefaultStaleShare, the default; 0
@@ -136,6 +143,7 @@ type Index struct {
 	analyzer *analyzer.Analyzer
 	site     *sitetext.Table // nil when Options.KeepSiteText or NoDedup
 	noDedup  bool
+	readOnly bool
 
 	mu       sync.Mutex // one filter decision and its bleve write at a time
 	repaired int
@@ -144,10 +152,11 @@ type Index struct {
 	closeErr  error
 }
 
-// Subdirectories of an index directory.
+// The parts of an index directory.
 const (
-	bleveDir = "bleve"
-	storeDir = "store"
+	bleveDir      = "bleve"
+	storeDir      = "store"
+	keyFilterFile = "store.keys" // dedupfilter's Bloom filter of posting keys
 	// oldStoreDir held the filter's state before the store took the sites'
 	// template text too (and changed layout).
 	oldStoreDir = "dedup"
@@ -166,9 +175,12 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
 	}
-	ix := &Index{analyzer: an, noDedup: opts.NoDedup}
+	ix := &Index{analyzer: an, noDedup: opts.NoDedup, readOnly: opts.ReadOnly}
 	if err := ix.open(dir, opts); err != nil {
 		return nil, errors.Join(err, ix.Close())
+	}
+	if ix.readOnly {
+		return ix, nil
 	}
 	if err := ix.replay(); err != nil {
 		return nil, errors.Join(err, ix.Close())
@@ -185,9 +197,13 @@ func Open(dir string, opts Options) (*Index, error) {
 func (ix *Index) open(dir string, opts Options) error {
 	fo := opts.Filter
 	fo.Dir = filepath.Join(dir, storeDir)
+	fo.ReadOnly = opts.ReadOnly
+	if !opts.ReadOnly {
+		fo.KeyFilter = filepath.Join(dir, keyFilterFile)
+	}
 	db, err := badger.Open(fo.BadgerOptions())
 	if err != nil {
-		return fmt.Errorf("indexer: open %s: %w", fo.Dir, err)
+		return openError(dir, fo.Dir, err)
 	}
 	ix.store = db
 	if ix.filter, err = dedupfilter.New(db, fo); err != nil {
@@ -197,8 +213,16 @@ func (ix *Index) open(dir string, opts Options) error {
 		ix.site = sitetext.New().WithStaleShare(opts.StaleShare)
 	}
 	bpath := filepath.Join(dir, bleveDir)
-	b, err := bleve.OpenUsing(bpath, opts.BleveConfig)
-	if err != nil && !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) && ix.filter.Empty() {
+	config := opts.BleveConfig
+	if opts.ReadOnly {
+		config = maps.Clone(config)
+		if config == nil {
+			config = map[string]any{}
+		}
+		config["read_only"] = true
+	}
+	b, err := bleve.OpenUsing(bpath, config)
+	if err != nil && !opts.ReadOnly && !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) && ix.filter.Empty() {
 		// A crash while bleve made its first files leaves an index it
 		// cannot open; nothing was indexed yet, so it is made again.
 		if rerr := os.RemoveAll(bpath); rerr != nil {
@@ -206,7 +230,7 @@ func (ix *Index) open(dir string, opts Options) error {
 		}
 		err = bleve.ErrorIndexPathDoesNotExist
 	}
-	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) && !opts.ReadOnly {
 		if opts.Mapping == nil {
 			return fmt.Errorf("indexer: no Mapping to create %s with: %w", bpath, ErrInvalidOptions)
 		}
@@ -217,6 +241,22 @@ func (ix *Index) open(dir string, opts Options) error {
 	}
 	ix.bleve = b
 	return nil
+}
+
+// openError explains a failure to open the store: another process holding
+// it gets ErrLocked with that process' pid, as Badger wrote it in the
+// store's LOCK file.
+func openError(dir, store string, err error) error {
+	if !strings.Contains(err.Error(), "Cannot acquire directory lock") {
+		return fmt.Errorf("indexer: open %s: %w", store, err)
+	}
+	holder := "another process"
+	if b, rerr := os.ReadFile(filepath.Join(store, "LOCK")); rerr == nil {
+		if pid := strings.TrimSpace(string(b)); pid != "" {
+			holder = "process " + pid
+		}
+	}
+	return fmt.Errorf("indexer: %s is open in %s (an index or serve command): search it through that process' server (--server URL), or stop it first: %w", dir, holder, ErrLocked)
 }
 
 // Repaired is the number of pending bleve operations Open re-applied

@@ -100,6 +100,9 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	if err := o.validate(); err != nil {
 		return Stats{}, err
 	}
+	if ix.readOnly {
+		return Stats{}, fmt.Errorf("indexer: %w", ErrReadOnly)
+	}
 	start := time.Now()
 	var wg sync.WaitGroup
 	defer wg.Wait() // after cancel below, so blocked workers are released

@@ -119,6 +119,9 @@ func joinParagraphs(ps []string) string {
 func (ix *Index) commit(docs []staged) ([]dedupfilter.Decision, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.readOnly {
+		return nil, fmt.Errorf("indexer: %w", ErrReadOnly)
+	}
 	if ix.noDedup {
 		return ix.commitPlain(docs)
 	}
@@ -429,6 +432,9 @@ func (ix *Index) apply(ops []dedupfilter.Op, prep []staged) error {
 func (ix *Index) Delete(id string) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.readOnly {
+		return fmt.Errorf("indexer: delete %s: %w", id, ErrReadOnly)
+	}
 	res, err := ix.filter.Delete(id)
 	if err != nil {
 		return fmt.Errorf("indexer: delete %s: %w", id, err)

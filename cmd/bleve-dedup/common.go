@@ -186,12 +186,27 @@ func progressBar(w io.Writer, total int64, desc, unit string) *progressbar.Progr
 }
 
 // openExisting opens an index that must already exist, so a mistyped
-// --index is an error rather than a new empty index.
+// --index is an error rather than a new empty index. An index this
+// process may not write (a read-only file system, a copy it does not own)
+// is opened read-only, for reading.
 func openExisting(dir string) (*indexer.Index, error) {
 	if !indexer.Exists(dir) {
 		return nil, fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", dir)
 	}
-	return indexer.Open(dir, indexer.DefaultOptions())
+	o := indexer.DefaultOptions()
+	o.ReadOnly = !canWrite(dir)
+	return indexer.Open(dir, o)
+}
+
+// canWrite reports whether this process can create files in dir.
+func canWrite(dir string) bool {
+	f, err := os.CreateTemp(dir, ".write-probe-*")
+	if err != nil {
+		return false
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return true
 }
 
 // stopOnSignal returns a context cancelled by SIGINT or SIGTERM.
