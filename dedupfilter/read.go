@@ -132,10 +132,21 @@ func readCluster(txn *badger.Txn, cluster string) (Cluster, error) {
 // one consistent snapshot, holding one cluster in memory at a time; an
 // error from fn stops the walk and is returned.
 func (f *Filter) Clusters(fn func(Cluster) error) error {
+	return f.ClustersAfter("", fn)
+}
+
+// ClustersAfter is Clusters from the first cluster whose id sorts after
+// after: a walk resumed where an earlier one stopped costs nothing for
+// the clusters before.
+func (f *Filter) ClustersAfter(after string, fn func(Cluster) error) error {
 	return f.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsCluster)})
 		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
+		start := []byte(nsCluster)
+		if after != "" {
+			start = append(key(nsCluster, after), 0) // the smallest key after it
+		}
+		for it.Seek(start); it.Valid(); it.Next() {
 			c, err := readCluster(txn, string(it.Item().Key()[len(nsCluster):]))
 			if err != nil {
 				return err

@@ -342,10 +342,16 @@ type clusterSummary struct {
 	Members        []string `json:"members"`
 }
 
-// clusters serves GET /api/clusters[?min=2][&from=0][&size=100]: the
-// clusters of at least min members in creation order. It walks the whole
-// store, so it costs time linear in the number of clusters.
+// clusters serves GET /api/clusters[?min=2][&from=0][&size=100], the
+// clusters of at least min members in creation order, with their total
+// (a walk of the whole store); or, with after=CLUSTER, the page after that
+// cluster, without a total and with "next", the cursor of the page after
+// it ("" at the end): paging through a large store that way costs time
+// linear in what is read.
 func (s *Server) clusters(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Query().Has("after") {
+		return s.clustersAfter(w, r)
+	}
 	minSize, err := intParam(r, "min", 2, 1, 1<<30)
 	if err != nil {
 		return err
@@ -374,6 +380,38 @@ func (s *Server) clusters(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"total": total, "from": from, "clusters": page})
+	return nil
+}
+
+// errPageFull stops a walk once a page is full.
+var errPageFull = errors.New("page full")
+
+func (s *Server) clustersAfter(w http.ResponseWriter, r *http.Request) error {
+	minSize, err := intParam(r, "min", 2, 1, 1<<30)
+	if err != nil {
+		return err
+	}
+	size, err := intParam(r, "size", s.opts.MaxPageSize, 1, s.opts.MaxPageSize)
+	if err != nil {
+		return err
+	}
+	page := []clusterSummary{}
+	next := ""
+	err = s.ix.Filter().ClustersAfter(r.URL.Query().Get("after"), func(c dedupfilter.Cluster) error {
+		if len(c.Members) < minSize {
+			return r.Context().Err()
+		}
+		if len(page) == size {
+			next = page[len(page)-1].ID
+			return errPageFull
+		}
+		page = append(page, clusterSummary{ID: c.ID, Representative: c.Representative, Size: len(c.Members), Members: c.Members})
+		return r.Context().Err()
+	})
+	if err != nil && !errors.Is(err, errPageFull) {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"clusters": page, "next": next})
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -12,12 +13,13 @@ import (
 )
 
 type dupsCmd struct {
-	dir    string
-	format format
+	dir, server string
+	format      format
 }
 
 func (o *dupsCmd) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.dir, "index", "", "index directory (required)")
+	fs.StringVar(&o.dir, "index", "", "index directory (this or --server)")
+	fs.StringVar(&o.server, "server", "", "read the clusters through the JSON API of a running serve at this URL")
 	o.format = newFormat("table", "table", "jsonl")
 	o.format.addFlag(fs)
 }
@@ -25,7 +27,7 @@ func (o *dupsCmd) AddFlags(fs *pflag.FlagSet) {
 func newDupsCmd() *cobra.Command {
 	var o dupsCmd
 	cmd := &cobra.Command{
-		Use:   "dups --index DIR [--format table|jsonl]",
+		Use:   "dups --index DIR|--server URL [--format table|jsonl]",
 		Short: "List the clusters of near-duplicate documents",
 		Long: `dups lists every cluster of two or more documents: its id, its representative
 (the copy in search results) and its members, representative and suppressed
@@ -35,7 +37,8 @@ copies included. --format jsonl prints one
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagRequired("index")
+	cmd.MarkFlagsOneRequired("index", "server")
+	cmd.MarkFlagsMutuallyExclusive("index", "server")
 	return cmd
 }
 
@@ -47,11 +50,11 @@ type clusterLine struct {
 }
 
 func (o *dupsCmd) run(cmd *cobra.Command) error {
-	ix, err := openExisting(o.dir)
+	walk, done, err := o.clusters(cmd.Context())
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
+	defer done()
 	out := cmd.OutOrStdout()
 	enc := jsonLines(out)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -60,15 +63,12 @@ func (o *dupsCmd) run(cmd *cobra.Command) error {
 		fmt.Fprintln(tw, "CLUSTER\tREPRESENTATIVE\tSIZE\tMEMBERS")
 	}
 	n := 0
-	err = ix.Filter().Clusters(func(c dedupfilter.Cluster) error {
-		if len(c.Members) < 2 {
-			return nil
-		}
+	err = walk(func(c clusterLine) error {
 		n++
 		if !table {
-			return enc.Encode(clusterLine{c.ID, c.Representative, c.Members})
+			return enc.Encode(c)
 		}
-		_, err := fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, c.Representative, len(c.Members), strings.Join(c.Members, " "))
+		_, err := fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.Cluster, c.Representative, len(c.Members), strings.Join(c.Members, " "))
 		return err
 	})
 	if err != nil || !table {
@@ -76,4 +76,28 @@ func (o *dupsCmd) run(cmd *cobra.Command) error {
 	}
 	fmt.Fprintf(tw, "(%d clusters of duplicates)\n", n)
 	return tw.Flush()
+}
+
+// clusters returns a walk over the clusters of two or more members, from
+// the index or through the server, and what closes the index.
+func (o *dupsCmd) clusters(ctx context.Context) (walk func(func(clusterLine) error) error, done func(), err error) {
+	if o.server != "" {
+		c, err := newClient(o.server)
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(fn func(clusterLine) error) error { return c.clusters(ctx, fn) }, func() {}, nil
+	}
+	ix, err := openExisting(o.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(fn func(clusterLine) error) error {
+		return ix.Filter().Clusters(func(c dedupfilter.Cluster) error {
+			if len(c.Members) < 2 {
+				return nil
+			}
+			return fn(clusterLine{c.ID, c.Representative, c.Members})
+		})
+	}, func() { ix.Close() }, nil
 }

@@ -15,6 +15,7 @@ import (
 
 type searchCmd struct {
 	dir        string
+	server     string
 	format     format
 	syntax     string
 	size, from int
@@ -22,7 +23,8 @@ type searchCmd struct {
 }
 
 func (o *searchCmd) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.dir, "index", "", "index directory (required)")
+	fs.StringVar(&o.dir, "index", "", "index directory (this or --server)")
+	fs.StringVar(&o.server, "server", "", "search through the JSON API of a running serve at this URL (an index it holds cannot be opened here)")
 	o.format = newFormat("table", "table", "jsonl")
 	o.format.addFlag(fs)
 	fs.StringVar(&o.syntax, "syntax", boolquery.Boolean.String(), "query syntax: boolean or querystring")
@@ -34,7 +36,7 @@ func (o *searchCmd) AddFlags(fs *pflag.FlagSet) {
 func newSearchCmd() *cobra.Command {
 	var o searchCmd
 	cmd := &cobra.Command{
-		Use:   "search --index DIR QUERY",
+		Use:   "search --index DIR|--server URL QUERY",
 		Short: "Search the index, one hit per duplicate cluster",
 		Long: `search runs QUERY against the index in DIR and prints one hit per duplicate
 cluster (the best-scoring copy) with the number of copies folded under it.
@@ -51,7 +53,8 @@ AND and AND tighter than OR; bare terms search the title and the text:
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, strings.Join(args, " ")) },
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagRequired("index")
+	cmd.MarkFlagsOneRequired("index", "server")
+	cmd.MarkFlagsMutuallyExclusive("index", "server")
 	return cmd
 }
 
@@ -64,15 +67,27 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 	if err != nil {
 		return err
 	}
-	ix, err := openExisting(o.dir)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	res, err := collapse.New(ix.Bleve(), ix.Filter()).Search(cmd.Context(), collapse.Request{
-		Query: q, Size: o.size, From: o.from, Collapse: o.collapse})
-	if err != nil {
-		return err
+	var res *collapse.Result
+	if o.server != "" {
+		c, err := newClient(o.server)
+		if err != nil {
+			return err
+		}
+		res, err = c.search(cmd.Context(), qs, syn.String(), o.from, o.size, o.collapse)
+		if err != nil {
+			return err
+		}
+	} else {
+		ix, err := openExisting(o.dir)
+		if err != nil {
+			return err
+		}
+		defer ix.Close()
+		res, err = collapse.New(ix.Bleve(), ix.Filter()).Search(cmd.Context(), collapse.Request{
+			Query: q, Size: o.size, From: o.from, Collapse: o.collapse})
+		if err != nil {
+			return err
+		}
 	}
 	if o.format.value == "jsonl" {
 		enc := jsonLines(cmd.OutOrStdout())
