@@ -34,20 +34,23 @@ type config struct {
 	// means the indexer's default (indexer.DefaultBleveConfig), so the
 	// plain modes run with the same scorch settings as the filter's.
 	BleveConfig string `json:"bleve_config,omitempty"`
-	Work        string `json:"-"`
-	Keep        bool   `json:"-"`
-	Out         string `json:"-"`
-	Name        string `json:"-"`
-	Format      string `json:"-"`
-	Data        string `json:"-"`
-	Commit      string `json:"-"`
-	Profile     string `json:"-"`
-	Replot      string `json:"-"` // a saved NAME.json to report again instead of running
+	// MemoryLimitMiB is every child's Go soft memory limit, as the CLI
+	// sets by default (0: none).
+	MemoryLimitMiB int64  `json:"memory_limit_mib"`
+	Work           string `json:"-"`
+	Keep           bool   `json:"-"`
+	Out            string `json:"-"`
+	Name           string `json:"-"`
+	Format         string `json:"-"`
+	Data           string `json:"-"`
+	Commit         string `json:"-"`
+	Profile        string `json:"-"`
+	Replot         string `json:"-"` // a saved NAME.json to report again instead of running
 }
 
 func defaultConfig() config {
 	return config{
-		Pages: 20000, Seed: 1, DupShare: 0.3, Batch: 200, Policy: "mark",
+		Pages: 20000, Seed: 1, DupShare: 0.3, Batch: 200, Policy: "mark", MemoryLimitMiB: 448,
 		Modes: slices.Clone(allModes), Reps: 1, Queries: 200, Rounds: 3,
 		Out: "docs", Format: "text",
 	}
@@ -261,7 +264,7 @@ func runMode(ctx context.Context, cfg config, c corpus, work, mode string, rep i
 		Mode: mode, Rep: rep, Corpus: c.Pages, Labels: c.Labels, Queries: c.Queries,
 		Dir: filepath.Join(work, "index-"+name), Result: filepath.Join(work, "result-"+name+".json"),
 		Pages: c.Stats.Pages, Batch: cfg.Batch, Policy: cfg.Policy, Rounds: cfg.Rounds, Profile: cfg.Profile,
-		BleveConfig: cfg.BleveConfig,
+		BleveConfig: cfg.BleveConfig, MemoryLimitMiB: cfg.MemoryLimitMiB,
 	}
 	if err := os.RemoveAll(cc.Dir); err != nil {
 		return res, fmt.Errorf("bench-scale: %w", err)

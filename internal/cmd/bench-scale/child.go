@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"sync"
@@ -38,6 +39,9 @@ type childConfig struct {
 	// BleveConfig is scorch's configuration, JSON; "" for the indexer's
 	// default.
 	BleveConfig string `json:"bleve_config,omitempty"`
+	// MemoryLimitMiB is the Go runtime's soft memory limit (0: none), the
+	// same for every mode.
+	MemoryLimitMiB int64 `json:"memory_limit_mib"`
 }
 
 // sample is the state of a run at one tenth of the corpus.
@@ -157,6 +161,9 @@ func mb(b uint64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
 func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
 	if cc.Pages <= 0 || cc.Batch <= 0 {
 		return fmt.Errorf("bench-scale: child: pages %d and batch %d must be positive", cc.Pages, cc.Batch)
+	}
+	if cc.MemoryLimitMiB > 0 {
+		debug.SetMemoryLimit(cc.MemoryLimitMiB << 20)
 	}
 	opened, err := openEngine(cc.Mode, cc.Dir, cc.Policy, cc.BleveConfig)
 	if err != nil {

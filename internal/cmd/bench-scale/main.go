@@ -59,6 +59,7 @@ func mainArgs(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.Reps, "reps", cfg.Reps, "repetitions of every mode (the order of modes alternates)")
 	fs.IntVar(&cfg.Queries, "queries", cfg.Queries, "queries of the search benchmark (0 skips it)")
 	fs.IntVar(&cfg.Rounds, "rounds", cfg.Rounds, "timed passes over the queries")
+	fs.Int64Var(&cfg.MemoryLimitMiB, "memory-limit", cfg.MemoryLimitMiB, "every mode's Go soft memory limit, MiB, as bleve-dedup sets by default (0: none)")
 	fs.StringVar(&cfg.BleveConfig, "bleve-config", cfg.BleveConfig, `scorch configuration of every mode, JSON (e.g. {"scorchPersisterOptions":{"PersisterNapTimeMSec":2000}}); empty: the indexer's default`)
 	fs.StringVar(&cfg.Work, "work", cfg.Work, "work directory for the corpus and the indexes (default: a temporary one, removed); a corpus found there is reused")
 	fs.BoolVar(&cfg.Keep, "keep", cfg.Keep, "keep the indexes and the work directory")

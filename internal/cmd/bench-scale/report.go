@@ -337,5 +337,6 @@ func rerun(c config) string {
 	add(c.Queries != d.Queries, "queries", c.Queries)
 	add(c.Rounds != d.Rounds, "rounds", c.Rounds)
 	add(c.BleveConfig != d.BleveConfig, "bleve-config", "'"+c.BleveConfig+"'")
+	add(c.MemoryLimitMiB != d.MemoryLimitMiB, "memory-limit", c.MemoryLimitMiB)
 	return strings.Join(args, " ")
 }
