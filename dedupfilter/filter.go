@@ -1,7 +1,6 @@
 package dedupfilter
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -134,18 +133,14 @@ type Entry struct {
 	Indexed bool // whether the filter has it in the search index
 }
 
-// Filter is a Badger-backed near-duplicate filter. Its methods are safe for
-// concurrent use.
+// Filter is a near-duplicate filter over a store: an embedded Badger
+// store (Open, New). Its methods are safe for concurrent use.
 type Filter struct {
-	db     *badger.DB
-	ownsDB bool // opened by Open, closed by Close
-	opts   Options
-	keys   *keyFilter
+	store store
+	opts  Options
 
-	mu      sync.Mutex // serialises decide+write sections
-	seq     uint64
-	cluster uint64
-	closed  bool
+	mu     sync.Mutex // serialises decide+write sections
+	closed bool
 }
 
 // Open opens (creating if needed) a store of its own in opts.Dir, with
@@ -165,7 +160,7 @@ func Open(opts Options) (*Filter, error) {
 	if err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	f.ownsDB = true
+	f.store.(*badgerStore).ownsDB = true
 	return f, nil
 }
 
@@ -177,58 +172,11 @@ func New(db *badger.DB, opts Options) (*Filter, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	f := &Filter{db: db, opts: opts}
-	update := db.Update
-	if db.Opts().ReadOnly {
-		update = db.View // a new store cannot be read-only: nothing to mark
-	}
-	err := update(func(txn *badger.Txn) error {
-		if err := checkFormat(txn, db.Opts().ReadOnly); err != nil {
-			return err
-		}
-		var err error
-		if f.seq, err = getCounter(txn, keySeq); err != nil {
-			return err
-		}
-		f.cluster, err = getCounter(txn, keyCluster)
-		return err
-	})
+	s, err := openBadger(db, opts)
 	if err != nil {
-		return nil, fmt.Errorf("dedupfilter: open: %w", err)
-	}
-	if db.Opts().ReadOnly {
-		return f, nil // no writes, no key filter: lookups go to the store
-	}
-	if f.keys, err = openKeyFilter(opts.KeyFilter, opts.KeyFilterBits, db); err != nil {
 		return nil, err
 	}
-	return f, nil
-}
-
-// checkFormat marks a new store with the layout's version, and refuses a
-// store of another layout.
-func checkFormat(txn *badger.Txn, readOnly bool) error {
-	v, err := getCounter(txn, keyFormat)
-	if err != nil {
-		return err
-	}
-	if v == storeFormat {
-		return nil
-	}
-	if v == 0 {
-		// No format key: a new store, or one of layout 1, which had
-		// documents under d/ too.
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsDoc)})
-		defer it.Close()
-		if it.Rewind(); !it.Valid() {
-			if readOnly {
-				return nil
-			}
-			return txn.Set([]byte(keyFormat), binary.BigEndian.AppendUint64(nil, storeFormat))
-		}
-		v = 1
-	}
-	return fmt.Errorf("store layout %d, this version reads %d (index the pages again into a new directory): %w", v, storeFormat, ErrCorrupt)
+	return &Filter{store: s, opts: opts}, nil
 }
 
 // writable returns ErrClosed or ErrReadOnly when the filter cannot write.
@@ -236,7 +184,7 @@ func (f *Filter) writable() error {
 	switch {
 	case f.closed:
 		return ErrClosed
-	case f.db.Opts().ReadOnly:
+	case f.store.readOnly():
 		return ErrReadOnly
 	}
 	return nil
@@ -254,38 +202,10 @@ func (f *Filter) Close() error {
 		return fmt.Errorf("dedupfilter: close: %w", ErrClosed)
 	}
 	f.closed = true
-	// The store first: the filter file is marked clean only once the
-	// store holds every key it has bits for.
-	var err error
-	if f.ownsDB {
-		err = f.db.Close()
-	}
-	if f.keys != nil {
-		err = errors.Join(err, f.keys.close(err == nil))
-	}
-	if err != nil {
+	if err := f.store.close(); err != nil {
 		return fmt.Errorf("dedupfilter: close: %w", err)
 	}
 	return nil
-}
-
-func getCounter(txn *badger.Txn, k string) (uint64, error) {
-	item, err := txn.Get([]byte(k))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	var v uint64
-	err = item.Value(func(b []byte) error {
-		if len(b) != 8 {
-			return fmt.Errorf("dedupfilter: counter %s: %w", k, ErrCorrupt)
-		}
-		v = binary.BigEndian.Uint64(b)
-		return nil
-	})
-	return v, err
 }
 
 func (d *Doc) validate(o Options) error {
@@ -373,8 +293,11 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	if err := f.writable(); err != nil {
 		return Decision{}, fmt.Errorf("dedupfilter: add %q: %w", d.ID, err)
 	}
-	w := f.begin()
-	defer w.txn.Discard()
+	w, err := f.begin()
+	if err != nil {
+		return Decision{}, err
+	}
+	defer w.st.discard()
 
 	dec := Decision{ID: d.ID, Seq: w.seq}
 	old, err := w.record(d.ID)
@@ -421,18 +344,13 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	if rec.Keys, err = w.post(w.seq, p.own); err != nil {
 		return Decision{}, err
 	}
-	for _, kv := range [...]struct {
-		k []byte
-		v []byte
-	}{
-		{key(nsDoc, d.ID), encodeRecord(rec)},
-		{seqKey(nsSignature, w.seq), encodeSignature(d.ID, p.sig)},
-		{key(nsPayload, d.ID), encodePayload(d.Payload)},
-		{memberKey(rec.Cluster, d.ID), nil},
-	} {
-		if err := w.set(kv.k, kv.v); err != nil {
-			return Decision{}, err
-		}
+	err = errors.Join(
+		w.st.putRecord(d.ID, rec),
+		w.st.putSignature(w.seq, encodeSignature(d.ID, p.sig)),
+		w.st.putPayload(d.ID, d.Payload),
+		w.st.addMember(rec.Cluster, d.ID))
+	if err != nil {
+		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
 	}
 	dec.Action = Skip
 	if rec.Indexed {
@@ -440,7 +358,7 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 		w.op(Op{Kind: OpIndex, ID: d.ID, Cluster: rec.Cluster, Payload: d.Payload})
 	}
 	if ao.Also != nil {
-		if err := ao.Also(w.txn); err != nil {
+		if err := ao.Also(w.st.local()); err != nil {
 			return Decision{}, err
 		}
 	}
@@ -460,8 +378,11 @@ func (f *Filter) Delete(id string) (DeleteResult, error) {
 	if err := f.writable(); err != nil {
 		return DeleteResult{}, fmt.Errorf("dedupfilter: delete %q: %w", id, err)
 	}
-	w := f.begin()
-	defer w.txn.Discard()
+	w, err := f.begin()
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	defer w.st.discard()
 	rec, err := w.record(id)
 	if err != nil {
 		return DeleteResult{}, err
@@ -473,10 +394,8 @@ func (f *Filter) Delete(id string) (DeleteResult, error) {
 	if res.Representative, err = w.leave(id, rec); err != nil {
 		return DeleteResult{}, err
 	}
-	for _, k := range [][]byte{key(nsDoc, id), seqKey(nsSignature, rec.Seq), key(nsPayload, id)} {
-		if err := w.txn.Delete(k); err != nil {
-			return DeleteResult{}, fmt.Errorf("dedupfilter: delete %q: %w", id, err)
-		}
+	if err := errors.Join(w.st.deleteRecord(id), w.st.deleteSignature(rec.Seq), w.st.deletePayload(id)); err != nil {
+		return DeleteResult{}, fmt.Errorf("dedupfilter: delete %q: %w", id, err)
 	}
 	w.op(Op{Kind: OpDelete, ID: id})
 	if res.Ops, err = w.commit(); err != nil {

@@ -2,42 +2,38 @@ package dedupfilter
 
 import (
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
-
-	"github.com/dgraph-io/badger/v4"
 )
 
-// mutation is one Add or Delete: a read-write transaction plus the search
-// index operations it implies, at most one per document (the last wins).
+// mutation is one Add or Delete: a state to read and write, plus the
+// search index operations it implies, at most one per document (the last
+// wins).
 type mutation struct {
 	f     *Filter
-	txn   *badger.Txn
+	st    state
 	seq   uint64
 	ops   []Op
-	lists map[string]*postingList // read or changed by this mutation
+	lists map[string]*cachedList // read or changed by this mutation
 }
 
-// postingList is a posting list as the mutation sees it; changed lists
-// are written at commit.
-type postingList struct {
-	seqs  []uint64 // ascending document numbers
-	full  bool     // a stop list
+// cachedList is a posting list as the mutation sees it; changed lists are
+// written at commit.
+type cachedList struct {
+	postingList
 	dirty bool
 }
 
-func (f *Filter) begin() *mutation {
-	f.seq++
-	return &mutation{f: f, txn: f.db.NewTransaction(true), seq: f.seq, lists: map[string]*postingList{}}
-}
-
-func (w *mutation) set(k, v []byte) error {
-	if err := w.txn.Set(k, v); err != nil {
-		return fmt.Errorf("dedupfilter: write: %w", err)
+// begin starts a mutation; the caller holds the Filter's lock.
+func (f *Filter) begin() (*mutation, error) {
+	st := f.store.begin()
+	seq, err := st.nextSeq()
+	if err != nil {
+		st.discard()
+		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
-	return nil
+	return &mutation{f: f, st: st, seq: seq, lists: map[string]*cachedList{}}, nil
 }
 
 func (w *mutation) op(op Op) {
@@ -51,80 +47,49 @@ func (w *mutation) op(op Op) {
 	w.ops = append(w.ops, op)
 }
 
-// commit writes the changed posting lists, records the ops as pending and
-// the counters, then commits. On error the in-memory counters may run
-// ahead of the store; gaps in sequence numbers are harmless.
+// commit writes the changed posting lists and records the ops as pending,
+// then commits.
 func (w *mutation) commit() ([]Op, error) {
-	if err := w.writeLists(); err != nil {
-		return nil, err
+	for k, l := range w.lists {
+		if !l.dirty {
+			continue
+		}
+		if err := w.st.putPostings([]byte(k), l.postingList); err != nil {
+			return nil, fmt.Errorf("dedupfilter: posting list: %w", err)
+		}
 	}
 	if len(w.ops) > 0 {
-		if err := w.set(seqKey(nsPending, w.seq), encodePending(w.ops)); err != nil {
-			return nil, err
+		if err := w.st.setPending(w.seq, w.ops); err != nil {
+			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
 	}
-	for k, v := range map[string]uint64{keySeq: w.f.seq, keyCluster: w.f.cluster} {
-		if err := w.set([]byte(k), binary.BigEndian.AppendUint64(nil, v)); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.txn.Commit(); err != nil {
+	if err := w.st.commit(); err != nil {
 		return nil, fmt.Errorf("dedupfilter: commit: %w", err)
 	}
 	return w.ops, nil
 }
 
 func (w *mutation) record(id string) (*record, error) {
-	return getRecord(w.txn, id)
-}
-
-func getRecord(txn *badger.Txn, id string) (*record, error) {
-	var rec *record
-	err := getValue(txn, key(nsDoc, id), func(b []byte) error {
-		var err error
-		rec, err = decodeRecord(b)
-		return err
-	})
+	rec, err := w.st.record(id, true)
 	if err != nil {
-		return nil, fmt.Errorf("dedupfilter: document %q: %w", id, err)
+		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
 	return rec, nil
 }
 
-// getValue calls fn with the value of k (valid only during fn), or returns
-// ErrNotFound.
-func getValue(txn *badger.Txn, k []byte, fn func([]byte) error) error {
-	item, err := txn.Get(k)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	return item.Value(fn)
-}
-
-func copyValue(txn *badger.Txn, k []byte) ([]byte, error) {
-	var out []byte
-	err := getValue(txn, k, func(b []byte) error {
-		if len(b) > 0 {
-			out = append([]byte(nil), b...)
-		}
-		return nil
-	})
-	return out, err
-}
-
 func (w *mutation) representative(cluster string) (string, error) {
-	b, err := copyValue(w.txn, key(nsCluster, cluster))
+	rep, err := w.st.representative(cluster)
 	if err != nil {
-		return "", fmt.Errorf("dedupfilter: cluster %q: %w", cluster, err)
+		return "", fmt.Errorf("dedupfilter: %w", err)
 	}
-	return string(b), nil
+	return rep, nil
 }
 
 func (w *mutation) putRecord(id string, rec *record) error {
-	return w.set(key(nsDoc, id), encodeRecord(rec))
+	if err := w.st.putRecord(id, rec); err != nil {
+		return fmt.Errorf("dedupfilter: %w", err)
+	}
+	return nil
 }
 
 // setIndexed records whether id is in the search index and emits the op
@@ -141,7 +106,7 @@ func (w *mutation) setIndexed(id string, rec *record, indexed bool) error {
 		w.op(Op{Kind: OpDelete, ID: id})
 		return nil
 	}
-	payload, err := getPayload(w.txn, id)
+	payload, err := w.st.payload(id)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("dedupfilter: payload %q: %w", id, err)
 	}
@@ -177,8 +142,8 @@ func (w *mutation) place(id string, rec, old, match *record, fresh bool) error {
 		if err := w.unpost(old); err != nil {
 			return err
 		}
-		if err := w.txn.Delete(seqKey(nsSignature, old.Seq)); err != nil {
-			return fmt.Errorf("dedupfilter: delete signature: %w", err)
+		if err := w.st.deleteSignature(old.Seq); err != nil {
+			return fmt.Errorf("dedupfilter: %w", err)
 		}
 		if stay {
 			rec.Cluster, rec.Indexed = old.Cluster, old.Indexed
@@ -191,10 +156,16 @@ func (w *mutation) place(id string, rec, old, match *record, fresh bool) error {
 	if match != nil {
 		return w.join(id, rec, match.Cluster)
 	}
-	w.f.cluster++
-	rec.Cluster = fmt.Sprintf("%0*x", clusterIDLen, w.f.cluster)
+	n, err := w.st.nextCluster()
+	if err != nil {
+		return fmt.Errorf("dedupfilter: %w", err)
+	}
+	rec.Cluster = fmt.Sprintf("%0*x", clusterIDLen, n)
 	rec.Indexed = true
-	return w.set(key(nsCluster, rec.Cluster), []byte(id))
+	if err := w.st.setRepresentative(rec.Cluster, id); err != nil {
+		return fmt.Errorf("dedupfilter: %w", err)
+	}
+	return nil
 }
 
 // join makes the new document (rec, not yet written) a member of cluster
@@ -220,7 +191,9 @@ func (w *mutation) join(id string, rec *record, cluster string) error {
 			return err
 		}
 		rec.Indexed = true
-		return w.set(key(nsCluster, rec.Cluster), []byte(id))
+		if err := w.st.setRepresentative(rec.Cluster, id); err != nil {
+			return fmt.Errorf("dedupfilter: %w", err)
+		}
 	}
 	return nil
 }
@@ -231,17 +204,17 @@ func (w *mutation) stays(id string, old, match *record) (bool, error) {
 	if match != nil {
 		return match.Cluster == old.Cluster, nil
 	}
-	members, err := w.members(old.Cluster)
+	members, err := w.st.members(old.Cluster)
 	return len(members) == 1 && members[0] == id, err
 }
 
 // leave removes id's membership and repairs its cluster. It returns the
 // cluster's representative afterwards ("" when the cluster is gone). The
-// document's postings, record, features and payload are left to the
+// document's postings, record, signature and payload are left to the
 // caller.
 func (w *mutation) leave(id string, rec *record) (string, error) {
-	if err := w.txn.Delete(memberKey(rec.Cluster, id)); err != nil {
-		return "", fmt.Errorf("dedupfilter: delete membership: %w", err)
+	if err := w.st.removeMember(rec.Cluster, id); err != nil {
+		return "", fmt.Errorf("dedupfilter: %w", err)
 	}
 	if rec.Indexed {
 		w.op(Op{Kind: OpDelete, ID: id})
@@ -250,12 +223,12 @@ func (w *mutation) leave(id string, rec *record) (string, error) {
 	if err != nil || rep != id {
 		return rep, err
 	}
-	members, err := w.members(rec.Cluster)
+	members, err := w.st.members(rec.Cluster)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("dedupfilter: %w", err)
 	}
 	if len(members) == 0 {
-		return "", w.txn.Delete(key(nsCluster, rec.Cluster))
+		return "", w.st.deleteCluster(rec.Cluster)
 	}
 	var best string
 	var bestRec *record
@@ -274,46 +247,39 @@ func (w *mutation) leave(id string, rec *record) (string, error) {
 			best, bestRec = m, mr
 		}
 	}
-	if err := w.set(key(nsCluster, rec.Cluster), []byte(best)); err != nil {
-		return "", err
+	if err := w.st.setRepresentative(rec.Cluster, best); err != nil {
+		return "", fmt.Errorf("dedupfilter: %w", err)
 	}
 	return best, w.setIndexed(best, bestRec, true)
 }
 
-func (w *mutation) members(cluster string) ([]string, error) {
-	return listMembers(w.txn, cluster)
-}
-
-func listMembers(txn *badger.Txn, cluster string) ([]string, error) {
-	prefix := memberKey(cluster, "")
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-	defer it.Close()
-	var out []string
-	for it.Rewind(); it.Valid(); it.Next() {
-		out = append(out, string(it.Item().Key()[len(prefix):]))
+// cached returns the posting lists under keys, each read once per
+// mutation (the ones not read yet in one call to the store).
+func (w *mutation) cached(keys [][]byte) ([]*cachedList, error) {
+	out := make([]*cachedList, len(keys))
+	var missing [][]byte
+	for i, k := range keys {
+		if l, ok := w.lists[string(k)]; ok {
+			out[i] = l
+		} else {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		read, err := w.st.postings(missing)
+		if err != nil {
+			return nil, fmt.Errorf("dedupfilter: %w", err)
+		}
+		for i, k := range missing {
+			if _, ok := w.lists[string(k)]; !ok { // a key may be listed twice
+				w.lists[string(k)] = &cachedList{postingList: read[i]}
+			}
+		}
+		for i, k := range keys {
+			out[i] = w.lists[string(k)]
+		}
 	}
 	return out, nil
-}
-
-// list returns the posting list under k, read once per mutation.
-func (w *mutation) list(k []byte) (*postingList, error) {
-	if l, ok := w.lists[string(k)]; ok {
-		return l, nil
-	}
-	l := &postingList{}
-	w.lists[string(k)] = l
-	if w.f.keys != nil && !w.f.keys.mayHave(k) {
-		return l, nil
-	}
-	err := getValue(w.txn, k, func(b []byte) error {
-		var err error
-		l.seqs, l.full, err = decodePostings(nil, b)
-		return err
-	})
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return nil, fmt.Errorf("dedupfilter: posting list %x: %w", k, err)
-	}
-	return l, nil
 }
 
 // post adds document seq to the lists under keys and returns the keys it
@@ -321,13 +287,13 @@ func (w *mutation) list(k []byte) (*postingList, error) {
 // pass MaxPostings makes the list full (the boolean-model paper's
 // automatic stop word: a feature most documents have tells none apart).
 func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
+	ls, err := w.cached(keys)
+	if err != nil {
+		return nil, err
+	}
 	var posted [][]byte
-	for _, k := range keys {
-		l, err := w.list(k)
-		if err != nil {
-			return nil, err
-		}
-		if l.full {
+	for i, l := range ls {
+		if l.full || slices.Contains(l.seqs, seq) {
 			continue
 		}
 		l.dirty = true
@@ -336,43 +302,21 @@ func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
 			continue
 		}
 		l.seqs = append(l.seqs, seq) // the newest seq: the list stays sorted
-		posted = append(posted, k)
-		w.f.keys.add(k) // before the commit: a stored key always has its bits
+		posted = append(posted, keys[i])
 	}
 	return posted, nil
 }
 
 // unpost removes the document of rec from its posting lists.
 func (w *mutation) unpost(rec *record) error {
-	for _, k := range rec.Keys {
-		l, err := w.list(k)
-		if err != nil {
-			return err
-		}
+	ls, err := w.cached(rec.Keys)
+	if err != nil {
+		return err
+	}
+	for _, l := range ls {
 		if i, ok := slices.BinarySearch(l.seqs, rec.Seq); ok && !l.full {
 			l.seqs = slices.Delete(l.seqs, i, i+1)
 			l.dirty = true
-		}
-	}
-	return nil
-}
-
-// writeLists writes the changed posting lists; an emptied list goes.
-func (w *mutation) writeLists() error {
-	for k, l := range w.lists {
-		var err error
-		switch {
-		case !l.dirty:
-			continue
-		case l.full:
-			err = w.txn.Set([]byte(k), []byte{postingsFull})
-		case len(l.seqs) == 0:
-			err = w.txn.Delete([]byte(k))
-		default:
-			err = w.txn.Set([]byte(k), encodePostings(l.seqs))
-		}
-		if err != nil {
-			return fmt.Errorf("dedupfilter: write posting list: %w", err)
 		}
 	}
 	return nil
@@ -387,12 +331,12 @@ func (w *mutation) writeLists() error {
 // numbered in skip are not candidates.
 func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byte) (string, Verdict, int, error) {
 	o := w.f.opts
+	ls, err := w.cached(lookup)
+	if err != nil {
+		return "", Verdict{}, 0, err
+	}
 	hits := map[uint64]int{}
-	for _, k := range lookup {
-		l, err := w.list(k)
-		if err != nil {
-			return "", Verdict{}, 0, err
-		}
+	for _, l := range ls {
 		if l.full || len(l.seqs) > o.MaxPostings { // (MaxPostings may have been lowered)
 			continue
 		}
@@ -422,15 +366,9 @@ func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byt
 		cands = cands[:o.MaxCandidates]
 	}
 	for n, cd := range cands {
-		var id string
-		var cs signature
-		err := getValue(w.txn, seqKey(nsSignature, cd.seq), func(b []byte) error {
-			var err error
-			id, cs, err = decodeSignature(b)
-			return err
-		})
+		id, cs, err := w.st.signature(cd.seq)
 		if err != nil {
-			return "", Verdict{}, 0, fmt.Errorf("dedupfilter: signature of document %d: %w", cd.seq, err)
+			return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
 		}
 		if v := compare(sig, cs, o); v.Duplicate {
 			return id, v, n + 1, nil

@@ -1,13 +1,10 @@
 package dedupfilter
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/dgraph-io/badger/v4"
 )
 
 // Pending calls fn with every search-index operation not yet confirmed by
@@ -16,40 +13,26 @@ import (
 // Applied with them. An OpIndex carries the document's payload; one whose
 // document is no longer stored comes as an OpDelete.
 func (f *Filter) Pending(fn func(Op) error) error {
-	return f.db.View(func(txn *badger.Txn) error {
-		latest := map[string]Op{}
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsPending), PrefetchValues: true})
-		for it.Rewind(); it.Valid(); it.Next() {
-			k := it.Item().Key()
-			if len(k) != len(nsPending)+8 {
-				it.Close()
-				return fmt.Errorf("dedupfilter: pending key %q: %w", k, ErrCorrupt)
-			}
-			seq := binary.BigEndian.Uint64(k[len(nsPending):])
-			var ops []Op
-			err := it.Item().Value(func(b []byte) error {
-				var err error
-				ops, err = decodePending(seq, b)
-				return err
-			})
-			if err != nil {
-				it.Close()
-				return fmt.Errorf("dedupfilter: pending %d: %w", seq, err)
-			}
-			for _, op := range ops {
-				latest[op.ID] = op // keys come in seq order: later ones win
-			}
+	latest := map[string]Op{}
+	err := f.store.pending(func(seq uint64, ops []Op) error {
+		for _, op := range ops {
+			latest[op.ID] = op // mutations come in seq order: later ones win
 		}
-		it.Close()
-		ops := make([]Op, 0, len(latest))
-		for _, op := range latest {
-			ops = append(ops, op)
-		}
-		slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.ID, b.ID) })
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("dedupfilter: pending: %w", err)
+	}
+	ops := make([]Op, 0, len(latest))
+	for _, op := range latest {
+		ops = append(ops, op)
+	}
+	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.ID, b.ID) })
+	return f.store.view(func(st state) error {
 		for _, op := range ops {
 			if op.Kind == OpIndex {
 				var err error
-				op.Payload, err = getPayload(txn, op.ID)
+				op.Payload, err = st.payload(op.ID)
 				if errors.Is(err, ErrNotFound) {
 					op = Op{Kind: OpDelete, ID: op.ID, Seq: op.Seq}
 				} else if err != nil {
@@ -77,19 +60,13 @@ func (f *Filter) Applied(ops ...Op) error {
 	if err := f.writable(); err != nil {
 		return fmt.Errorf("dedupfilter: applied: %w", err)
 	}
-	wb := f.db.NewWriteBatch()
-	defer wb.Cancel()
-	done := map[uint64]bool{}
+	var seqs []uint64
 	for _, op := range ops {
-		if done[op.Seq] {
-			continue
-		}
-		done[op.Seq] = true
-		if err := wb.Delete(seqKey(nsPending, op.Seq)); err != nil {
-			return fmt.Errorf("dedupfilter: clear pending %d: %w", op.Seq, err)
+		if !slices.Contains(seqs, op.Seq) {
+			seqs = append(seqs, op.Seq)
 		}
 	}
-	if err := wb.Flush(); err != nil {
+	if err := f.store.clearPending(seqs); err != nil {
 		return fmt.Errorf("dedupfilter: clear pending: %w", err)
 	}
 	return nil

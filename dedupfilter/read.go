@@ -3,8 +3,6 @@ package dedupfilter
 import (
 	"errors"
 	"fmt"
-
-	"github.com/dgraph-io/badger/v4"
 )
 
 // Doc returns the stored document id with its payload. The store keeps
@@ -23,33 +21,27 @@ func (f *Filter) Meta(id string) (Entry, error) {
 
 func (f *Filter) entry(id string, payload bool) (Entry, error) {
 	var e Entry
-	err := f.db.View(func(txn *badger.Txn) error {
+	err := f.store.view(func(st state) error {
 		var err error
-		if e, err = meta(txn, id); err != nil || !payload {
+		if e, err = meta(st, id); err != nil || !payload {
 			return err
 		}
-		e.Payload, err = getPayload(txn, id)
-		return err
+		if e.Payload, err = st.payload(id); err != nil {
+			return fmt.Errorf("dedupfilter: payload of %q: %w", id, err)
+		}
+		return nil
 	})
 	return e, err
 }
 
 // meta reads the Meta of id.
-func meta(txn *badger.Txn, id string) (Entry, error) {
-	var e Entry
-	err := getValue(txn, key(nsDoc, id), func(b []byte) error {
-		rec, r := decodeRecordHead(b)
-		if r.err != nil {
-			return r.err
-		}
-		e = Entry{Doc: Doc{ID: id, URL: rec.URL, Title: rec.Title, Time: rec.Time, Hash: rec.Hash},
-			Seq: rec.Seq, Cluster: rec.Cluster, Indexed: rec.Indexed}
-		return nil
-	})
+func meta(st state, id string) (Entry, error) {
+	rec, err := st.record(id, false)
 	if err != nil {
-		return Entry{}, fmt.Errorf("dedupfilter: document %q: %w", id, err)
+		return Entry{}, fmt.Errorf("dedupfilter: %w", err)
 	}
-	return e, nil
+	return Entry{Doc: Doc{ID: id, URL: rec.URL, Title: rec.Title, Time: rec.Time, Hash: rec.Hash},
+		Seq: rec.Seq, Cluster: rec.Cluster, Indexed: rec.Indexed}, nil
 }
 
 // Folded is a cluster as a search hit shows it: how many documents it
@@ -62,21 +54,21 @@ type Folded struct {
 // Fold reads, from one snapshot, the cluster of each hit: hits[i] is a
 // document id and clusters[i] its cluster id. A cluster the store does not
 // know yields a zero Folded. Reading a search page's clusters at once
-// costs one transaction, not one per member.
+// costs one snapshot, not one per member.
 func (f *Filter) Fold(hits, clusters []string, max int) ([]Folded, error) {
 	out := make([]Folded, len(hits))
-	err := f.db.View(func(txn *badger.Txn) error {
+	err := f.store.view(func(st state) error {
 		for i, cl := range clusters {
-			members, err := listMembers(txn, cl)
+			members, err := st.members(cl)
 			if err != nil {
-				return err
+				return fmt.Errorf("dedupfilter: %w", err)
 			}
 			out[i].Size = len(members)
 			for _, m := range members {
 				if m == hits[i] || len(out[i].Members) >= max {
 					continue
 				}
-				e, err := meta(txn, m)
+				e, err := meta(st, m)
 				if err != nil && !errors.Is(err, ErrNotFound) {
 					return err
 				}
@@ -94,9 +86,9 @@ func (f *Filter) Fold(hits, clusters []string, max int) ([]Folded, error) {
 // Cluster returns the cluster with id cluster, or ErrNotFound.
 func (f *Filter) Cluster(cluster string) (Cluster, error) {
 	var c Cluster
-	err := f.db.View(func(txn *badger.Txn) error {
+	err := f.store.view(func(st state) error {
 		var err error
-		c, err = readCluster(txn, cluster)
+		c, err = readCluster(st, cluster)
 		return err
 	})
 	return c, err
@@ -105,27 +97,27 @@ func (f *Filter) Cluster(cluster string) (Cluster, error) {
 // ClusterOf returns the cluster of stored document id, or ErrNotFound.
 func (f *Filter) ClusterOf(id string) (Cluster, error) {
 	var c Cluster
-	err := f.db.View(func(txn *badger.Txn) error {
-		rec, err := getRecord(txn, id)
+	err := f.store.view(func(st state) error {
+		rec, err := st.record(id, false)
 		if err != nil {
-			return err
+			return fmt.Errorf("dedupfilter: %w", err)
 		}
-		c, err = readCluster(txn, rec.Cluster)
+		c, err = readCluster(st, rec.Cluster)
 		return err
 	})
 	return c, err
 }
 
-func readCluster(txn *badger.Txn, cluster string) (Cluster, error) {
-	rep, err := copyValue(txn, key(nsCluster, cluster))
+func readCluster(st state, cluster string) (Cluster, error) {
+	rep, err := st.representative(cluster)
 	if err != nil {
-		return Cluster{}, fmt.Errorf("dedupfilter: cluster %q: %w", cluster, err)
+		return Cluster{}, fmt.Errorf("dedupfilter: %w", err)
 	}
-	members, err := listMembers(txn, cluster)
+	members, err := st.members(cluster)
 	if err != nil {
-		return Cluster{}, err
+		return Cluster{}, fmt.Errorf("dedupfilter: %w", err)
 	}
-	return Cluster{ID: cluster, Representative: string(rep), Members: members}, nil
+	return Cluster{ID: cluster, Representative: rep, Members: members}, nil
 }
 
 // Clusters calls fn for every cluster in creation order (ascending id) over
@@ -139,39 +131,20 @@ func (f *Filter) Clusters(fn func(Cluster) error) error {
 // after: a walk resumed where an earlier one stopped costs nothing for
 // the clusters before.
 func (f *Filter) ClustersAfter(after string, fn func(Cluster) error) error {
-	return f.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsCluster)})
-		defer it.Close()
-		start := []byte(nsCluster)
-		if after != "" {
-			start = append(key(nsCluster, after), 0) // the smallest key after it
-		}
-		for it.Seek(start); it.Valid(); it.Next() {
-			c, err := readCluster(txn, string(it.Item().Key()[len(nsCluster):]))
+	return f.store.view(func(st state) error {
+		return st.clusters(after, func(id string) error {
+			c, err := readCluster(st, id)
 			if err != nil {
 				return err
 			}
-			if err := fn(c); err != nil {
-				return err
-			}
-		}
-		return nil
+			return fn(c)
+		})
 	})
 }
 
 // Empty reports whether the store holds no document (an error reading it
 // counts as not empty).
-func (f *Filter) Empty() bool {
-	empty := false
-	err := f.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsDoc)})
-		defer it.Close()
-		it.Rewind()
-		empty = !it.Valid()
-		return nil
-	})
-	return err == nil && empty
-}
+func (f *Filter) Empty() bool { return f.store.empty() }
 
 // Stats are store counts for reports.
 type Stats struct {
@@ -180,29 +153,11 @@ type Stats struct {
 	Pending        int // mutations whose ops are not yet Applied
 }
 
-// Stats counts the stored keys by kind (a full key scan).
+// Stats counts the stored keys by kind (a full scan of the store).
 func (f *Filter) Stats() (Stats, error) {
-	var s Stats
-	err := f.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			k := it.Item().Key()
-			if len(k) < 2 {
-				continue
-			}
-			switch string(k[:2]) {
-			case nsDoc:
-				s.Docs++
-			case nsCluster:
-				s.Clusters++
-			case nsPosting:
-				s.Lists++
-			case nsPending:
-				s.Pending++
-			}
-		}
-		return nil
-	})
-	return s, err
+	st, err := f.store.stats()
+	if err != nil {
+		return Stats{}, fmt.Errorf("dedupfilter: stats: %w", err)
+	}
+	return st, nil
 }
