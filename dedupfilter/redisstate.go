@@ -1,0 +1,671 @@
+package dedupfilter
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/redis/go-redis/v9"
+)
+
+// The shared store on Redis (Cluster): several processes, each with a
+// search index of its own, decide against one state. Keys, under the
+// store's prefix P:
+//
+//	P:d:<id>        record (string, as d/<id> in Badger)
+//	P:s:<seq>       id and signature of document seq (string)
+//	P:p:<key hex>   posting list (string, the same encoding)
+//	P:c:<cluster>   representative's id (string)
+//	P:m:<cluster>   members (set)
+//	P:clusters      cluster ids, scored by their number (sorted set)
+//	P:seq, P:cluster  counters (INCR)
+//	P:lease         the decision lease: its holder's token, with an expiry
+//	P:journal       the writes of the lease holder's last commit
+//
+// Payloads and pending search-index ops stay in each process' local
+// Badger store: they concern its own search index.
+//
+// One truth with several writers. A Redis Cluster runs a transaction or a
+// script on the keys of one hash slot only, and a decision reads and
+// writes keys all over the key space, so the store serialises decisions
+// with a lease: one key, taken with SET NX PX, held by one process at a
+// time, for one mutation or a batch of them (Filter.Exclusive). Every
+// decision reads the state the previous holders left and writes before it
+// lets go, so the outcome of concurrent indexers is the outcome of some
+// serial order of their documents (the order of their leases), and two
+// near-duplicates indexed at the same moment by two processes cannot both
+// be admitted as representatives: the later one sees the earlier one's
+// postings. Sequence numbers are taken under the lease, so they follow
+// that order too.
+//
+// Faults. A commit first writes its whole write set as one value
+// (P:journal) and then applies it; the writes are idempotent (SET, DEL,
+// SADD, SREM, ZADD, ZREM). A holder that dies leaves its lease to expire
+// (LeaseTTL), and the next holder replays the journal, so a commit cut off
+// half way is completed: nothing half-done skews later decisions. The
+// process' local writes (payloads, pending ops) commit before the shared
+// ones: after a crash between the two, the local pending ops are replayed
+// into its search index at the next open and the page, not known to the
+// shared store, is decided again when the run is repeated. A holder checks
+// that the lease is still its own before each commit (a holder paused
+// past the expiry fails with ErrLeaseLost instead of writing over the
+// next one). A Redis master that fails over loses the writes it had not
+// yet replicated (Redis replicates asynchronously): the client fails, and
+// repeating the run redoes the pages the store does not know.
+type redisStore struct {
+	rdb    redis.UniversalClient
+	prefix string
+	local  *badger.DB
+	ttl    time.Duration
+	token  string
+
+	mu      sync.Mutex // guards the lease state
+	held    bool
+	session bool // held for a Filter.Exclusive call
+	renewed time.Time
+}
+
+// LeaseTTL is how long a decision lease lasts unless its holder renews it
+// (each commit does): the time other writers wait after a holder dies.
+const LeaseTTL = 10 * time.Second
+
+// ErrLeaseLost: the decision lease expired while its holder was deciding
+// (a pause longer than LeaseTTL); the mutation was not written.
+var ErrLeaseLost = errors.New("decision lease lost")
+
+// NewRedis returns a filter keeping its shared state in Redis (a client of
+// a Redis Cluster, or of one server) under keys starting with prefix, and
+// its process-local state (payloads, pending search-index ops; the writes
+// of AddOptions.Also) in local, a Badger store the caller opened and
+// closes. Several filters, in several processes, may share one prefix.
+func NewRedis(rdb redis.UniversalClient, prefix string, local *badger.DB, opts Options) (*Filter, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	if prefix == "" || strings.ContainsAny(prefix, "{}") {
+		return nil, fmt.Errorf("dedupfilter: Redis key prefix %q: want a non-empty name without braces: %w", prefix, ErrInvalidOptions)
+	}
+	tok := make([]byte, 16)
+	if _, err := rand.Read(tok); err != nil {
+		return nil, fmt.Errorf("dedupfilter: %w", err)
+	}
+	s := &redisStore{rdb: rdb, prefix: prefix + ":", local: local, ttl: LeaseTTL, token: hex.EncodeToString(tok)}
+	if err := rdb.Ping(context.Background()).Err(); err != nil {
+		return nil, fmt.Errorf("dedupfilter: redis: %w", err)
+	}
+	return &Filter{store: s, opts: opts}, nil
+}
+
+func (s *redisStore) k(parts ...string) string { return s.prefix + strings.Join(parts, ":") }
+
+func (s *redisStore) readOnly() bool { return s.local.Opts().ReadOnly }
+
+// acquire takes the lease, waiting while another holder has it, and
+// completes the last holder's commit from the journal.
+func (s *redisStore) acquire(ctx context.Context) error {
+	if s.held {
+		return nil
+	}
+	wait := time.Millisecond
+	for {
+		ok, err := s.rdb.SetNX(ctx, s.k("lease"), s.token, s.ttl).Result()
+		if err != nil {
+			return fmt.Errorf("lease: %w", err)
+		}
+		if ok {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("lease: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+	s.held, s.renewed = true, time.Now()
+	j, err := s.rdb.Get(ctx, s.k("journal")).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil
+	}
+	if err == nil {
+		err = s.apply(ctx, j)
+	}
+	if err != nil {
+		return fmt.Errorf("replaying the last commit: %w", err)
+	}
+	return nil
+}
+
+var releaseScript = redis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`)
+
+var renewScript = redis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`)
+
+func (s *redisStore) release(ctx context.Context) error {
+	if !s.held {
+		return nil
+	}
+	s.held = false
+	return releaseScript.Run(ctx, s.rdb, []string{s.k("lease")}, s.token).Err()
+}
+
+// renew extends the lease, or fails with ErrLeaseLost.
+func (s *redisStore) renew(ctx context.Context) error {
+	n, err := renewScript.Run(ctx, s.rdb, []string{s.k("lease")}, s.token, s.ttl.Milliseconds()).Int()
+	if err != nil {
+		return fmt.Errorf("lease: %w", err)
+	}
+	if n == 0 {
+		s.held = false
+		return ErrLeaseLost
+	}
+	s.renewed = time.Now()
+	return nil
+}
+
+// exclusive runs fn holding the lease, so that its mutations share it.
+func (s *redisStore) exclusive(fn func() error) error {
+	ctx := context.Background()
+	s.mu.Lock()
+	if err := s.acquire(ctx); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.session = true
+	s.mu.Unlock()
+	err := fn()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.session = false
+	return errors.Join(err, s.release(ctx))
+}
+
+func (s *redisStore) begin() state {
+	ctx := context.Background()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &redisState{s: s, ctx: ctx, strs: map[string]*[]byte{}, sets: map[string]map[string]bool{}}
+	if st.err = s.acquire(ctx); st.err == nil {
+		st.txn = s.local.NewTransaction(true)
+		st.owned = !s.session
+	}
+	return st
+}
+
+func (s *redisStore) view(fn func(state) error) error {
+	txn := s.local.NewTransaction(false)
+	defer txn.Discard()
+	return fn(&redisState{s: s, ctx: context.Background(), txn: txn, strs: map[string]*[]byte{}, sets: map[string]map[string]bool{}})
+}
+
+func (s *redisStore) pending(fn func(seq uint64, ops []Op) error) error {
+	return (&badgerStore{db: s.local}).pending(fn)
+}
+
+func (s *redisStore) clearPending(seqs []uint64) error {
+	return (&badgerStore{db: s.local}).clearPending(seqs)
+}
+
+func (s *redisStore) empty() bool {
+	n, err := s.rdb.ZCard(context.Background(), s.k("clusters")).Result()
+	return err == nil && n == 0
+}
+
+func (s *redisStore) stats() (Stats, error) {
+	ctx := context.Background()
+	var st Stats
+	n, err := s.rdb.ZCard(ctx, s.k("clusters")).Result()
+	if err != nil {
+		return st, err
+	}
+	st.Clusters = int(n)
+	err = s.scan(ctx, s.k("*"), func(key string) {
+		switch {
+		case strings.HasPrefix(key, s.k("d", "")):
+			st.Docs++
+		case strings.HasPrefix(key, s.k("p", "")):
+			st.Lists++
+		}
+	})
+	if err != nil {
+		return st, err
+	}
+	pst, err := (&badgerStore{db: s.local}).stats()
+	st.Pending = pst.Pending
+	return st, err
+}
+
+// scan calls fn with every key matching pattern, on every master.
+func (s *redisStore) scan(ctx context.Context, pattern string, fn func(string)) error {
+	var mu sync.Mutex
+	each := func(ctx context.Context, c *redis.Client) error {
+		it := c.Scan(ctx, 0, pattern, 1000).Iterator()
+		for it.Next(ctx) {
+			mu.Lock()
+			fn(it.Val())
+			mu.Unlock()
+		}
+		return it.Err()
+	}
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+		return cc.ForEachMaster(ctx, each)
+	}
+	if c, ok := s.rdb.(*redis.Client); ok {
+		return each(ctx, c)
+	}
+	return fmt.Errorf("scan: unsupported client %T", s.rdb)
+}
+
+func (s *redisStore) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.release(context.Background())
+}
+
+// redisState is one mutation (or read) of a redisStore: reads go to Redis
+// through the mutation's own writes, which wait in strs and sets until
+// commit; local reads and writes go to the local transaction.
+type redisState struct {
+	s     *redisStore
+	ctx   context.Context
+	err   error      // taking the lease failed: every call fails
+	txn   *badger.Txn
+	owned bool // the lease was taken for this mutation alone
+
+	strs  map[string]*[]byte         // string keys written: value, or nil for deleted
+	sets  map[string]map[string]bool // set members added (true) or removed (false)
+	zadds map[string]float64         // clusters created, with their score
+	zrems []string                   // clusters deleted
+}
+
+// get reads a string key, through the mutation's writes.
+func (r *redisState) get(key string) ([]byte, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if v, ok := r.strs[key]; ok {
+		if v == nil {
+			return nil, ErrNotFound
+		}
+		return *v, nil
+	}
+	b, err := r.s.rdb.Get(r.ctx, key).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, ErrNotFound
+	}
+	return b, err
+}
+
+func (r *redisState) set(key string, v []byte) error {
+	if r.err != nil {
+		return r.err
+	}
+	r.strs[key] = &v
+	return nil
+}
+
+func (r *redisState) del(key string) error {
+	if r.err != nil {
+		return r.err
+	}
+	r.strs[key] = nil
+	return nil
+}
+
+func (r *redisState) record(id string, withKeys bool) (*record, error) {
+	b, err := r.get(r.s.k("d", id))
+	if err != nil {
+		return nil, fmt.Errorf("document %q: %w", id, err)
+	}
+	if withKeys {
+		rec, err := decodeRecord(b)
+		if err != nil {
+			return nil, fmt.Errorf("document %q: %w", id, err)
+		}
+		return rec, nil
+	}
+	rec, rd := decodeRecordHead(b)
+	if rd.err != nil {
+		return nil, fmt.Errorf("document %q: %w", id, rd.err)
+	}
+	return rec, nil
+}
+
+func (r *redisState) putRecord(id string, rec *record) error {
+	return r.set(r.s.k("d", id), encodeRecord(rec))
+}
+
+func (r *redisState) deleteRecord(id string) error { return r.del(r.s.k("d", id)) }
+
+func seqName(seq uint64) string { return strconv.FormatUint(seq, 10) }
+
+func (r *redisState) signature(seq uint64) (string, signature, error) {
+	b, err := r.get(r.s.k("s", seqName(seq)))
+	if err == nil {
+		var id string
+		var sig signature
+		if id, sig, err = decodeSignature(b); err == nil {
+			return id, sig, nil
+		}
+	}
+	return "", signature{}, fmt.Errorf("signature of document %d: %w", seq, err)
+}
+
+func (r *redisState) putSignature(seq uint64, enc []byte) error {
+	return r.set(r.s.k("s", seqName(seq)), enc)
+}
+
+func (r *redisState) deleteSignature(seq uint64) error { return r.del(r.s.k("s", seqName(seq))) }
+
+func (r *redisState) payload(id string) ([]byte, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	return getPayload(r.txn, id)
+}
+
+func (r *redisState) putPayload(id string, p []byte) error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.txn.Set(key(nsPayload, id), encodePayload(p))
+}
+
+func (r *redisState) deletePayload(id string) error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.txn.Delete(key(nsPayload, id))
+}
+
+func (r *redisState) listKey(k []byte) string { return r.s.k("p", hex.EncodeToString(k[len(nsPosting):])) }
+
+// postings reads the lists not written by this mutation in one pipeline.
+func (r *redisState) postings(keys [][]byte) ([]postingList, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	out := make([]postingList, len(keys))
+	pipe := r.s.rdb.Pipeline()
+	cmds := make([]*redis.StringCmd, len(keys))
+	for i, k := range keys {
+		if _, ok := r.strs[r.listKey(k)]; !ok {
+			cmds[i] = pipe.Get(r.ctx, r.listKey(k))
+		}
+	}
+	if _, err := pipe.Exec(r.ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	for i, k := range keys {
+		var b []byte
+		if cmds[i] != nil {
+			var err error
+			if b, err = cmds[i].Bytes(); errors.Is(err, redis.Nil) {
+				continue
+			} else if err != nil {
+				return nil, err
+			}
+		} else if v := r.strs[r.listKey(k)]; v != nil {
+			b = *v
+		} else {
+			continue
+		}
+		var err error
+		if out[i].seqs, out[i].full, err = decodePostings(nil, b); err != nil {
+			return nil, fmt.Errorf("posting list %x: %w", k, err)
+		}
+	}
+	return out, nil
+}
+
+func (r *redisState) putPostings(k []byte, l postingList) error {
+	switch {
+	case l.full:
+		return r.set(r.listKey(k), []byte{postingsFull})
+	case len(l.seqs) == 0:
+		return r.del(r.listKey(k))
+	}
+	return r.set(r.listKey(k), encodePostings(l.seqs))
+}
+
+func (r *redisState) representative(cluster string) (string, error) {
+	b, err := r.get(r.s.k("c", cluster))
+	if err != nil {
+		return "", fmt.Errorf("cluster %q: %w", cluster, err)
+	}
+	return string(b), nil
+}
+
+func (r *redisState) setRepresentative(cluster, id string) error {
+	if err := r.set(r.s.k("c", cluster), []byte(id)); err != nil {
+		return err
+	}
+	n, err := strconv.ParseUint(cluster, 16, 64)
+	if err != nil {
+		return fmt.Errorf("cluster id %q: %w", cluster, err)
+	}
+	if r.zadds == nil {
+		r.zadds = map[string]float64{}
+	}
+	r.zadds[cluster] = float64(n)
+	r.zrems = slices.DeleteFunc(r.zrems, func(c string) bool { return c == cluster })
+	return nil
+}
+
+func (r *redisState) deleteCluster(cluster string) error {
+	if err := r.del(r.s.k("c", cluster)); err != nil {
+		return err
+	}
+	delete(r.zadds, cluster)
+	r.zrems = append(r.zrems, cluster)
+	return nil
+}
+
+func (r *redisState) members(cluster string) ([]string, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	key := r.s.k("m", cluster)
+	ms, err := r.s.rdb.SMembers(r.ctx, key).Result()
+	if err != nil {
+		return nil, err
+	}
+	for m, add := range r.sets[key] {
+		if add && !slices.Contains(ms, m) {
+			ms = append(ms, m)
+		} else if !add {
+			ms = slices.DeleteFunc(ms, func(x string) bool { return x == m })
+		}
+	}
+	slices.Sort(ms)
+	return ms, nil
+}
+
+func (r *redisState) member(cluster, id string, add bool) error {
+	if r.err != nil {
+		return r.err
+	}
+	key := r.s.k("m", cluster)
+	if r.sets[key] == nil {
+		r.sets[key] = map[string]bool{}
+	}
+	r.sets[key][id] = add
+	return nil
+}
+
+func (r *redisState) addMember(cluster, id string) error    { return r.member(cluster, id, true) }
+func (r *redisState) removeMember(cluster, id string) error { return r.member(cluster, id, false) }
+
+// clusters walks the sorted set of cluster ids a page at a time.
+func (r *redisState) clusters(after string, fn func(string) error) error {
+	if r.err != nil {
+		return r.err
+	}
+	min := "-inf"
+	if after != "" {
+		n, err := strconv.ParseUint(after, 16, 64)
+		if err != nil {
+			return fmt.Errorf("cluster id %q: %w", after, err)
+		}
+		min = "(" + strconv.FormatUint(n, 10)
+	}
+	for {
+		ids, err := r.s.rdb.ZRangeArgs(r.ctx, redis.ZRangeArgs{Key: r.s.k("clusters"), ByScore: true,
+			Start: min, Stop: "+inf", Count: 1000}).Result()
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := fn(id); err != nil {
+				return err
+			}
+		}
+		if len(ids) < 1000 {
+			return nil
+		}
+		n, _ := strconv.ParseUint(ids[len(ids)-1], 16, 64)
+		min = "(" + strconv.FormatUint(n, 10)
+	}
+}
+
+func (r *redisState) nextSeq() (uint64, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	n, err := r.s.rdb.Incr(r.ctx, r.s.k("seq")).Uint64()
+	return n, err
+}
+
+func (r *redisState) nextCluster() (uint64, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	return r.s.rdb.Incr(r.ctx, r.s.k("cluster")).Uint64()
+}
+
+func (r *redisState) setPending(seq uint64, ops []Op) error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.txn.Set(seqKey(nsPending, seq), encodePending(ops))
+}
+
+func (r *redisState) local() *badger.Txn { return r.txn }
+
+// Journal entries: an op byte, the key, then the value, member or score.
+const (
+	jSet byte = iota + 1
+	jDel
+	jSAdd
+	jSRem
+	jZAdd
+	jZRem
+)
+
+// journal encodes the mutation's shared writes.
+func (r *redisState) journal() []byte {
+	var b []byte
+	for k, v := range r.strs {
+		if v == nil {
+			b = appendString(append(b, jDel), k)
+		} else {
+			b = appendString(appendString(append(b, jSet), k), string(*v))
+		}
+	}
+	for k, ms := range r.sets {
+		for m, add := range ms {
+			op := jSRem
+			if add {
+				op = jSAdd
+			}
+			b = appendString(appendString(append(b, op), k), m)
+		}
+	}
+	for c, score := range r.zadds {
+		b = appendString(append(b, jZAdd), r.s.k("clusters"))
+		b = binary.BigEndian.AppendUint64(appendString(b, c), uint64(score))
+	}
+	for _, c := range r.zrems {
+		b = appendString(appendString(append(b, jZRem), r.s.k("clusters")), c)
+	}
+	return b
+}
+
+// apply runs a journal's writes in one pipeline.
+func (s *redisStore) apply(ctx context.Context, j []byte) error {
+	pipe := s.rdb.Pipeline()
+	rd := newReader(j)
+	for rd.err == nil && len(rd.s) > 0 {
+		op, k := rd.byte(), rd.string()
+		switch op {
+		case jSet:
+			pipe.Set(ctx, k, rd.string(), 0)
+		case jDel:
+			pipe.Del(ctx, k)
+		case jSAdd:
+			pipe.SAdd(ctx, k, rd.string())
+		case jSRem:
+			pipe.SRem(ctx, k, rd.string())
+		case jZAdd:
+			m := rd.string()
+			pipe.ZAdd(ctx, k, redis.Z{Score: float64(rd.uint64()), Member: m})
+		case jZRem:
+			pipe.ZRem(ctx, k, rd.string())
+		default:
+			rd.fail("journal op")
+		}
+	}
+	if rd.err != nil {
+		return fmt.Errorf("journal: %w", rd.err)
+	}
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
+// commit commits the local writes, then, still holding the lease, writes
+// the journal and applies it (see the package comment above on faults).
+func (r *redisState) commit() error {
+	if r.err != nil {
+		return r.err
+	}
+	if err := r.txn.Commit(); err != nil {
+		return err
+	}
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if err := r.s.renew(r.ctx); err != nil {
+		return err
+	}
+	j := r.journal()
+	if len(j) > 0 {
+		if err := r.s.rdb.Set(r.ctx, r.s.k("journal"), j, 0).Err(); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		if err := r.s.apply(r.ctx, j); err != nil {
+			return err
+		}
+	}
+	if r.owned {
+		return r.s.release(r.ctx)
+	}
+	return nil
+}
+
+func (r *redisState) discard() {
+	if r.txn != nil {
+		r.txn.Discard()
+	}
+	if r.owned && r.err == nil {
+		r.s.mu.Lock()
+		r.s.release(r.ctx)
+		r.s.mu.Unlock()
+	}
+}
