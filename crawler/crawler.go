@@ -13,6 +13,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/bleve-dedup/bleve-dedup/canon"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
@@ -189,7 +190,7 @@ func (c *Crawler) weights() relevance.Signals {
 func (c *Crawler) addSeeds() error {
 	var ch change
 	for _, s := range c.opts.Seeds {
-		u, err := Canonicalize(nil, s, c.opts.StripParams)
+		u, err := canon.URL(nil, s, c.opts.StripParams)
 		if err != nil {
 			return fmt.Errorf("crawler: seed %q: %w", s, err)
 		}
@@ -428,7 +429,7 @@ func (c *Crawler) process(ctx context.Context, it *item) result {
 		return r
 	}
 	base := resp.url
-	if final, err := Canonicalize(nil, resp.url.String(), c.opts.StripParams); err == nil && final != it.URL {
+	if final, err := canon.URL(nil, resp.url.String(), c.opts.StripParams); err == nil && final != it.URL {
 		if !c.markSeen(final) {
 			r.duplicateOf = final
 			return r
@@ -495,7 +496,7 @@ func (c *Crawler) links(text string, base *url.URL, parentRelevance float64) []n
 		if len(f.href) > c.opts.MaxURLLength {
 			continue
 		}
-		u, err := Canonicalize(base, f.href, c.opts.StripParams)
+		u, err := canon.URL(base, f.href, c.opts.StripParams)
 		if err != nil || len(u) > c.opts.MaxURLLength || inPage[u] {
 			continue
 		}
