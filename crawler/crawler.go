@@ -436,11 +436,12 @@ func (c *Crawler) process(ctx context.Context, it *item) result {
 		}
 		r.final = final
 	}
-	text, err := page.Decode(resp.body, resp.contentType)
+	dec, err := page.Decode(resp.body, resp.contentType)
 	if err != nil {
 		r.err = fmt.Errorf("crawler: decode: %w", err)
 		return r
 	}
+	text := dec.Text
 	pageURL := it.URL
 	if r.final != "" {
 		pageURL = r.final

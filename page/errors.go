@@ -13,8 +13,6 @@ var (
 	ErrTooLarge = errors.New("page: document too large")
 	// ErrBinary: the document is not text (it contains NUL bytes).
 	ErrBinary = errors.New("page: binary content")
-	// ErrInvalidUTF8: the document claims UTF-8 but is not valid UTF-8.
-	ErrInvalidUTF8 = errors.New("page: invalid utf-8")
 	// ErrSyntax: a JSONL line is not a JSON object with an id and an html
 	// or text field.
 	ErrSyntax = errors.New("page: syntax error")

@@ -28,7 +28,7 @@ func ExampleRead() {
 
 func ExampleDecode() {
 	gbk := []byte("<meta charset=gb2312><p>\xd6\xd0\xce\xc4</p>")
-	s, err := page.Decode(gbk, "")
-	fmt.Println(s, err)
-	// Output: <meta charset=gb2312><p>中文</p> <nil>
+	d, err := page.Decode(gbk, "")
+	fmt.Println(d.Text, d.Charset, d.Source, err)
+	// Output: <meta charset=gb2312><p>中文</p> gb18030 meta <nil>
 }

@@ -1,8 +1,10 @@
 package page
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -11,11 +13,24 @@ func FuzzDecode(f *testing.F) {
 	for _, b := range fixtures(f) {
 		f.Add(b, "")
 	}
+	real, _ := filepath.Glob(filepath.Join("testdata", "decode", "*.html"))
+	for _, path := range real {
+		if b, err := os.ReadFile(path); err == nil {
+			f.Add(b, "text/html; charset=iso-8859-1")
+		}
+	}
 	f.Add([]byte("<meta charset=gbk>\x81\x30\x81\x30"), "text/html; charset=big5")
+	sources := []string{SourceBOM, SourceHeader, SourceMeta, SourceSniffed, SourceOverridden}
 	f.Fuzz(func(t *testing.T, raw []byte, contentType string) {
-		s, err := Decode(raw, contentType)
-		if err == nil && !utf8.ValidString(s) {
-			t.Errorf("Decode returned invalid UTF-8 %q", s)
+		d, err := Decode(raw, contentType)
+		switch {
+		case err != nil && !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrBinary):
+			t.Errorf("Decode(%q) = %v, want no error but ErrEmpty or ErrBinary", raw, err)
+		case err != nil:
+		case !utf8.ValidString(d.Text):
+			t.Errorf("Decode returned invalid UTF-8 %q", d.Text)
+		case d.Charset == "" || !slices.Contains(sources, d.Source):
+			t.Errorf("Decode(%q) charset %q from %q", raw, d.Charset, d.Source)
 		}
 	})
 }

@@ -125,13 +125,13 @@ func (r *reader) input(path string) bool {
 func (r *reader) file(path, id string, k kind) bool {
 	raw, err := r.readFile(path)
 	if err == nil {
-		var text string
-		if text, err = Decode(raw, ""); err == nil {
-			p := Page{ID: id, Source: path}
+		var d Decoded
+		if d, err = Decode(raw, ""); err == nil {
+			p := Page{ID: id, Source: path, Charset: d.Charset, CharsetSource: d.Source}
 			if k == kindText {
-				p.Text = text
+				p.Text = d.Text
 			} else {
-				p.HTML = text
+				p.HTML = d.Text
 			}
 			return r.emit(p, path, 0)
 		}
@@ -223,7 +223,7 @@ func (r *reader) jsonLine(line []byte, path string, n int) bool {
 		return r.fail(path, n, "", fmt.Errorf("%w: missing id", ErrSyntax))
 	}
 	id := *rec.ID
-	p := Page{ID: id, URL: rec.URL, Title: rec.Title, Source: path + ":" + strconv.Itoa(n)}
+	p := Page{ID: id, URL: rec.URL, Title: rec.Title, Source: path + ":" + strconv.Itoa(n), Charset: "utf-8", CharsetSource: SourceJSONL}
 	var body string
 	switch {
 	case rec.HTML != nil:

@@ -19,7 +19,9 @@ func newExtractCmd() *cobra.Command {
 		Short: "Print the main text the dedup filter sees for each page",
 		Long: `extract reads pages like index does and prints the title and main text that
 the analyzers see: a readable block per page, or with --format jsonl one
-{"id","title","text"} object a line (paragraphs joined by newlines).`,
+{"id","title","text","charset","charset_source"} object a line (paragraphs
+joined by newlines; charset_source is bom, header, meta, sniffed,
+overridden or jsonl).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "jsonl" {
@@ -38,11 +40,13 @@ the analyzers see: a readable block per page, or with --format jsonl one
 					if err == nil {
 						if format == "jsonl" {
 							err = enc.Encode(struct {
-								ID    string `json:"id"`
-								URL   string `json:"url,omitempty"`
-								Title string `json:"title"`
-								Text  string `json:"text"`
-							}{p.ID, p.URL, c.Title, c.Text()})
+								ID            string `json:"id"`
+								URL           string `json:"url,omitempty"`
+								Title         string `json:"title"`
+								Text          string `json:"text"`
+								Charset       string `json:"charset"`
+								CharsetSource string `json:"charset_source"`
+							}{p.ID, p.URL, c.Title, c.Text(), p.Charset, p.CharsetSource})
 							if err != nil {
 								return err // the output is gone; stop
 							}
