@@ -2,6 +2,7 @@ package page
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -18,12 +19,26 @@ var (
 	ErrSyntax = errors.New("page: syntax error")
 	// ErrDuplicateID: an id was already yielded; the later document is skipped.
 	ErrDuplicateID = errors.New("page: duplicate id")
+	// ErrCorrupt: a WARC record cannot be read whole (truncated, a broken
+	// gzip member or header, a block shorter than its Content-Length);
+	// reading goes on at the next record.
+	ErrCorrupt = errors.New("page: corrupt record")
+	// ErrSkipped: a WARC record holds no page to index. ErrNotHTML and
+	// ErrHTTPStatus wrap it, so a caller can count skips apart from
+	// failures, and each reason apart.
+	ErrSkipped = errors.New("page: skipped")
+	// ErrNotHTML: the record's content type is not HTML.
+	ErrNotHTML = fmt.Errorf("%w: not html", ErrSkipped)
+	// ErrHTTPStatus: the archived response's status is not 2xx.
+	ErrHTTPStatus = fmt.Errorf("%w: http status", ErrSkipped)
 )
 
 // Error reports a problem with one document or one input.
 type Error struct {
 	Source string // file path
-	Line   int    // 1-based JSONL line; 0 for whole files
+	Line   int    // 1-based JSONL line; 0 for other inputs
+	Record int    // 1-based WARC record number; 0 for other inputs
+	Offset int64  // byte offset of the WARC record in the file as stored (compressed for .warc.gz)
 	ID     string // document id when known
 	Err    error  // wraps a sentinel, or an I/O error
 }
@@ -32,6 +47,9 @@ func (e *Error) Error() string {
 	s := e.Source
 	if e.Line > 0 {
 		s += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Record > 0 {
+		s += ": record " + strconv.Itoa(e.Record) + " at byte " + strconv.FormatInt(e.Offset, 10)
 	}
 	if e.ID != "" {
 		s += " (" + e.ID + ")"

@@ -1,6 +1,7 @@
 package page
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -57,6 +58,43 @@ func FuzzReadJSONL(f *testing.F) {
 				t.Errorf("bad page %+v", p)
 			}
 			seen[p.ID] = true
+		}
+	})
+}
+
+func FuzzReadWARC(f *testing.F) {
+	recs := testRecords(f)
+	for _, r := range recs {
+		f.Add(r)
+		f.Add(gzipMember(f, r))
+	}
+	f.Add(bytes.Join(recs[:4], nil))
+	f.Add(append(gzipMember(f, recs[2]), gzipMember(f, recs[3])[:40]...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		name := "f.warc"
+		if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+			name = "f.warc.gz"
+		}
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var last int64 = -1
+		for p, err := range Read([]string{path}, Options{MaxBytes: 1 << 16}) {
+			if err != nil {
+				var pe *Error
+				if !errors.As(err, &pe) {
+					t.Fatalf("error %v is %T, want *Error", err, err)
+				}
+				if pe.Record > 0 && pe.Offset <= last {
+					t.Fatalf("record offsets do not increase: %d after %d", pe.Offset, last)
+				}
+				last = max(last, pe.Offset)
+				continue
+			}
+			if p.ID == "" || p.HTML == "" || !utf8.ValidString(p.HTML) {
+				t.Errorf("bad page %+v", p)
+			}
 		}
 	})
 }
