@@ -378,9 +378,12 @@ func plausibility(name, text string) int {
 				score--
 			}
 		case r >= 0x3040 && r <= 0x30FF: // hiragana, katakana
-			if name == "shift_jis" || name == "utf-8" {
+			switch name {
+			case "shift_jis", "utf-8":
 				score += 2
-			} else {
+			case "gb18030": // GBK has kana, and Big5's common characters read as kana in it
+				score++
+			default:
 				score -= 2
 			}
 		case r >= 0xAC00 && r <= 0xD7A3: // Hangul syllables

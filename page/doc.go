@@ -37,8 +37,8 @@
 // and Page.CharsetSource say what was used and why (bom, header, meta,
 // sniffed when there was no label, overridden when the bytes disagreed with
 // every label). On a development set built to lie (internal/cmd/mislabel),
-// 1,933 of 1,935 pages decode to the same text as with the right label; the
-// two others hold mostly text their encoding cannot represent.
+// 1,934 of 1,935 pages decode to the same text as with the right label; the
+// other holds mostly text its encoding cannot represent.
 //
 // The html field of a JSONL record is already text and is never decoded
 // again, whatever its <meta> says (CharsetSource "jsonl").

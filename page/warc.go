@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httputil"
+	"net/textproto"
 	"net/url"
 	"os"
 	"slices"
@@ -45,7 +46,7 @@ func (r *reader) warc(path string) bool {
 		if err != nil {
 			return r.fail(Error{Source: path}, "", err)
 		}
-		next, cont := r.records(wf, path, &n, resync)
+		next, cont := r.records(wf, f, path, &n, resync)
 		wf.Close()
 		if !cont || next < 0 {
 			return cont
@@ -60,7 +61,7 @@ type noClose struct{ io.ReadSeeker }
 // the end of the file (next < 0) or a record that cannot be read (next is
 // one byte past its start). With resync, the reader starts inside a
 // damaged stretch: failures before the first good record are not reported.
-func (r *reader) records(wf *gowarc.WarcFileReader, path string, n *int, resync bool) (next int64, cont bool) {
+func (r *reader) records(wf *gowarc.WarcFileReader, f io.ReaderAt, path string, n *int, resync bool) (next int64, cont bool) {
 	for {
 		rec, err := wf.Next()
 		if err == nil {
@@ -80,7 +81,7 @@ func (r *reader) records(wf *gowarc.WarcFileReader, path string, n *int, resync 
 		}
 		resync = false
 		*n++
-		cont := r.record(rec.WarcRecord, rec.Validation, Error{Source: path, Record: *n, Offset: rec.Offset})
+		cont := r.record(rec.WarcRecord, f, Error{Source: path, Record: *n, Offset: rec.Offset})
 		rec.Close()
 		if !cont {
 			return -1, false
@@ -103,30 +104,46 @@ func truncated(validation []error) error {
 	return nil
 }
 
-// targetFinding returns gowarc's finding about WARC-Target-URI.
-func targetFinding(validation []error) error {
-	for _, v := range validation {
-		var he *gowarc.HeaderFieldError
-		if errors.As(v, &he) && he.FieldName == gowarc.WarcTargetURI {
-			return v
+// rawTarget reads the WARC-Target-URI of the record at off from the file
+// itself, without its angle brackets: gowarc blanks a value it cannot
+// parse, and wget writes "<uri>", the form of the WARC/1.0 grammar
+// (corrected in WARC/1.1). Only the record's header is read (and
+// decompressed).
+func rawTarget(f io.ReaderAt, off int64) (string, error) {
+	var src io.Reader = io.NewSectionReader(f, off, 1<<62)
+	var magic [2]byte
+	if _, err := f.ReadAt(magic[:], off); err == nil && magic == [2]byte{0x1f, 0x8b} {
+		z, err := gzip.NewReader(src)
+		if err != nil {
+			return "", err
 		}
+		src = z
 	}
-	return errors.New("missing")
+	tp := textproto.NewReader(bufio.NewReader(io.LimitReader(src, 64<<10)))
+	if _, err := tp.ReadLine(); err != nil { // WARC/1.0
+		return "", err
+	}
+	h, err := tp.ReadMIMEHeader()
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(h.Get(gowarc.WarcTargetURI)), "<"), ">"), nil
 }
 
 // record yields the page of one response or resource record. Records of
 // other types (warcinfo, request, metadata, revisit, ...) and records of
 // URIs that are not http(s) (dns:, metadata:) are not pages and are passed
 // over silently.
-func (r *reader) record(rec gowarc.WarcRecord, validation []error, at Error) bool {
+func (r *reader) record(rec gowarc.WarcRecord, f io.ReaderAt, at Error) bool {
 	if rec.Type() != gowarc.Response && rec.Type() != gowarc.Resource {
 		return true
 	}
 	target := rec.WarcHeader().Get(gowarc.WarcTargetURI)
 	if target == "" {
-		// gowarc blanks a value it cannot parse, such as the "<uri>" form
-		// of the WARC/1.0 grammar; its finding says which.
-		return r.fail(at, "", fmt.Errorf("%w: no usable WARC-Target-URI: %w", ErrCorrupt, targetFinding(validation)))
+		var err error
+		if target, err = rawTarget(f, at.Offset); err != nil {
+			return r.fail(at, "", fmt.Errorf("%w: WARC-Target-URI: %w", ErrCorrupt, err))
+		}
 	}
 	if u, err := url.Parse(target); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return true

@@ -65,7 +65,7 @@ func testRecords(tb testing.TB) [][]byte {
 			httpResponse("200 OK", "Content-Type: text/html; charset=gbk\r\n", gbkBody)),
 		warcRecord("1.0", "response", "http://example.com/missing", map[string]string{"Content-Type": http},
 			httpResponse("404 Not Found", "Content-Type: text/html\r\n", "<p>gone</p>")),
-		// The WARC/1.0 grammar's "<uri>" form, which gowarc cannot parse.
+		// The "<uri>" form of the WARC/1.0 grammar, as wget writes it.
 		warcRecord("1.0", "response", "<http://example.com/bracketed>", map[string]string{"Content-Type": http},
 			httpResponse("200 OK", "Content-Type: text/html\r\n", "<p>bracketed</p>")),
 		warcRecord("1.1", "response", "http://example.com/logo.png", map[string]string{"Content-Type": http},
