@@ -1,12 +1,46 @@
-// Package page reads web pages from directories and JSONL files and decodes
-// their bytes to UTF-8.
+// Package page reads web pages from directories, JSONL files and WARC
+// archives and decodes their bytes to UTF-8.
 //
 // [Read] walks its inputs and yields one [Page] per document, in a
 // deterministic order: a directory is walked in lexical order, a JSONL file in
-// line order, inputs in the order given. A problem with one document (empty,
-// too large, binary, broken JSON line, duplicate id) is yielded as a [*Error]
+// line order, a WARC file in record order, inputs in the order given. A
+// problem with one document (empty, too large, binary, broken JSON line,
+// duplicate id, corrupt or skipped WARC record) is yielded as a [*Error]
 // wrapping one of the sentinel errors, and iteration goes on, so a caller can
 // count or log failures and keep indexing.
+//
+// # Ids
+//
+// A file of a directory is named by its path under the directory without
+// the extensions that gave its kind away ("site/a.html.gz" is "site/a"), a
+// single file by its base name likewise, a JSONL record by its id field, and a
+// WARC record by the canonical form of its WARC-Target-URI (canon.URL), so
+// that "http://Example.com/a/index.html?utm_source=x" and
+// "http://example.com/a/" are one document; the later one is reported as
+// ErrDuplicateID. Page.URL keeps the URI as archived.
+//
+// # WARC
+//
+// .warc and .warc.gz files (WARC/1.0 and 1.1, one gzip member per record,
+// as Heritrix, wget and Common Crawl write them) are read with
+// github.com/nlnwa/gowarc, streaming: memory does not grow with the file
+// (a record's block is buffered up to 1 MiB in memory, beyond that in a
+// temporary file). Response records of http(s) URIs yield their HTTP
+// payload (chunked transfer and gzip or deflate content encodings undone),
+// resource records their block. A response whose status is not 2xx is
+// reported as ErrHTTPStatus, content that is not HTML (by Content-Type, or
+// sniffed when there is none) as ErrNotHTML; both wrap ErrSkipped, so a
+// caller can count skips apart from failures. Other records (warcinfo,
+// request, metadata, revisit) and other URIs (dns:, metadata:) are not
+// pages and pass silently. The HTTP Content-Type charset is given to
+// [Decode] as the header label. A record that cannot be read whole (a cut
+// or garbled gzip member, a block shorter than its Content-Length, a block
+// digest mismatch, a broken header) is reported as ErrCorrupt with its
+// record number and byte offset (in the file as stored), and reading
+// starts again one byte after that record's start, scanning for the next
+// record; a damaged stretch is reported once. wget's "<uri>" form of
+// WARC-Target-URI (the WARC/1.0 grammar's), which gowarc does not parse, is
+// read from the record's header.
 //
 // # Charsets
 //

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/nlnwa/gowarc/v3"
 	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"github.com/bleve-dedup/bleve-dedup/internal/golden"
@@ -180,5 +182,56 @@ func TestReadWARCCorrupt(t *testing.T) {
 		if fmt.Sprint(ids) != fmt.Sprint(tt.want) || fmt.Sprint(offs) != fmt.Sprint(tt.offset) {
 			t.Errorf("%s: read %v, corrupt at %v; want %v, corrupt at %v", tt.name, ids, offs, tt.want, tt.offset)
 		}
+	}
+}
+
+// TestReadWARCOtherWriters reads archives written by other tools: GNU Wget
+// 1.21 (testdata/wget.warc.gz, a loopback site of a home page, a UTF-8
+// page linked twice, a GBK page under "UTF-8" and "gbk" metas, an image and
+// a missing page) and gowarc's own writer.
+func TestReadWARCOtherWriters(t *testing.T) {
+	golden.Check(t, "wget.warc.gz.golden", describe(t, []string{filepath.Join("testdata", "wget.warc.gz")}, DefaultOptions()))
+
+	dir := t.TempDir()
+	w := gowarc.NewWarcFileWriter(gowarc.WithCompression(true),
+		gowarc.WithFileNameGenerator(&gowarc.PatternNameGenerator{Directory: dir, Pattern: "gowarc.warc"}))
+	gbk := mustEncode(t, simplifiedchinese.GBK, "<p>"+zhSimplified+"</p>")
+	for _, rec := range []struct {
+		typ        gowarc.RecordType
+		uri, ctype string
+		block      string
+	}{
+		{gowarc.Response, "http://example.com/a?utm_medium=x", "application/http;msgtype=response",
+			fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=gb2312\r\nContent-Length: %d\r\n\r\n%s", len(gbk), gbk)},
+		{gowarc.Resource, "http://example.com/b/default.aspx", "text/html", "<p>a resource</p>"},
+	} {
+		rb := gowarc.NewRecordBuilder(rec.typ, gowarc.WithAddMissingDigest(true), gowarc.WithFixContentLength(true))
+		rb.WriteString(rec.block)
+		rb.AddWarcHeader(gowarc.WarcTargetURI, rec.uri)
+		rb.AddWarcHeader(gowarc.ContentType, rec.ctype)
+		rb.AddWarcHeaderTime(gowarc.WarcDate, time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC))
+		r, _, err := rb.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, resp := range w.Write(r) {
+			if resp.Err != nil {
+				t.Fatal(resp.Err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for p, err := range Read([]string{filepath.Join(dir, "gowarc.warc.gz")}, DefaultOptions()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p.ID+" "+p.Charset+"/"+p.CharsetSource+" "+strings.TrimSpace(p.HTML))
+	}
+	want := []string{"http://example.com/a gb18030/header <p>" + zhSimplified + "</p>", "http://example.com/b/ utf-8/sniffed <p>a resource</p>"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("gowarc's archive read as\n%q\nwant\n%q", got, want)
 	}
 }

@@ -24,8 +24,9 @@ func newIndexCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "index --index DIR [--policy suppress|mark|replace] INPUT...",
 		Short: "Index pages into bleve, keeping near-duplicates out",
-		Long: `index reads pages from directories (.html, .htm, .txt, optionally .gz) and
-JSONL files ({"id","url"?,"title"?,"html"|"text"} a line), extracts their main
+		Long: `index reads pages from directories (.html, .htm, .txt, optionally .gz),
+JSONL files ({"id","url"?,"title"?,"html"|"text"} a line) and WARC archives
+(.warc, .warc.gz; a page's id is its canonical URL), extracts their main
 text and indexes them into the bleve index in DIR (created when absent) through
 the near-duplicate filter. Unreadable pages are reported on stderr and
 counted; the run goes on. SIGINT stops it cleanly, keeping what was indexed.`,
