@@ -372,7 +372,7 @@ func plausibility(name, text string) int {
 		case isBad(r):
 			score -= 10
 		case unicode.Is(unicode.Han, r):
-			if strings.ContainsRune(commonHan, r) {
+			if inSet(commonHanSet, r) {
 				score += 4
 			} else {
 				score--
@@ -390,7 +390,7 @@ func plausibility(name, text string) int {
 			switch {
 			case name != "euc-kr" && name != "utf-8":
 				score -= 2
-			case strings.ContainsRune(commonHangul, r):
+			case inSet(commonHangulSet, r):
 				score += 4
 			default:
 				score--
@@ -434,6 +434,26 @@ func isLatin(r rune) bool {
 // the wrong legacy encoding produces valid but rare characters, so their
 // share tells the right decoder apart.
 const commonHan = "的一是不了在人有我他这這中大来來上国國个個到说說们們为為子和你地出道也时時年得就那要下以生会會自着著去之过過家学學对對可里裡后後小么麼心多天而能好都然没沒日于於起还還发發成事只作当當想看文无無开開手十用主行方又如前所本见見经經头頭面公同三已老从從动動两兩长長与與业業新分市产產现現部高第加法机機全定政二进進实實此关關民将將工因理期位报報等重美間间体體外者被电電月最"
+
+// commonHanSet and commonHangulSet hold the runes of commonHan and
+// commonHangul: the lookup is the scoring's hot path on CJK pages.
+var (
+	commonHanSet    = runeSet(commonHan)
+	commonHangulSet = runeSet(commonHangul)
+)
+
+func runeSet(s string) map[rune]struct{} {
+	m := make(map[rune]struct{})
+	for _, r := range s {
+		m[r] = struct{}{}
+	}
+	return m
+}
+
+func inSet(m map[rune]struct{}, r rune) bool {
+	_, ok := m[r]
+	return ok
+}
 
 // commonHangul holds very frequent Korean syllables.
 const commonHangul = "이다의는에하고을가한지기로서사도를있은리자수인적대어시일나해정주거보아위부구제소내요만게우전관장조것들면상성여국라"
