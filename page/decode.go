@@ -155,12 +155,12 @@ func decode(raw []byte, contentType string) (Decoded, error) {
 		}
 		if _, single := l.enc.(*charmap.Charmap); single && !ascii {
 			// A single-byte charset decodes any bytes without errors, and
-			// servers send iso-8859-1 by default: keep it only if no other
-			// candidate reads the bytes better.
+			// servers send iso-8859-1 by default: keep it unless a
+			// multi-byte candidate reads the bytes better.
 			if det == nil {
 				det = detect(raw)
 			}
-			if det.best.name != l.name && det.score[det.best.name] > det.score[l.name] {
+			if det.beats(l, raw) {
 				continue
 			}
 		}
@@ -304,6 +304,23 @@ func detect(raw []byte) *detection {
 		}
 	}
 	return d
+}
+
+// beats reports whether the best candidate is a multi-byte encoding that
+// reads raw as real text and better than the single-byte label l does.
+// Single-byte candidates never displace a single-byte label: Windows-1252
+// is no better a guess than the windows-1251 a Russian page declares.
+func (d *detection) beats(l label, raw []byte) bool {
+	best := d.score[d.best.name]
+	if _, single := d.best.enc.(*charmap.Charmap); single || best <= 0 {
+		return false
+	}
+	s, ok := d.score[l.name]
+	if !ok {
+		text, _, _ := decodeCount(l.enc, window(raw))
+		s = plausibility(l.name, text)
+	}
+	return best > s
 }
 
 // window returns the parts of raw that detection scores: the pieces

@@ -51,6 +51,8 @@ func TestDecode(t *testing.T) {
 		{"valid utf8 beats header", "text/html; charset=gbk", []byte("<p>" + zhSimplified), zhSimplified, "utf-8", SourceOverridden, nil},
 		{"stray byte in utf8", "", []byte("<meta charset=utf-8><p>" + strings.Repeat(zhSimplified, 4) + "\xff"), zhSimplified + "\uFFFD", "utf-8", SourceMeta, nil},
 		{"declared utf8, windows-1252", "", []byte("<meta charset=utf-8>caf\xe9"), "café", "windows-1252", SourceOverridden, nil},
+		{"cyrillic label kept", "text/html; charset=windows-1251", mustEncode(t, charmap.Windows1251, "<p>Москва — столица России, крупнейший по численности населения город страны."), "Москва", "windows-1251", SourceHeader, nil},
+		{"latin1 header over gbk", "text/html; charset=iso-8859-1", gbk, zhSimplified, "gb18030", SourceOverridden, nil},
 		{"unknown label", "", append([]byte("<meta charset=klingon>"), gbk...), zhSimplified, "gb18030", SourceSniffed, nil},
 		{"binary", "", []byte("ab\x00cd"), "", "", "", ErrBinary},
 		{"empty", "", []byte(" \r\n"), "", "", "", ErrEmpty},

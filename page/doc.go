@@ -58,7 +58,8 @@
 //     non-ASCII characters into errors (replacement, private-use or C1
 //     control characters) is used; a single-byte label (iso-8859-1,
 //     windows-125x, ...) decodes anything without errors, so it is kept
-//     only if no detection candidate reads the bytes better.
+//     unless a multi-byte detection candidate reads the bytes as real text
+//     and better (a GBK page behind a server's default iso-8859-1).
 //   - Otherwise the charset is detected: UTF-8, GB18030, Big5, Shift_JIS,
 //     EUC-KR and Windows-1252 each decode the non-ASCII parts of the page
 //     (64 KiB at most), and the one whose text reads most like real
