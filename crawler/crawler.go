@@ -13,6 +13,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/bleve-dedup/bleve-dedup/canon"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
@@ -189,7 +190,7 @@ func (c *Crawler) weights() relevance.Signals {
 func (c *Crawler) addSeeds() error {
 	var ch change
 	for _, s := range c.opts.Seeds {
-		u, err := Canonicalize(nil, s, c.opts.StripParams)
+		u, err := canon.URL(nil, s, c.opts.StripParams)
 		if err != nil {
 			return fmt.Errorf("crawler: seed %q: %w", s, err)
 		}
@@ -420,7 +421,7 @@ func (c *Crawler) process(ctx context.Context, it *item) result {
 		r.err = err
 		return r
 	}
-	if final, err := Canonicalize(nil, resp.url.String(), c.opts.StripParams); err == nil && final != it.URL {
+	if final, err := canon.URL(nil, resp.url.String(), c.opts.StripParams); err == nil && final != it.URL {
 		if !c.markSeen(final) {
 			r.duplicateOf = final
 			return r
@@ -471,15 +472,15 @@ func (c *Crawler) checkRobots(ctx context.Context, r *result) bool {
 // main content is not an error (it is scored as empty and its links
 // followed).
 func (c *Crawler) read(resp response, pageURL string) (string, extract.Content, error) {
-	text, err := page.Decode(resp.body, resp.contentType)
+	dec, err := page.Decode(resp.body, resp.contentType)
 	if err != nil {
 		return "", extract.Content{}, fmt.Errorf("crawler: decode: %w", err)
 	}
-	content, err := extract.HTML(text, pageURL)
+	content, err := extract.HTML(dec.Text, pageURL)
 	if err != nil && !errors.Is(err, extract.ErrNoContent) {
 		return "", extract.Content{}, err
 	}
-	return text, content, nil
+	return dec.Text, content, nil
 }
 
 // index drops an exact copy of a page already fetched and indexes a
@@ -527,7 +528,7 @@ func (c *Crawler) links(text string, base *url.URL, parentRelevance float64) []n
 		if len(f.href) > c.opts.MaxURLLength {
 			continue
 		}
-		u, err := Canonicalize(base, f.href, c.opts.StripParams)
+		u, err := canon.URL(base, f.href, c.opts.StripParams)
 		if err != nil || len(u) > c.opts.MaxURLLength || inPage[u] {
 			continue
 		}

@@ -42,9 +42,10 @@
 //
 // # URLs
 //
-// Every link is canonicalised (Canonicalize) before the seen-set check
+// Every link is canonicalised (canon.URL) before the seen-set check
 // and used as the document id, so "HTTP://Host:80/a?b=2&a=1&utm_source=x#f"
-// and "http://host/a?a=1&b=2" are fetched once.
+// and "http://host/a?a=1&b=2", or "/a/index.html" and "/a/", are fetched
+// once.
 //
 // # State and resumption
 //

@@ -1,6 +1,10 @@
 package crawler
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/bleve-dedup/bleve-dedup/canon"
+)
 
 // Sentinel errors; test with errors.Is. The per-page ones appear in
 // Record.Error and are counted, they do not stop a crawl.
@@ -8,8 +12,9 @@ var (
 	// ErrInvalidOptions reports an Options field out of range.
 	ErrInvalidOptions = errors.New("invalid options")
 	// ErrBadURL reports a URL that cannot be crawled (unparsable, not
-	// http(s), no host).
-	ErrBadURL = errors.New("bad url")
+	// http(s), no host). It is canon.ErrBadURL, which canonicalisation
+	// returns.
+	ErrBadURL = canon.ErrBadURL
 	// ErrNotHTML reports a response whose Content-Type is not HTML.
 	ErrNotHTML = errors.New("not html")
 	// ErrTooLarge reports a response larger than Options.MaxBytes.

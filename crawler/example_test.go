@@ -54,9 +54,3 @@ func Example() {
 	// /tea     status 200 relevant false
 	// fetched 3, relevant 1, harvest rate 0.33, err <nil>
 }
-
-func ExampleCanonicalize() {
-	u, _ := crawler.Canonicalize(nil, "HTTP://Example.COM:80/a/./b/?z=1&utm_source=news&a=2#part", nil)
-	fmt.Println(u)
-	// Output: http://example.com/a/b/?a=2&z=1
-}

@@ -105,7 +105,7 @@ type Options struct {
 	LinkScorer *relevance.LinkScorer
 
 	// StripParams are the query parameters dropped by canonicalisation.
-	// Default DefaultStripParams.
+	// Default canon.DefaultStripParams.
 	StripParams []string
 
 	// Bounds for hostile servers and pages.

@@ -75,10 +75,11 @@ func loadZH(tb testing.TB) []sample {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		doc, err := page.Decode(raw, "")
+		d, err := page.Decode(raw, "")
 		if err != nil {
 			tb.Fatalf("%s: %v", name, err)
 		}
+		doc := d.Text
 		uuid := strings.TrimSuffix(filepath.Base(name), ".html")
 		gold, err := os.ReadFile(filepath.Join(dir, "cleaned", uuid+".txt"))
 		if err != nil {

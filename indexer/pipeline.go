@@ -55,7 +55,13 @@ type Stats struct {
 	// Unchanged are documents skipped because the index holds them with
 	// the same content already (a run resumed after a crash or a stop).
 	Unchanged int
-	Elapsed   time.Duration // since the run started
+	// Updated are pages that replaced the stored version of a document:
+	// the same id, or the same canonical URL, with other content.
+	Updated int
+	// NotHTML and BadStatus are archive records that hold no page to
+	// index (page.ErrNotHTML, page.ErrHTTPStatus): skipped, not errors.
+	NotHTML, BadStatus int
+	Elapsed            time.Duration // since the run started
 }
 
 // DocsPerSecond is the rate of documents read.
@@ -154,10 +160,18 @@ func read(ctx context.Context, pages iter.Seq2[page.Page, error], jobs, order ch
 }
 
 // stagePage extracts p and stages it; a failure is carried in err. A page
-// the store holds with the same content hash is not extracted again.
+// whose canonical URL the index holds under another id is a new version of
+// that document, and takes its id (the feature-string paper's cheapest
+// test, same URL). A page the store holds with the same content hash is
+// not extracted again.
 func (ix *Index) stagePage(p page.Page) staged {
+	if id := ix.urlOwner(p.URL); id != "" {
+		p.ID = id
+	}
 	h := pageHash(p)
-	if e, err := ix.filter.Meta(p.ID); err == nil && e.Hash == h {
+	e, err := ix.filter.Meta(p.ID)
+	known := err == nil
+	if known && e.Hash == h {
 		return staged{doc: dedupfilter.Doc{ID: p.ID}, unchanged: true}
 	}
 	d, err := FromPage(p)
@@ -166,15 +180,19 @@ func (ix *Index) stagePage(p page.Page) staged {
 		d.Hash = h
 		s, err = ix.stage(d)
 	}
-	s.err = err
+	s.err, s.update = err, known
 	return s
 }
 
 // pageHash identifies a page's content as read (before extraction): its
-// URL, title and HTML or text.
+// canonical URL (the URL when it has none), title and HTML or text.
 func pageHash(p page.Page) uint64 {
+	u := p.URL
+	if k := urlKey(p.URL); k != nil {
+		u = string(k)
+	}
 	h := xxhash.New()
-	for _, s := range []string{p.URL, p.Title, p.HTML, p.Text} {
+	for _, s := range []string{u, p.Title, p.HTML, p.Text} {
 		h.WriteString(s)
 		h.Write([]byte{0})
 	}
@@ -186,10 +204,18 @@ func pageHash(p page.Page) uint64 {
 func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOptions, start time.Time) (Stats, error) {
 	var st Stats
 	batch := make([]staged, 0, o.BatchSize)
+	// Pages of one canonical URL in one batch: the store does not know
+	// the earlier ones yet when the later ones are staged.
+	type version struct {
+		id   string
+		hash uint64
+	}
+	urls := map[string]version{}
 	flush := func() error {
 		decs, err := ix.commit(batch)
 		st.count(decs)
 		batch = batch[:0]
+		clear(urls)
 		st.Elapsed = time.Since(start)
 		if o.Progress != nil {
 			o.Progress(st)
@@ -202,9 +228,29 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 			break
 		}
 		st.Read++
-		if s.unchanged {
+		switch {
+		case s.unchanged:
 			st.Unchanged++
 			continue
+		case errors.Is(s.err, page.ErrNotHTML):
+			st.NotHTML++
+			continue
+		case errors.Is(s.err, page.ErrHTTPStatus):
+			st.BadStatus++
+			continue
+		}
+		if k := string(urlKey(s.doc.URL)); s.err == nil && k != "" {
+			if v, ok := urls[k]; ok {
+				if v.hash == s.doc.Hash {
+					st.Unchanged++
+					continue
+				}
+				s.doc.ID, s.update = v.id, true
+			}
+			urls[k] = version{s.doc.ID, s.doc.Hash}
+		}
+		if s.err == nil && s.update {
+			st.Updated++
 		}
 		if s.err != nil {
 			st.Errors++

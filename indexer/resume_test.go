@@ -132,3 +132,45 @@ func TestKillResume(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalURLUpdates: a page whose canonical URL the index holds is a
+// new version of that document, whatever its id; an unchanged one is
+// skipped.
+func TestCanonicalURLUpdates(t *testing.T) {
+	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	text := func(s string) string {
+		return s + " The city library opened its rooftop to six beehives this spring, and the first honey was sold at the fair.\n\n" +
+			"Volunteers check the hives every week, and the readers below mostly ignore the bees."
+	}
+	in := []page.Page{
+		{ID: "a", URL: "https://example.com/news/bees.html", Text: text("First.")},
+		{ID: "b", URL: "https://Example.com/news/bees.html?utm_source=feed#top", Text: text("Corrected.")},
+		{ID: "c", URL: "https://example.com:443/news/bees.html", Text: text("Corrected.")},
+	}
+	seq := func(yield func(page.Page, error) bool) {
+		for _, p := range in {
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}
+	st, err := ix.IndexPages(context.Background(), seq, indexer.DefaultRunOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Read != 3 || st.Updated != 1 || st.Unchanged != 1 {
+		t.Errorf("stats %+v, want 3 read, 1 updated, 1 unchanged", st)
+	}
+	n, err := ix.Bleve().DocCount()
+	if err != nil || n != 1 {
+		t.Errorf("bleve holds %d documents (%v), want 1", n, err)
+	}
+	e, err := ix.Filter().Doc("a")
+	if err != nil || !strings.Contains(string(e.Payload), "Corrected.") {
+		t.Errorf("document a = %s, %v; want the corrected version", e.Payload, err)
+	}
+}

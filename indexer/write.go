@@ -74,8 +74,8 @@ type staged struct {
 	fp    *dedupfilter.Prepared
 	err   error
 	// unchanged: the store holds the document with the same content hash
-	// already (IndexPages skips it).
-	unchanged bool
+	// already (IndexPages skips it); update: it holds another version.
+	unchanged, update bool
 }
 
 func (ix *Index) stage(d Document) (staged, error) {
@@ -203,7 +203,12 @@ func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Dec
 		var dec dedupfilter.Decision
 		err := d.err
 		if err == nil {
-			dec, err = ix.filter.AddPreparedWith(d.fp, dedupfilter.AddOptions{Also: d.plan.Apply})
+			dec, err = ix.filter.AddPreparedWith(d.fp, dedupfilter.AddOptions{Also: func(txn *badger.Txn) error {
+				if err := d.plan.Apply(txn); err != nil {
+					return err
+				}
+				return setURLOwner(txn, d.doc.URL, d.doc.ID)
+			}})
 		}
 		if err != nil {
 			return decs, ops, fmt.Errorf("indexer: %s: %w", d.doc.ID, err)
@@ -435,8 +440,14 @@ func (ix *Index) Delete(id string) error {
 	if ix.readOnly {
 		return fmt.Errorf("indexer: delete %s: %w", id, ErrReadOnly)
 	}
+	e, _ := ix.filter.Meta(id)
 	res, err := ix.filter.Delete(id)
 	if err != nil {
+		return fmt.Errorf("indexer: delete %s: %w", id, err)
+	}
+	// A crash before this leaves the URL naming a deleted document, which
+	// a later page of that URL simply takes over.
+	if err := ix.store.Update(func(txn *badger.Txn) error { return clearURLOwner(txn, e.URL, id) }); err != nil {
 		return fmt.Errorf("indexer: delete %s: %w", id, err)
 	}
 	return ix.apply(res.Ops, nil)

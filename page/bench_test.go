@@ -25,3 +25,28 @@ func BenchmarkReadJSONL(b *testing.B) {
 	}
 	b.ReportMetric(float64(pages)/b.Elapsed().Seconds(), "pages/s")
 }
+
+// BenchmarkDecode decodes the real-byte fixtures: labelled, mislabelled and
+// unlabelled pages, so detection's cost shows against a trusted label's.
+func BenchmarkDecode(b *testing.B) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "decode", "*.html"))
+	var raws [][]byte
+	size := 0
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		raws = append(raws, raw)
+		size += len(raw)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, raw := range raws {
+			if _, err := Decode(raw, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

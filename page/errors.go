@@ -2,38 +2,52 @@ package page
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 )
 
 // Sentinel errors wrapped by [*Error]; test them with errors.Is.
 var (
 	// ErrEmpty: the document has no content (or only white space).
-	ErrEmpty = errors.New("page: empty document")
+	ErrEmpty = errors.New("empty document")
 	// ErrTooLarge: the document exceeds Options.MaxBytes.
-	ErrTooLarge = errors.New("page: document too large")
+	ErrTooLarge = errors.New("document too large")
 	// ErrBinary: the document is not text (it contains NUL bytes).
-	ErrBinary = errors.New("page: binary content")
-	// ErrInvalidUTF8: the document claims UTF-8 but is not valid UTF-8.
-	ErrInvalidUTF8 = errors.New("page: invalid utf-8")
+	ErrBinary = errors.New("binary content")
 	// ErrSyntax: a JSONL line is not a JSON object with an id and an html
 	// or text field.
-	ErrSyntax = errors.New("page: syntax error")
-	// ErrDuplicateID: an id was already yielded; the later document is skipped.
-	ErrDuplicateID = errors.New("page: duplicate id")
+	ErrSyntax = errors.New("syntax error")
+	// ErrCorrupt: a WARC record cannot be read whole (truncated, a broken
+	// gzip member or header, a block shorter than its Content-Length);
+	// reading goes on at the next record.
+	ErrCorrupt = errors.New("corrupt record")
+	// ErrSkipped: a WARC record holds no page to index. ErrNotHTML and
+	// ErrHTTPStatus wrap it, so a caller can count skips apart from
+	// failures, and each reason apart.
+	ErrSkipped = errors.New("skipped")
+	// ErrNotHTML: the record's content type is not HTML.
+	ErrNotHTML = fmt.Errorf("not html: %w", ErrSkipped)
+	// ErrHTTPStatus: the archived response's status is not 2xx.
+	ErrHTTPStatus = fmt.Errorf("http status: %w", ErrSkipped)
 )
 
 // Error reports a problem with one document or one input.
 type Error struct {
 	Source string // file path
-	Line   int    // 1-based JSONL line; 0 for whole files
+	Line   int    // 1-based JSONL line; 0 for other inputs
+	Record int    // 1-based WARC record number; 0 for other inputs
+	Offset int64  // byte offset of the WARC record in the file as stored (compressed for .warc.gz)
 	ID     string // document id when known
 	Err    error  // wraps a sentinel, or an I/O error
 }
 
 func (e *Error) Error() string {
-	s := e.Source
+	s := "page: " + e.Source
 	if e.Line > 0 {
 		s += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Record > 0 {
+		s += ": record " + strconv.Itoa(e.Record) + " at byte " + strconv.FormatInt(e.Offset, 10)
 	}
 	if e.ID != "" {
 		s += " (" + e.ID + ")"

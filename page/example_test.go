@@ -21,14 +21,14 @@ func ExampleRead() {
 	}
 	// Output:
 	// j1 testdata/pages.jsonl:1
-	// skip: testdata/pages.jsonl:6 (j1): page: duplicate id
+	// j1 testdata/pages.jsonl:6
 	// j3 testdata/pages.jsonl:7
-	// skip: testdata/pages.jsonl:8 (j4): page: empty document
+	// skip: page: testdata/pages.jsonl:8 (j4): empty document
 }
 
 func ExampleDecode() {
 	gbk := []byte("<meta charset=gb2312><p>\xd6\xd0\xce\xc4</p>")
-	s, err := page.Decode(gbk, "")
-	fmt.Println(s, err)
-	// Output: <meta charset=gb2312><p>中文</p> <nil>
+	d, err := page.Decode(gbk, "")
+	fmt.Println(d.Text, d.Charset, d.Source, err)
+	// Output: <meta charset=gb2312><p>中文</p> gb18030 meta <nil>
 }

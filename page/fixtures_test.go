@@ -3,7 +3,6 @@ package page
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,9 +10,9 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata fixtures")
+	"github.com/bleve-dedup/bleve-dedup/internal/golden"
+)
 
 const (
 	zhSimplified  = "新华社北京电，国务院总理今天在人民大会堂会见了来访的代表团，双方就经济合作问题交换了意见。"
@@ -65,7 +64,7 @@ func fixtures(tb testing.TB) map[string][]byte {
 func TestFixtures(t *testing.T) {
 	for name, want := range fixtures(t) {
 		path := filepath.Join("testdata", "corpus", filepath.FromSlash(name))
-		if *update {
+		if golden.Updating() {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
 			}

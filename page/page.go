@@ -7,5 +7,9 @@ type Page struct {
 	Title  string // optional, from the input record
 	HTML   string // decoded HTML (UTF-8); empty when Text is set
 	Text   string // plain text input; empty when HTML is set
-	Source string // where it came from: "path" or "path:line"
+	Source string // where it came from: "path", "path:line" or "path@offset"
+	// Charset is the encoding the bytes were decoded from (WHATWG name,
+	// "utf-8" for JSONL records) and CharsetSource where it came from:
+	// one of the Source constants.
+	Charset, CharsetSource string
 }

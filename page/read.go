@@ -24,6 +24,7 @@ const (
 	kindHTML
 	kindText
 	kindJSONL
+	kindWARC
 )
 
 // classify returns the kind of a file and its name without the extensions
@@ -39,18 +40,21 @@ func classify(name string) (kind, string) {
 		return kindText, stem
 	case ".jsonl":
 		return kindJSONL, stem
+	case ".warc":
+		return kindWARC, stem
 	}
 	return kindNone, name
 }
 
 // Read yields the pages of inputs: directories (walked recursively for
-// .html, .htm and .txt files, each optionally gzipped; a JSONL file met in a
-// directory is not read), single files of those kinds, and JSONL files
-// (.jsonl or .jsonl.gz). Per-document problems are yielded as *Error and
-// iteration continues; stop early by breaking out of the loop.
+// .html, .htm and .txt files, each optionally gzipped; a JSONL or WARC file
+// met in a directory is not read), single files of those kinds, JSONL files
+// (.jsonl or .jsonl.gz) and WARC files (.warc or .warc.gz). Per-document
+// problems are yielded as *Error and iteration continues; stop early by
+// breaking out of the loop.
 func Read(inputs []string, opts Options) iter.Seq2[Page, error] {
 	return func(yield func(Page, error) bool) {
-		r := reader{opts: opts, seen: make(map[string]struct{}), yield: yield}
+		r := reader{opts: opts, yield: yield}
 		for _, in := range inputs {
 			if !r.input(in) {
 				return
@@ -62,47 +66,49 @@ func Read(inputs []string, opts Options) iter.Seq2[Page, error] {
 // reader carries the state of one Read iteration.
 type reader struct {
 	opts  Options
-	seen  map[string]struct{} // ids already yielded
 	yield func(Page, error) bool
 }
 
-// fail yields a problem; it returns false when the caller stopped.
-func (r *reader) fail(src string, line int, id string, err error) bool {
+// fail yields a problem with document id at the place at names; it
+// returns false when the caller stopped.
+func (r *reader) fail(at Error, id string, err error) bool {
 	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Path == src {
+	if errors.As(err, &pe) && pe.Path == at.Source {
 		err = pe.Err // Error.Source names the path already
 	}
-	return r.yield(Page{}, &Error{Source: src, Line: line, ID: id, Err: err})
+	at.ID, at.Err = id, err
+	return r.yield(Page{}, &at)
 }
 
-// emit yields p unless its id was seen already.
-func (r *reader) emit(p Page, src string, line int) bool {
-	if _, dup := r.seen[p.ID]; dup {
-		return r.fail(src, line, p.ID, ErrDuplicateID)
-	}
-	r.seen[p.ID] = struct{}{}
+// emit yields p. A page whose id came before is yielded too: for an
+// index it is a newer version of the same document (a page crawled
+// again), and remembering every id would cost memory that grows with the
+// input.
+func (r *reader) emit(p Page, _ Error) bool {
 	return r.yield(p, nil)
 }
 
 func (r *reader) input(path string) bool {
 	info, err := os.Stat(path)
 	if err != nil {
-		return r.fail(path, 0, "", err)
+		return r.fail(Error{Source: path}, "", err)
 	}
 	if !info.IsDir() {
 		k, stem := classify(filepath.Base(path))
 		switch k {
 		case kindJSONL:
 			return r.jsonl(path)
+		case kindWARC:
+			return r.warc(path)
 		case kindNone:
-			return r.fail(path, 0, "", fmt.Errorf("unsupported file type (want .html, .htm, .txt or .jsonl, optionally .gz): %w", errors.ErrUnsupported))
+			return r.fail(Error{Source: path}, "", fmt.Errorf("unsupported file type (want .html, .htm, .txt, .jsonl or .warc, optionally .gz): %w", errors.ErrUnsupported))
 		}
 		return r.file(path, stem, k)
 	}
 	cont := true
 	walkErr := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			cont = r.fail(p, 0, "", err)
+			cont = r.fail(Error{Source: p}, "", err)
 		} else if !d.IsDir() {
 			if k, _ := classify(d.Name()); k == kindHTML || k == kindText {
 				rel, _ := filepath.Rel(path, p) // p is under path: cannot fail
@@ -116,7 +122,7 @@ func (r *reader) input(path string) bool {
 		return nil
 	})
 	if walkErr != nil {
-		return r.fail(path, 0, "", walkErr)
+		return r.fail(Error{Source: path}, "", walkErr)
 	}
 	return cont
 }
@@ -125,18 +131,18 @@ func (r *reader) input(path string) bool {
 func (r *reader) file(path, id string, k kind) bool {
 	raw, err := r.readFile(path)
 	if err == nil {
-		var text string
-		if text, err = Decode(raw, ""); err == nil {
-			p := Page{ID: id, Source: path}
+		var d Decoded
+		if d, err = Decode(raw, ""); err == nil {
+			p := Page{ID: id, Source: path, Charset: d.Charset, CharsetSource: d.Source}
 			if k == kindText {
-				p.Text = text
+				p.Text = d.Text
 			} else {
-				p.HTML = text
+				p.HTML = d.Text
 			}
-			return r.emit(p, path, 0)
+			return r.emit(p, Error{Source: path})
 		}
 	}
-	return r.fail(path, 0, id, err)
+	return r.fail(Error{Source: path}, id, err)
 }
 
 // readFile reads a file, gunzipping .gz, refusing more than MaxBytes.
@@ -181,14 +187,14 @@ type record struct {
 func (r *reader) jsonl(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
-		return r.fail(path, 0, "", err)
+		return r.fail(Error{Source: path}, "", err)
 	}
 	defer f.Close()
 	var src io.Reader = f
 	if strings.HasSuffix(path, ".gz") {
 		gz, err := gzip.NewReader(f)
 		if err != nil {
-			return r.fail(path, 0, "", err)
+			return r.fail(Error{Source: path}, "", err)
 		}
 		src = gz
 	}
@@ -196,7 +202,7 @@ func (r *reader) jsonl(path string) bool {
 	for n := 1; ; n++ {
 		line, err := readLine(br, r.opts.lineLimit())
 		if errors.Is(err, ErrTooLarge) {
-			if !r.fail(path, n, "", err) {
+			if !r.fail(Error{Source: path, Line: n}, "", err) {
 				return false
 			}
 			continue
@@ -208,22 +214,23 @@ func (r *reader) jsonl(path string) bool {
 			return true
 		}
 		if err != nil {
-			return r.fail(path, n, "", err)
+			return r.fail(Error{Source: path, Line: n}, "", err)
 		}
 	}
 }
 
 // jsonLine parses and yields one non-blank JSONL line.
 func (r *reader) jsonLine(line []byte, path string, n int) bool {
+	at := Error{Source: path, Line: n}
 	var rec record
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return r.fail(path, n, "", fmt.Errorf("%w: %w", ErrSyntax, err))
+		return r.fail(at, "", fmt.Errorf("%w: %w", err, ErrSyntax))
 	}
 	if rec.ID == nil || *rec.ID == "" {
-		return r.fail(path, n, "", fmt.Errorf("%w: missing id", ErrSyntax))
+		return r.fail(at, "", fmt.Errorf("missing id: %w", ErrSyntax))
 	}
 	id := *rec.ID
-	p := Page{ID: id, URL: rec.URL, Title: rec.Title, Source: path + ":" + strconv.Itoa(n)}
+	p := Page{ID: id, URL: rec.URL, Title: rec.Title, Source: path + ":" + strconv.Itoa(n), Charset: "utf-8", CharsetSource: SourceJSONL}
 	var body string
 	switch {
 	case rec.HTML != nil:
@@ -231,17 +238,17 @@ func (r *reader) jsonLine(line []byte, path string, n int) bool {
 	case rec.Text != nil:
 		body, p.Text = *rec.Text, *rec.Text
 	default:
-		return r.fail(path, n, id, fmt.Errorf("%w: neither html nor text", ErrSyntax))
+		return r.fail(at, id, fmt.Errorf("neither html nor text: %w", ErrSyntax))
 	}
 	switch {
 	case r.opts.MaxBytes > 0 && int64(len(body)) > r.opts.MaxBytes:
-		return r.fail(path, n, id, ErrTooLarge)
+		return r.fail(at, id, ErrTooLarge)
 	case strings.IndexByte(body, 0) >= 0:
-		return r.fail(path, n, id, ErrBinary)
+		return r.fail(at, id, ErrBinary)
 	case strings.TrimSpace(body) == "":
-		return r.fail(path, n, id, ErrEmpty)
+		return r.fail(at, id, ErrEmpty)
 	}
-	return r.emit(p, path, n)
+	return r.emit(p, at)
 }
 
 // readLine returns the next line without its newline. A line longer than

@@ -29,7 +29,9 @@ func newExtractCmd() *cobra.Command {
 		Short: "Print the main text the dedup filter sees for each page",
 		Long: `extract reads pages like index does and prints the title and main text that
 the analyzers see: a readable block per page, or with --format jsonl one
-{"id","title","text"} object a line (paragraphs joined by newlines).`,
+{"id","title","text","charset","charset_source"} object a line (paragraphs
+joined by newlines; charset_source is bom, header, meta, sniffed,
+overridden or jsonl).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
 	}
@@ -39,10 +41,12 @@ the analyzers see: a readable block per page, or with --format jsonl one
 
 // extractLine is the JSON-lines form of a page's main text.
 type extractLine struct {
-	ID    string `json:"id"`
-	URL   string `json:"url,omitempty"`
-	Title string `json:"title"`
-	Text  string `json:"text"`
+	ID            string `json:"id"`
+	URL           string `json:"url,omitempty"`
+	Title         string `json:"title"`
+	Text          string `json:"text"`
+	Charset       string `json:"charset"`
+	CharsetSource string `json:"charset_source"`
 }
 
 func (o *extractCmd) run(cmd *cobra.Command, inputs []string) error {
@@ -64,7 +68,7 @@ func (o *extractCmd) run(cmd *cobra.Command, inputs []string) error {
 			continue
 		}
 		if o.format.value == "jsonl" {
-			if err := enc.Encode(extractLine{p.ID, p.URL, c.Title, c.Text()}); err != nil {
+			if err := enc.Encode(extractLine{p.ID, p.URL, c.Title, c.Text(), p.Charset, p.CharsetSource}); err != nil {
 				return err // the output is gone; stop
 			}
 			continue

@@ -28,8 +28,9 @@ func newIndexCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "index --index DIR [--policy suppress|mark|replace] INPUT...",
 		Short: "Index pages into bleve, keeping near-duplicates out",
-		Long: `index reads pages from directories (.html, .htm, .txt, optionally .gz) and
-JSONL files ({"id","url"?,"title"?,"html"|"text"} a line), extracts their main
+		Long: `index reads pages from directories (.html, .htm, .txt, optionally .gz),
+JSONL files ({"id","url"?,"title"?,"html"|"text"} a line) and WARC archives
+(.warc, .warc.gz; a page's id is its canonical URL), extracts their main
 text and indexes them into the bleve index in DIR (created when absent) through
 the near-duplicate filter. Unreadable pages are reported on stderr and
 counted; the run goes on. SIGINT or SIGTERM stops it cleanly, keeping what
@@ -61,8 +62,9 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 	defer stop()
 	st, err := runIndex(ctx, ix, inputs, &o.ingest, cmd.ErrOrStderr())
 	m := procmem.Read()
-	fmt.Fprintf(cmd.OutOrStdout(), "read %d, indexed %d, duplicates %d, errors %d, unchanged %d, %.1f docs/s, %s, peak RSS %d MiB\n",
-		st.Read, st.Indexed, st.Duplicates, st.Errors, st.Unchanged, st.DocsPerSecond(), st.Elapsed.Round(time.Millisecond), m.VmHWM>>20)
+	fmt.Fprintf(cmd.OutOrStdout(), "read %d, indexed %d, duplicates %d, errors %d, unchanged %d, updated %d, skipped %d (not HTML %d, HTTP status %d), %.1f docs/s, %s, peak RSS %d MiB\n",
+		st.Read, st.Indexed, st.Duplicates, st.Errors, st.Unchanged, st.Updated, st.NotHTML+st.BadStatus, st.NotHTML, st.BadStatus,
+		st.DocsPerSecond(), st.Elapsed.Round(time.Millisecond), m.VmHWM>>20)
 	if err != nil {
 		return err
 	}

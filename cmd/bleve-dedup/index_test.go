@@ -39,7 +39,7 @@ func TestIndexCmdBadInput(t *testing.T) {
 		notInOut []string
 	}{
 		{"bad pages are skipped, named, counted", []string{badDir, filepath.Join(badDir, "mixed.jsonl")}, true,
-			[]string{"binary.html", "empty.html", "mixed.jsonl:2", "mixed.jsonl:3: page: syntax error: missing id", "errors 4", "4 pages were skipped"}, nil},
+			[]string{"binary.html", "empty.html", "mixed.jsonl:2", "mixed.jsonl:3: missing id: syntax error", "errors 4", "4 pages were skipped"}, nil},
 		{"a missing input fails the run after the rest", []string{"no-such-dir", filepath.Join(badDir, "mixed.jsonl")}, true,
 			[]string{"no-such-dir", "1 of the inputs could not be read", "unchanged 1"}, nil},
 		{"unknown policy", []string{"--policy", "drop", pagesDir}, true, []string{`unknown policy "drop"`}, []string{"read "}},

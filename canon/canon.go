@@ -1,4 +1,4 @@
-package crawler
+package canon
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// DefaultStripParams are the query parameters Canonicalize drops by
+// DefaultStripParams are the query parameters URL drops by
 // default: click and campaign trackers that change the URL, not the page.
 // An entry ending in "*" is a prefix.
 var DefaultStripParams = []string{
@@ -18,16 +18,29 @@ var DefaultStripParams = []string{
 	"mkt_tok", "oly_anon_id", "oly_enc_id", "vero_id", "spm",
 }
 
-// Canonicalize resolves ref against base (nil for an absolute ref) and
-// returns the canonical form used for the seen set and as document id:
-// http or https only; scheme and host lowercased, the host in its IDNA
-// ASCII form without a trailing dot; the default port (80, 443) removed;
-// user info and fragment removed; dot segments resolved; an empty path
-// made "/"; percent-escapes normalised (unreserved characters decoded,
-// hex in upper case, "%2F" kept); query parameters matching strip
-// (DefaultStripParams when nil) removed and the rest sorted by name,
-// keeping the order of repeated names.
-func Canonicalize(base *url.URL, ref string, strip []string) (string, error) {
+// URL resolves ref against base (nil for an absolute ref) and returns its
+// canonical form, the one the crawler's seen set and the indexer's document
+// ids use, so that two addresses of one page give one string:
+//
+//   - http and https only; scheme and host lowercased, the host in its
+//     IDNA ASCII form without a trailing dot; the default port (80, 443)
+//     removed; user info and fragment removed;
+//   - dot segments resolved; an empty path made "/"; percent-escapes
+//     normalised (unreserved characters decoded, hex in upper case, "%2F"
+//     kept);
+//   - a last path segment naming a directory index (index.html, index.htm,
+//     index.shtml, index.php, index.asp, index.aspx, index.jsp, and the
+//     same names with "default", case-insensitive) removed, so "/a/index.html"
+//     is "/a/": servers answer the directory with that file, and sites
+//     link to both forms of one page;
+//   - query parameters matching strip (DefaultStripParams when nil)
+//     removed and the rest sorted by name, keeping the order of repeated
+//     names.
+//
+// Left alone, because they name different resources on enough servers:
+// the "www." prefix, a trailing slash ("/a" and "/a/"), the scheme (http
+// and https), path case. Errors wrap ErrBadURL.
+func URL(base *url.URL, ref string, strip []string) (string, error) {
 	if strip == nil {
 		strip = DefaultStripParams
 	}
@@ -67,10 +80,35 @@ func Canonicalize(base *url.URL, ref string, strip []string) (string, error) {
 	p, raw := canonicalPath(u)
 	r := (&url.URL{Scheme: "http", Host: "h"}).ResolveReference(&url.URL{Path: p, RawPath: raw})
 	out.Path, out.RawPath = r.Path, r.RawPath
+	// An index name has no escapes, so it ends Path and RawPath alike.
+	if n := indexSuffix(out.EscapedPath()); n > 0 {
+		out.Path = out.Path[:len(out.Path)-n]
+		if out.RawPath != "" {
+			out.RawPath = out.RawPath[:len(out.RawPath)-n]
+		}
+	}
 	if out.Path == "" {
 		out.Path = "/"
 	}
 	return out.String(), nil
+}
+
+// indexNames and indexExts make the directory-index file names that URL
+// drops from the end of a path (lowercase).
+var (
+	indexNames = []string{"index", "default"}
+	indexExts  = []string{"html", "htm", "shtml", "php", "asp", "aspx", "jsp"}
+)
+
+// indexSuffix returns the length of the last segment of the escaped path
+// p when it names a directory index, else 0.
+func indexSuffix(p string) int {
+	file := p[strings.LastIndexByte(p, '/')+1:]
+	name, ext, ok := strings.Cut(strings.ToLower(file), ".")
+	if ok && slices.Contains(indexNames, name) && slices.Contains(indexExts, ext) {
+		return len(file)
+	}
+	return 0
 }
 
 // canonicalPath returns the path and, when the path holds an escaped "/"

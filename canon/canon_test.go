@@ -1,4 +1,4 @@
-package crawler
+package canon
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestCanonicalize(t *testing.T) {
+func TestURL(t *testing.T) {
 	base, _ := url.Parse("http://Example.com/dir/page.html?x=1")
 	tests := []struct {
 		name, base, ref, want string
@@ -35,54 +35,64 @@ func TestCanonicalize(t *testing.T) {
 		{"relative parent", "b", "../up?z=1&y=2", "http://example.com/up?y=2&z=1"},
 		{"protocol relative", "b", "//cdn.example.com/x", "http://cdn.example.com/x"},
 		{"query only", "b", "?p=2", "http://example.com/dir/page.html?p=2"},
+		{"index.html", "", "http://example.com/a/index.html", "http://example.com/a/"},
+		{"root index.htm", "", "http://example.com/INDEX.HTM", "http://example.com/"},
+		{"default.aspx with query", "", "http://example.com/n/Default.aspx?id=3&utm_source=x", "http://example.com/n/?id=3"},
+		{"index.php", "", "http://example.com/index.php#top", "http://example.com/"},
+		{"relative index", "b", "index.html?utm_medium=rss", "http://example.com/dir/"},
+		{"index as directory", "", "http://example.com/index.html/x", "http://example.com/index.html/x"},
+		{"not an index", "", "http://example.com/a/index.html.bak", "http://example.com/a/index.html.bak"},
+		{"index-like name", "", "http://example.com/a/myindex.html", "http://example.com/a/myindex.html"},
+		{"escaped slash before index", "", "http://example.com/a%2Fb/index.html", "http://example.com/a%2Fb/"},
+		{"escaped index name", "", "http://example.com/a/%69ndex.html", "http://example.com/a/"},
 	}
 	for _, tt := range tests {
 		var b *url.URL
 		if tt.base != "" {
 			b = base
 		}
-		got, err := Canonicalize(b, tt.ref, nil)
+		got, err := URL(b, tt.ref, nil)
 		if err != nil {
-			t.Errorf("%s: Canonicalize(%q) error %v", tt.name, tt.ref, err)
+			t.Errorf("%s: URL(%q) error %v", tt.name, tt.ref, err)
 			continue
 		}
 		if got != tt.want {
-			t.Errorf("%s: Canonicalize(%q) = %q, want %q", tt.name, tt.ref, got, tt.want)
+			t.Errorf("%s: URL(%q) = %q, want %q", tt.name, tt.ref, got, tt.want)
 		}
 		// Canonical URLs are fixed points.
-		if again, err := Canonicalize(nil, got, nil); err != nil || again != got {
-			t.Errorf("%s: Canonicalize(%q) = %q, %v; not a fixed point", tt.name, got, again, err)
+		if again, err := URL(nil, got, nil); err != nil || again != got {
+			t.Errorf("%s: URL(%q) = %q, %v; not a fixed point", tt.name, got, again, err)
 		}
 	}
 }
 
-func TestCanonicalizeRejects(t *testing.T) {
+func TestURLRejects(t *testing.T) {
 	for _, ref := range []string{"mailto:a@b.c", "javascript:alert(1)", "ftp://example.com/", "/relative/without/base", "http://", "http://a b.com/", "%zz"} {
-		if got, err := Canonicalize(nil, ref, nil); !errors.Is(err, ErrBadURL) {
-			t.Errorf("Canonicalize(%q) = %q, %v; want ErrBadURL", ref, got, err)
+		if got, err := URL(nil, ref, nil); !errors.Is(err, ErrBadURL) {
+			t.Errorf("URL(%q) = %q, %v; want ErrBadURL", ref, got, err)
 		}
 	}
 }
 
-func TestCanonicalizeCustomStrip(t *testing.T) {
-	got, err := Canonicalize(nil, "http://example.com/?sid=1&utm_source=2&a=3", []string{"sid"})
+func TestURLCustomStrip(t *testing.T) {
+	got, err := URL(nil, "http://example.com/?sid=1&utm_source=2&a=3", []string{"sid"})
 	if want := "http://example.com/?a=3&utm_source=2"; err != nil || got != want {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}
 }
 
-func FuzzCanonicalize(f *testing.F) {
+func FuzzURL(f *testing.F) {
 	for _, s := range []string{"http://Example.com:80/a/../b?z=1&utm_source=x#f", "https://[::1]:443/%2f%7e", "//x/y", "http://a/b?c=%zz&d"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, ref string) {
-		got, err := Canonicalize(nil, ref, nil)
+		got, err := URL(nil, ref, nil)
 		if err != nil {
 			return
 		}
-		again, err := Canonicalize(nil, got, nil)
+		again, err := URL(nil, got, nil)
 		if err != nil || again != got {
-			t.Fatalf("Canonicalize(%q) = %q, but Canonicalize of that = %q, %v", ref, got, again, err)
+			t.Fatalf("URL(%q) = %q, but URL of that = %q, %v", ref, got, again, err)
 		}
 	})
 }

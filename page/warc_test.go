@@ -1,0 +1,237 @@
+package page
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nlnwa/gowarc/v3"
+	"golang.org/x/text/encoding/simplifiedchinese"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/golden"
+)
+
+// warcRecord returns one WARC record with the given header fields (a
+// Content-Length is added) and block.
+func warcRecord(version, typ, uri string, fields map[string]string, block string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "WARC/%s\r\nWARC-Type: %s\r\nWARC-Record-ID: <urn:uuid:%08d-0000-0000-0000-000000000000>\r\nWARC-Date: 2024-05-01T10:00:00Z\r\n", version, typ, len(uri)+len(block))
+	if uri != "" {
+		fmt.Fprintf(&b, "WARC-Target-URI: %s\r\n", uri)
+	}
+	for k, v := range fields {
+		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+	}
+	fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s\r\n\r\n", len(block), block)
+	return b.Bytes()
+}
+
+// httpResponse returns an HTTP/1.1 response as a WARC response block.
+func httpResponse(status, header, body string) string {
+	return "HTTP/1.1 " + status + "\r\n" + header + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body)) + body
+}
+
+func gzipMember(tb testing.TB, b []byte) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// testRecords are a small crawl: what a crawler archives besides pages,
+// pages in several shapes, and records to skip.
+func testRecords(tb testing.TB) [][]byte {
+	tb.Helper()
+	gbkBody := string(mustEncode(tb, simplifiedchinese.GBK, "<html><body><p>"+zhSimplified+"</p></body></html>"))
+	var chunked bytes.Buffer
+	gz := gzip.NewWriter(&chunked)
+	gz.Write([]byte("<html><body><p>gzip and chunked</p></body></html>"))
+	gz.Close()
+	zipped := chunked.String()
+	chunkedBody := fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(zipped), zipped)
+	http := "application/http; msgtype=response"
+	return [][]byte{
+		warcRecord("1.1", "warcinfo", "", map[string]string{"Content-Type": "application/warc-fields"}, "software: test\r\n"),
+		warcRecord("1.1", "request", "http://example.com/", map[string]string{"Content-Type": "application/http; msgtype=request"}, "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n"),
+		warcRecord("1.1", "response", "http://Example.com:80/news/index.html?utm_source=feed#top", map[string]string{"Content-Type": http},
+			httpResponse("200 OK", "Content-Type: text/html; charset=gbk\r\n", gbkBody)),
+		warcRecord("1.0", "response", "http://example.com/missing", map[string]string{"Content-Type": http},
+			httpResponse("404 Not Found", "Content-Type: text/html\r\n", "<p>gone</p>")),
+		// The "<uri>" form of the WARC/1.0 grammar, as wget writes it.
+		warcRecord("1.0", "response", "<http://example.com/bracketed>", map[string]string{"Content-Type": http},
+			httpResponse("200 OK", "Content-Type: text/html\r\n", "<p>bracketed</p>")),
+		warcRecord("1.1", "response", "http://example.com/logo.png", map[string]string{"Content-Type": http},
+			httpResponse("200 OK", "Content-Type: image/png\r\n", "\x89PNG\r\n\x1a\n")),
+		warcRecord("1.1", "response", "http://example.com/zipped", map[string]string{"Content-Type": http},
+			"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"+chunkedBody),
+		warcRecord("1.1", "response", "http://example.com/untyped", map[string]string{"Content-Type": http},
+			httpResponse("200 OK", "", "<!DOCTYPE html><html><body><p>no content type</p></body></html>")),
+		warcRecord("1.1", "resource", "http://example.com/saved.html", map[string]string{"Content-Type": "text/html"}, "<p>a resource record</p>"),
+		warcRecord("1.1", "resource", "metadata://example.com/crawl.log", map[string]string{"Content-Type": "text/plain"}, "log line\n"),
+		warcRecord("1.1", "response", "dns:example.com", map[string]string{"Content-Type": "text/dns"}, "example.com. 300 IN A 127.0.0.1\n"),
+		warcRecord("1.1", "response", "http://example.com/news/", map[string]string{"Content-Type": http},
+			httpResponse("200 OK", "Content-Type: text/html\r\n", "<p>the same page again</p>")),
+		warcRecord("1.1", "response", "http://example.com/empty", map[string]string{"Content-Type": http},
+			httpResponse("200 OK", "Content-Type: text/html\r\n", "  ")),
+		warcRecord("1.1", "response", "http://example.com/brotli", map[string]string{"Content-Type": http},
+			httpResponse("200 OK", "Content-Type: text/html\r\nContent-Encoding: br\r\n", "xx")),
+	}
+}
+
+// describe flattens what Read yields for a golden file.
+func describe(tb testing.TB, inputs []string, opts Options) string {
+	tb.Helper()
+	var b strings.Builder
+	for p, err := range Read(inputs, opts) {
+		if err != nil {
+			fmt.Fprintf(&b, "error: %v\n", err)
+			continue
+		}
+		body := p.HTML
+		if len(body) > 60 {
+			body = body[:60]
+		}
+		fmt.Fprintf(&b, "page %s url=%s charset=%s/%s source=%s\n  %q\n", p.ID, p.URL, p.Charset, p.CharsetSource, p.Source, body)
+	}
+	return b.String()
+}
+
+func TestReadWARC(t *testing.T) {
+	dir := t.TempDir()
+	var plain, gz []byte
+	for _, r := range testRecords(t) {
+		plain = append(plain, r...)
+		gz = append(gz, gzipMember(t, r)...)
+	}
+	writeFile(t, filepath.Join(dir, "crawl.warc"), string(plain))
+	writeFile(t, filepath.Join(dir, "crawl.warc.gz"), string(gz))
+	for _, name := range []string{"crawl.warc", "crawl.warc.gz"} {
+		got := strings.ReplaceAll(describe(t, []string{filepath.Join(dir, name)}, DefaultOptions()), dir+string(filepath.Separator), "")
+		golden.Check(t, name+".golden", got)
+	}
+}
+
+// TestReadWARCCorrupt damages records of a gzipped and a plain WARC and
+// checks that each damage is reported at its record's offset and that the
+// records after it are still read.
+func TestReadWARCCorrupt(t *testing.T) {
+	page := func(path string) []byte {
+		return warcRecord("1.1", "resource", "http://example.com/"+path, map[string]string{"Content-Type": "text/html"}, "<p>page "+path+"</p>")
+	}
+	members := [][]byte{gzipMember(t, page("a")), gzipMember(t, page("b")), gzipMember(t, page("c")), gzipMember(t, page("d"))}
+	offsets := []int64{0}
+	for _, m := range members {
+		offsets = append(offsets, offsets[len(offsets)-1]+int64(len(m)))
+	}
+	flipped := bytes.Clone(members[1])
+	for i := 20; i < len(flipped)-8; i++ {
+		flipped[i] ^= 0x55 // deflate data garbled, header intact
+	}
+	plainB := page("b")
+	tests := []struct {
+		name   string
+		data   []byte
+		want   []string // ids of the pages read, in order
+		offset []int64  // offsets of the corrupt records reported
+	}{
+		{"gzip member cut short", bytes.Join([][]byte{members[0], members[1][:len(members[1])/2], members[2], members[3]}, nil),
+			[]string{"a", "c", "d"}, []int64{offsets[1]}},
+		{"gzip member garbled", bytes.Join([][]byte{members[0], flipped, members[2], members[3]}, nil),
+			[]string{"a", "c", "d"}, []int64{offsets[1]}},
+		{"last gzip member truncated", bytes.Join([][]byte{members[0], members[1], members[2], members[3][:30]}, nil),
+			[]string{"a", "b", "c"}, []int64{offsets[3]}},
+		{"garbage between records", bytes.Join([][]byte{members[0], []byte("\x00junk\x1f"), members[1]}, nil),
+			[]string{"a", "b"}, nil},
+		{"plain record cut short", bytes.Join([][]byte{page("a"), plainB[:len(plainB)-20]}, nil),
+			[]string{"a"}, []int64{int64(len(page("a")))}},
+		{"plain header broken", bytes.Join([][]byte{page("a"), []byte("WARC/1.1\r\nContent-Length: x\r\n\r\n"), page("c")}, nil),
+			[]string{"a", "c"}, []int64{int64(len(page("a")))}},
+	}
+	for _, tt := range tests {
+		name := "x.warc.gz"
+		if !bytes.HasPrefix(tt.data, []byte{0x1f, 0x8b}) {
+			name = "x.warc"
+		}
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		var offs []int64
+		for p, err := range Read([]string{path}, DefaultOptions()) {
+			var pe *Error
+			switch {
+			case errors.As(err, &pe) && errors.Is(err, ErrCorrupt) && pe.Record > 0:
+				offs = append(offs, pe.Offset)
+			case err != nil:
+				t.Errorf("%s: unexpected error %v", tt.name, err)
+			default:
+				ids = append(ids, strings.TrimPrefix(p.ID, "http://example.com/"))
+			}
+		}
+		if fmt.Sprint(ids) != fmt.Sprint(tt.want) || fmt.Sprint(offs) != fmt.Sprint(tt.offset) {
+			t.Errorf("%s: read %v, corrupt at %v; want %v, corrupt at %v", tt.name, ids, offs, tt.want, tt.offset)
+		}
+	}
+}
+
+// TestReadWARCOtherWriters reads archives written by other tools: GNU Wget
+// 1.21 (testdata/wget.warc.gz, a loopback site of a home page, a UTF-8
+// page linked twice, a GBK page under "UTF-8" and "gbk" metas, an image and
+// a missing page) and gowarc's own writer.
+func TestReadWARCOtherWriters(t *testing.T) {
+	golden.Check(t, "wget.warc.gz.golden", describe(t, []string{filepath.Join("testdata", "wget.warc.gz")}, DefaultOptions()))
+
+	dir := t.TempDir()
+	w := gowarc.NewWarcFileWriter(gowarc.WithCompression(true),
+		gowarc.WithFileNameGenerator(&gowarc.PatternNameGenerator{Directory: dir, Pattern: "gowarc.warc"}))
+	gbk := mustEncode(t, simplifiedchinese.GBK, "<p>"+zhSimplified+"</p>")
+	for _, rec := range []struct {
+		typ        gowarc.RecordType
+		uri, ctype string
+		block      string
+	}{
+		{gowarc.Response, "http://example.com/a?utm_medium=x", "application/http;msgtype=response",
+			fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=gb2312\r\nContent-Length: %d\r\n\r\n%s", len(gbk), gbk)},
+		{gowarc.Resource, "http://example.com/b/default.aspx", "text/html", "<p>a resource</p>"},
+	} {
+		rb := gowarc.NewRecordBuilder(rec.typ, gowarc.WithAddMissingDigest(true), gowarc.WithFixContentLength(true))
+		rb.WriteString(rec.block)
+		rb.AddWarcHeader(gowarc.WarcTargetURI, rec.uri)
+		rb.AddWarcHeader(gowarc.ContentType, rec.ctype)
+		rb.AddWarcHeaderTime(gowarc.WarcDate, time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC))
+		r, _, err := rb.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, resp := range w.Write(r) {
+			if resp.Err != nil {
+				t.Fatal(resp.Err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for p, err := range Read([]string{filepath.Join(dir, "gowarc.warc.gz")}, DefaultOptions()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p.ID+" "+p.Charset+"/"+p.CharsetSource+" "+strings.TrimSpace(p.HTML))
+	}
+	want := []string{"http://example.com/a gb18030/header <p>" + zhSimplified + "</p>", "http://example.com/b/ utf-8/sniffed <p>a resource</p>"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("gowarc's archive read as\n%q\nwant\n%q", got, want)
+	}
+}
