@@ -276,7 +276,7 @@ func (s *redisStore) close() error {
 type redisState struct {
 	s     *redisStore
 	ctx   context.Context
-	err   error      // taking the lease failed: every call fails
+	err   error // taking the lease failed: every call fails
 	txn   *badger.Txn
 	owned bool // the lease was taken for this mutation alone
 
@@ -386,7 +386,9 @@ func (r *redisState) deletePayload(id string) error {
 	return r.txn.Delete(key(nsPayload, id))
 }
 
-func (r *redisState) listKey(k []byte) string { return r.s.k("p", hex.EncodeToString(k[len(nsPosting):])) }
+func (r *redisState) listKey(k []byte) string {
+	return r.s.k("p", hex.EncodeToString(k[len(nsPosting):]))
+}
 
 // postings reads the lists not written by this mutation in one pipeline.
 func (r *redisState) postings(keys [][]byte) ([]postingList, error) {
