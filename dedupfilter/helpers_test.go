@@ -1,10 +1,17 @@
 package dedupfilter
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 )
@@ -20,18 +27,58 @@ func testAnalyzer(tb testing.TB) *analyzer.Analyzer {
 	return a
 }
 
-// openTest opens a filter in a fresh directory; edit may change options.
+// redisEnv names the Redis Cluster (comma-separated addresses) the tests
+// run the shared store on instead of Badger: scripts/test.sh runs this
+// package's tests once on each.
+const redisEnv = "DEDUPFILTER_REDIS"
+
+// openTest opens a filter in a fresh store: Badger in a fresh directory,
+// or, with redisEnv set, Redis under a fresh key prefix. edit may change
+// options.
 func openTest(tb testing.TB, edit func(*Options)) *Filter {
 	tb.Helper()
 	opts := DefaultOptions(tb.TempDir())
 	if edit != nil {
 		edit(&opts)
 	}
+	if addrs := os.Getenv(redisEnv); addrs != "" {
+		return openRedisTest(tb, addrs, opts)
+	}
 	f, err := Open(opts)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
 	tb.Cleanup(func() { f.Close() })
+	return f
+}
+
+// openRedisTest opens a Redis-backed filter under a prefix of its own,
+// with a local Badger store, and deletes its keys when the test ends.
+func openRedisTest(tb testing.TB, addrs string, opts Options) *Filter {
+	tb.Helper()
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ",")})
+	local, err := badger.Open(badger.DefaultOptions(filepath.Join(tb.TempDir(), "local")).WithLogger(nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	prefix := fmt.Sprintf("test-%s-%x", strings.NewReplacer("/", "-", " ", "_").Replace(tb.Name()), rand.Uint64())
+	f, err := NewRedis(rdb, prefix, local, opts)
+	if err != nil {
+		tb.Fatalf("NewRedis: %v", err)
+	}
+	tb.Cleanup(func() {
+		f.Close()
+		local.Close()
+		ctx := context.Background()
+		rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+			it := c.Scan(ctx, 0, prefix+":*", 1000).Iterator()
+			for it.Next(ctx) {
+				c.Del(ctx, it.Val())
+			}
+			return it.Err()
+		})
+		rdb.Close()
+	})
 	return f
 }
 

@@ -1,0 +1,140 @@
+package dedupfilter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/redis/go-redis/v9"
+)
+
+// redisFilters opens n filters sharing one prefix, as n indexer processes
+// would, each with a local store of its own.
+func redisFilters(t *testing.T, n int) []*Filter {
+	t.Helper()
+	addrs := os.Getenv(redisEnv)
+	if addrs == "" {
+		t.Skipf("%s names no Redis Cluster (scripts/test.sh starts one)", redisEnv)
+	}
+	first := openRedisTest(t, addrs, DefaultOptions(""))
+	prefix := strings.TrimSuffix(first.store.(*redisStore).prefix, ":")
+	out := []*Filter{first}
+	for range n - 1 {
+		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ",")})
+		local, err := badger.Open(badger.DefaultOptions(filepath.Join(t.TempDir(), "local")).WithLogger(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := NewRedis(rdb, prefix, local, DefaultOptions(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close(); local.Close(); rdb.Close() })
+		out = append(out, f)
+	}
+	return out
+}
+
+// TestRedisWritersMatchSerial: three writers add the copies of fifteen
+// articles at the same time, each its share, in shuffled order; the
+// clusters are those of a serial run, and no cluster has two
+// representatives indexed: two copies decided at the same moment by two
+// writers were never both admitted.
+func TestRedisWritersMatchSerial(t *testing.T) {
+	fs := redisFilters(t, 3)
+	docs := newCorpus(8).clusters(t, testAnalyzer(t), 15, 4)
+	rand.New(rand.NewPCG(5, 5)).Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	var wg sync.WaitGroup
+	errs := make(chan error, len(docs))
+	for w, f := range fs {
+		wg.Go(func() {
+			for i := w; i < len(docs); i += len(fs) {
+				if _, err := f.Add(docs[i].doc); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	got := partition(t, fs[0])
+	byLabel := map[int]string{}
+	for _, d := range docs {
+		c, ok := got[d.doc.ID]
+		if !ok {
+			t.Fatalf("%s is not stored", d.doc.ID)
+		}
+		if prev, ok := byLabel[d.label]; ok && prev != c {
+			t.Errorf("article %d split over clusters %s and %s", d.label, prev, c)
+		}
+		byLabel[d.label] = c
+	}
+	err := fs[1].Clusters(func(c Cluster) error {
+		n := 0
+		for _, m := range c.Members {
+			e, err := fs[2].Meta(m)
+			if err != nil {
+				return err
+			}
+			if e.Indexed {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("cluster %s has %d indexed members, want 1", c, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRedisJournalReplay: a holder that dies after writing its journal
+// and before applying it leaves its commit to the next holder, which
+// completes it.
+func TestRedisJournalReplay(t *testing.T) {
+	fs := redisFilters(t, 2)
+	a := testAnalyzer(t)
+	p, err := fs[0].Prepare(Doc{ID: "cut", Features: a.Analyze(newCorpus(4).article(4))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A mutation made by hand, up to the journal.
+	s := fs[0].store.(*redisStore)
+	w, err := fs[0].begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &record{Seq: w.seq, Cluster: fmt.Sprintf("%0*x", clusterIDLen, 999), Indexed: true}
+	if err := errors.Join(w.st.putRecord("cut", rec), w.st.setRepresentative(rec.Cluster, "cut"), w.st.addMember(rec.Cluster, "cut"),
+		w.st.putSignature(w.seq, encodeSignature("cut", p.sig))); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.rdb.Set(ctx, s.k("journal"), w.st.(*redisState).journal(), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	w.st.discard() // dies: the lease goes (here released, as it would expire)
+	c, err := fs[1].Cluster(rec.Cluster)
+	if err == nil {
+		t.Fatalf("before the next holder, cluster %v is visible", c)
+	}
+	// The next holder's first mutation completes the cut one.
+	mustAdd(t, fs[1], Doc{ID: "other", Features: a.Analyze(newCorpus(5).article(4))})
+	c, err = fs[1].Cluster(rec.Cluster)
+	if err != nil || !slices.Equal(c.Members, []string{"cut"}) {
+		t.Errorf("after replay: %+v, %v; want the cut commit's cluster", c, err)
+	}
+}
