@@ -131,6 +131,11 @@ type Entry struct {
 	Seq     uint64
 	Cluster string
 	Indexed bool // whether the filter has it in the search index
+	// Local: this process' store holds the document's payload, so its
+	// search index is the one the document went to. Always, with an
+	// embedded store; with a shared one, only for the documents this
+	// process added.
+	Local bool
 }
 
 // Filter is a near-duplicate filter over a store: an embedded Badger
@@ -188,6 +193,15 @@ func (f *Filter) writable() error {
 		return ErrReadOnly
 	}
 	return nil
+}
+
+// Exclusive runs fn, which adds or deletes several documents, holding the
+// right to decide for all of them: with a store shared by several
+// processes (NewRedis), other processes wait until fn returns, and the
+// documents cost one lease instead of one each. With an embedded store it
+// just runs fn. fn must not call Exclusive.
+func (f *Filter) Exclusive(fn func() error) error {
+	return f.store.exclusive(fn)
 }
 
 // Options returns the options the filter was opened with.
@@ -300,6 +314,9 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	defer w.st.discard()
 
 	dec := Decision{ID: d.ID, Seq: w.seq}
+	if err := w.st.prefetch(append([]string{d.ID}, ao.Exclude...), p.lookup, nil); err != nil {
+		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
+	}
 	old, err := w.record(d.ID)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Decision{}, err

@@ -365,6 +365,15 @@ func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byt
 	if len(cands) > o.MaxCandidates {
 		cands = cands[:o.MaxCandidates]
 	}
+	// The first few are read at once: the likely match is among them.
+	const prefetched = 8
+	seqs := make([]uint64, 0, prefetched)
+	for _, cd := range cands[:min(len(cands), prefetched)] {
+		seqs = append(seqs, cd.seq)
+	}
+	if err := w.st.prefetch(nil, nil, seqs); err != nil {
+		return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
+	}
 	for n, cd := range cands {
 		id, cs, err := w.st.signature(cd.seq)
 		if err != nil {

@@ -20,12 +20,18 @@ type state interface {
 
 	// signature reads document seq's id and signature.
 	signature(seq uint64) (string, signature, error)
+	// prefetch announces the records and posting lists the mutation is
+	// about to read, so a remote store can fetch them in one round trip,
+	// and likewise the signatures of seqs; an embedded store ignores it.
+	prefetch(ids []string, keys [][]byte, seqs []uint64) error
 	putSignature(seq uint64, encoded []byte) error
 	deleteSignature(seq uint64) error
 
 	// payload reads a document's payload (local to the process that added
 	// it: search indexes are per process).
 	payload(id string) ([]byte, error)
+	// hasPayload reports whether this process' store holds id's payload.
+	hasPayload(id string) (bool, error)
 	putPayload(id string, p []byte) error
 	deletePayload(id string) error
 
@@ -82,5 +88,8 @@ type store interface {
 	empty() bool
 	stats() (Stats, error)
 	readOnly() bool
+	// exclusive runs fn with the right to decide held for all of its
+	// mutations (a shared store's lease); an embedded store just runs it.
+	exclusive(fn func() error) error
 	close() error
 }

@@ -58,6 +58,13 @@ type Options struct {
 	// same-site copy). Turning it off makes different articles in one
 	// template look alike.
 	KeepSiteText bool
+	// SharedStore, when set, is the URL of a store shared by several
+	// indexes, each this process' own bleve shard:
+	// redis://HOST:PORT[,HOST:PORT...][/NAME] (see dedupfilter.OpenRedis).
+	// The shared store holds the decisions (signatures, posting lists,
+	// clusters); DIR/store keeps what is this shard's own (payloads,
+	// pending bleve writes, site tables). Default "": the embedded store.
+	SharedStore string
 	// ReadOnly opens the index for searching only: no pending writes are
 	// repaired, and every write fails with ErrReadOnly. It works on a
 	// read-only file system, or on a copy of an index; not on an index
@@ -206,7 +213,12 @@ func (ix *Index) open(dir string, opts Options) error {
 		return openError(dir, fo.Dir, err)
 	}
 	ix.store = db
-	if ix.filter, err = dedupfilter.New(db, fo); err != nil {
+	if opts.SharedStore != "" {
+		ix.filter, err = dedupfilter.OpenRedis(opts.SharedStore, db, fo)
+	} else {
+		ix.filter, err = dedupfilter.New(db, fo)
+	}
+	if err != nil {
 		return fmt.Errorf("indexer: %s: %w", fo.Dir, err)
 	}
 	if !opts.KeepSiteText && !opts.NoDedup {
@@ -265,6 +277,9 @@ func (ix *Index) Repaired() int { return ix.repaired }
 
 // Bleve returns the underlying bleve index, for reading.
 func (ix *Index) Bleve() bleve.Index { return ix.bleve }
+
+// Doc returns document id with its payload (see dedupfilter.Filter.Doc).
+func (ix *Index) Doc(id string) (dedupfilter.Entry, error) { return ix.filter.Doc(id) }
 
 // Filter returns the dedup filter, for reading clusters and documents.
 func (ix *Index) Filter() *dedupfilter.Filter { return ix.filter }

@@ -171,7 +171,9 @@ func (ix *Index) stagePage(p page.Page) staged {
 	h := pageHash(p)
 	e, err := ix.filter.Meta(p.ID)
 	known := err == nil
-	if known && e.Hash == h {
+	// With a shared store, a document another shard added is not this
+	// shard's to skip: it is a page of this run's input all the same.
+	if known && e.Hash == h && e.Local {
 		return staged{doc: dedupfilter.Doc{ID: p.ID}, unchanged: true}
 	}
 	d, err := FromPage(p)

@@ -133,7 +133,15 @@ func (ix *Index) commit(docs []staged) ([]dedupfilter.Decision, error) {
 		return nil, err
 	}
 	ready, stop := ix.analyze(docs)
-	decs, ops, decideErr := ix.decide(docs, ready)
+	var decs []dedupfilter.Decision
+	var ops []dedupfilter.Op
+	// One right to decide for the batch: a shared store's other writers
+	// wait until its decisions are made.
+	decideErr := ix.filter.Exclusive(func() error {
+		var err error
+		decs, ops, err = ix.decide(docs, ready)
+		return err
+	})
 	stop() // after an error, analysis of the documents left is dropped
 	// Ops of decisions already committed must reach bleve even when a later
 	// Add failed, or the stores would disagree until the next Open.

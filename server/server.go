@@ -16,6 +16,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/blevesearch/bleve/v2"
 )
 
 //go:embed static
@@ -65,9 +66,20 @@ func (o Options) validate() error {
 	return nil
 }
 
+// Index is what a Server reads: an *indexer.Index, or *indexer.Shards
+// sharing one store.
+type Index interface {
+	// Bleve is the search index (an alias of the shards).
+	Bleve() bleve.Index
+	// Filter reads the clusters and the documents' metadata.
+	Filter() *dedupfilter.Filter
+	// Doc reads a document with its payload.
+	Doc(id string) (dedupfilter.Entry, error)
+}
+
 // Server is the HTTP handler of the search API and the web page.
 type Server struct {
-	ix       *indexer.Index
+	ix       Index
 	searcher *collapse.Searcher
 	opts     Options
 	mux      *http.ServeMux
@@ -75,7 +87,7 @@ type Server struct {
 
 // New returns a Server reading ix, which the caller keeps open while the
 // Server runs and closes after.
-func New(ix *indexer.Index, opts Options) (*Server, error) {
+func New(ix Index, opts Options) (*Server, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
@@ -302,7 +314,7 @@ type document struct {
 
 // loadDoc reads id from the dedup store, text from its payload.
 func (s *Server) loadDoc(id string) (document, error) {
-	e, err := s.ix.Filter().Doc(id)
+	e, err := s.ix.Doc(id)
 	if errors.Is(err, dedupfilter.ErrNotFound) {
 		return document{}, &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no document %q", id)}
 	}

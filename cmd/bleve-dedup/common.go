@@ -75,6 +75,7 @@ func (f *filterFlags) apply(o *indexer.Options) error {
 
 // ingestFlags say how pages are read and indexed (index, eval).
 type ingestFlags struct {
+	store        string
 	policy, keep string
 	workers      int
 	maxBytes     int64
@@ -83,6 +84,7 @@ type ingestFlags struct {
 
 func (f *ingestFlags) AddFlags(fs *pflag.FlagSet) {
 	def := indexer.DefaultOptions()
+	fs.StringVar(&f.store, "store", "", "a store shared by several indexes, each a shard in its own --index: redis://HOST:PORT[,HOST:PORT...][/NAME] (default: the store embedded in DIR)")
 	fs.StringVar(&f.policy, "policy", def.Filter.Policy.String(), "what happens to a duplicate: suppress (not indexed), mark (indexed with its cluster id) or replace (keep the better copy)")
 	fs.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
 	fs.IntVar(&f.workers, "workers", indexer.DefaultRunOptions().Workers, "pages extracted in parallel")
@@ -99,6 +101,7 @@ func (f *ingestFlags) apply(o *indexer.Options) error {
 		return fmt.Errorf("--keep: %w", err)
 	}
 	o.NoDedup = f.noDedup
+	o.SharedStore = f.store
 	return nil
 }
 
@@ -185,17 +188,38 @@ func progressBar(w io.Writer, total int64, desc, unit string) *progressbar.Progr
 		progressbar.OptionClearOnFinish())
 }
 
-// openExisting opens an index that must already exist, so a mistyped
-// --index is an error rather than a new empty index. An index this
-// process may not write (a read-only file system, a copy it does not own)
-// is opened read-only, for reading.
-func openExisting(dir string) (*indexer.Index, error) {
-	if !indexer.Exists(dir) {
-		return nil, fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", dir)
+// indexFlags name the indexes a read command opens: one --index, or
+// several shards with their shared --store.
+type indexFlags struct {
+	dirs  []string
+	store string
+}
+
+func (f *indexFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.dirs, "index", nil, "index directory; several, with --store, are shards searched together")
+	fs.StringVar(&f.store, "store", "", "the store the indexes share: redis://HOST:PORT[,HOST:PORT...][/NAME]")
+}
+
+// open opens the indexes, which must already exist, so a mistyped --index
+// is an error rather than a new empty index. An index this process may not
+// write (a read-only file system, a copy it does not own) is opened
+// read-only.
+func (f *indexFlags) open() (*indexer.Shards, error) {
+	if len(f.dirs) == 0 {
+		return nil, errors.New("--index: name an index directory")
 	}
 	o := indexer.DefaultOptions()
-	o.ReadOnly = !canWrite(dir)
-	return indexer.Open(dir, o)
+	o.SharedStore = f.store
+	for _, d := range f.dirs {
+		if !indexer.Exists(d) {
+			return nil, fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", d)
+		}
+		o.ReadOnly = o.ReadOnly || !canWrite(d)
+	}
+	if len(f.dirs) > 1 && f.store == "" {
+		return nil, errors.New("--index: several indexes are shards of one crawl only with the --store they share")
+	}
+	return indexer.OpenShards(f.dirs, o)
 }
 
 // canWrite reports whether this process can create files in dir.

@@ -26,7 +26,7 @@ func (o *indexCmd) AddFlags(fs *pflag.FlagSet) {
 func newIndexCmd() *cobra.Command {
 	var o indexCmd
 	cmd := &cobra.Command{
-		Use:   "index --index DIR [--policy suppress|mark|replace] INPUT...",
+		Use:   "index --index DIR [--store redis://HOST:PORT[,HOST:PORT...]] [--policy suppress|mark|replace] INPUT...",
 		Short: "Index pages into bleve, keeping near-duplicates out",
 		Long: `index reads pages from directories (.html, .htm, .txt, optionally .gz),
 JSONL files ({"id","url"?,"title"?,"html"|"text"} a line) and WARC archives

@@ -19,12 +19,13 @@ import (
 const shutdownGrace = 10 * time.Second
 
 type serveCmd struct {
-	dir, addr string
-	opts      server.Options
+	index indexFlags
+	addr  string
+	opts  server.Options
 }
 
 func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.dir, "index", "", "index directory (required)")
+	o.index.AddFlags(fs)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	o.opts = server.DefaultOptions()
 	fs.DurationVar(&o.opts.SearchTimeout, "search-timeout", o.opts.SearchTimeout, "longest time one search may run")
@@ -33,7 +34,7 @@ func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
 func newServeCmd() *cobra.Command {
 	var o serveCmd
 	cmd := &cobra.Command{
-		Use:   "serve --index DIR [--addr 127.0.0.1:8080]",
+		Use:   "serve --index DIR... [--store redis://...] [--addr 127.0.0.1:8080]",
 		Short: "Serve the search page and JSON API over the index",
 		Long: `serve opens the index in DIR and serves, on --addr, a web page to search it
 with duplicates folded and to compare the members of a cluster side by side,
@@ -52,7 +53,7 @@ stop it gracefully.`,
 }
 
 func (o *serveCmd) run(cmd *cobra.Command) error {
-	ix, err := openExisting(o.dir)
+	ix, err := o.index.open()
 	if err != nil {
 		return err
 	}
