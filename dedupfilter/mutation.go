@@ -322,6 +322,9 @@ func (w *mutation) unpost(rec *record) error {
 	return nil
 }
 
+// firstReads is how many candidates' signatures a decision reads first.
+const firstReads = 4
+
 // bestMatch gathers candidates from the posting lists under lookup
 // (skipping stop lists), keeps those sharing at least MinShared lists, and
 // verifies up to MaxCandidates of them, most shared lists first, then the
@@ -365,16 +368,22 @@ func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byt
 	if len(cands) > o.MaxCandidates {
 		cands = cands[:o.MaxCandidates]
 	}
-	// The first few are read at once: the likely match is among them.
-	const prefetched = 8
-	seqs := make([]uint64, 0, prefetched)
-	for _, cd := range cands[:min(len(cands), prefetched)] {
-		seqs = append(seqs, cd.seq)
-	}
-	if err := w.st.prefetch(nil, nil, seqs); err != nil {
-		return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
-	}
 	for n, cd := range cands {
+		// Signatures are read a few at once (the likely match is among
+		// the first), then the rest at once.
+		if n == 0 || n == firstReads {
+			end := len(cands)
+			if n == 0 {
+				end = min(end, firstReads)
+			}
+			var seqs []uint64
+			for _, c := range cands[n:end] {
+				seqs = append(seqs, c.seq)
+			}
+			if err := w.st.prefetch(nil, nil, seqs); err != nil {
+				return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
+			}
+		}
 		id, cs, err := w.st.signature(cd.seq)
 		if err != nil {
 			return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
