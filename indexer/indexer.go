@@ -268,7 +268,7 @@ func openError(dir, store string, err error) error {
 			holder = "process " + pid
 		}
 	}
-	return fmt.Errorf("indexer: %s is open in %s (an index or serve command): search it through that process' server (--server URL), or stop it first: %w", dir, holder, ErrLocked)
+	return fmt.Errorf("indexer: %s is open in %s (an index or serve command): reach it through that process' server (--server URL: search, dups, and index when it serves with --ingest), or stop it first: %w", dir, holder, ErrLocked)
 }
 
 // Repaired is the number of pending bleve operations Open re-applied

@@ -25,6 +25,12 @@ type RunOptions struct {
 	// BatchSize is the number of documents per bleve batch. Larger
 	// batches index faster and hold more pages in memory. Default 200.
 	BatchSize int
+	// FlushAfter, when positive, commits a batch once its first page has
+	// waited that long, full or not: pages arriving slowly (a crawler
+	// feeding a server) become searchable within about FlushAfter plus a
+	// commit. Zero (the default) commits full batches only, the fastest
+	// for a bulk run.
+	FlushAfter time.Duration
 	// Progress, when set, is called after each batch with running totals.
 	Progress func(Stats)
 	// OnError, when set, is called with each per-document error (an
@@ -38,8 +44,8 @@ func DefaultRunOptions() RunOptions {
 }
 
 func (o RunOptions) validate() error {
-	if o.Workers < 1 || o.BatchSize < 1 {
-		return fmt.Errorf("indexer: Workers %d and BatchSize %d must be positive: %w", o.Workers, o.BatchSize, ErrInvalidOptions)
+	if o.Workers < 1 || o.BatchSize < 1 || o.FlushAfter < 0 {
+		return fmt.Errorf("indexer: Workers %d and BatchSize %d must be positive, FlushAfter %v not negative: %w", o.Workers, o.BatchSize, o.FlushAfter, ErrInvalidOptions)
 	}
 	return nil
 }
@@ -224,7 +230,23 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		}
 		return err
 	}
-	for j := range order {
+	// due fires FlushAfter after the first page of a batch came in.
+	var due <-chan time.Time
+	for {
+		var j *job
+		var ok bool
+		select {
+		case j, ok = <-order:
+		case <-due:
+			due = nil
+			if err := flush(); err != nil {
+				return st, err
+			}
+			continue
+		}
+		if !ok {
+			break
+		}
 		s := <-j.done
 		if ctx.Err() != nil {
 			break
@@ -261,8 +283,12 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 			}
 			continue
 		}
+		if len(batch) == 0 && o.FlushAfter > 0 {
+			due = time.After(o.FlushAfter)
+		}
 		batch = append(batch, s)
 		if len(batch) == o.BatchSize {
+			due = nil
 			if err := flush(); err != nil {
 				return st, err
 			}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/boolquery"
@@ -44,6 +45,9 @@ type Options struct {
 	// larger headers get 431. The handler checks it, not net/http, so the
 	// answer carries the security headers every response has.
 	MaxHeaderBytes int
+	// Ingest, when set, takes pages on POST /api/ingest; nil (the
+	// default) leaves the server read-only.
+	Ingest *Ingest
 }
 
 // DefaultOptions returns the defaults documented on Options.
@@ -62,6 +66,9 @@ func (o Options) validate() error {
 	if o.SearchTimeout <= 0 || o.MaxPageSize < 1 || o.MaxQueryBytes < 1 || o.MaxCompareSentences < 1 || o.MaxClusterMembers < 1 ||
 		o.MaxHeaderBytes < 1 || o.MaxHeaderBytes > hardHeaderBytes {
 		return fmt.Errorf("server: every Options field must be positive, got %+v: %w", o, ErrInvalidOptions)
+	}
+	if o.Ingest != nil {
+		return o.Ingest.validate()
 	}
 	return nil
 }
@@ -83,6 +90,8 @@ type Server struct {
 	searcher *collapse.Searcher
 	opts     Options
 	mux      *http.ServeMux
+	// ingesting is held by the one ingest that may run.
+	ingesting sync.Mutex
 }
 
 // New returns a Server reading ix, which the caller keeps open while the
@@ -106,6 +115,7 @@ func New(ix Index, opts Options) (*Server, error) {
 	s.mux.Handle("/api/clusters", get(s.clusters))
 	s.mux.Handle("/api/cluster", get(s.cluster))
 	s.mux.Handle("/api/compare", get(s.compare))
+	s.mux.Handle("/api/ingest", handler(s.ingest))
 	return s, nil
 }
 
@@ -157,8 +167,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			msg: fmt.Sprintf("query string longer than %d bytes", s.opts.MaxQueryBytes)})
 		return
 	}
-	// API requests carry no body; a client sending one gets it cut off.
-	r.Body = http.MaxBytesReader(w, r.Body, 0)
+	// Other requests carry no body; a client sending one gets it cut off.
+	if r.URL.Path != "/api/ingest" {
+		r.Body = http.MaxBytesReader(w, r.Body, 0)
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -186,6 +198,14 @@ func get(h func(http.ResponseWriter, *http.Request) error) http.Handler {
 			writeError(w, &httpError{status: http.StatusMethodNotAllowed, msg: "method " + r.Method + " not allowed"})
 			return
 		}
+		handler(h).ServeHTTP(w, r)
+	})
+}
+
+// handler adapts a handler returning an error to http.Handler: errors
+// become JSON {"error": ...} responses.
+func handler(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			writeError(w, err)
 		}

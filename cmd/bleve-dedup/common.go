@@ -82,9 +82,9 @@ type ingestFlags struct {
 	noDedup      bool
 }
 
+// AddFlags adds the flags but --store, which serve has in indexFlags.
 func (f *ingestFlags) AddFlags(fs *pflag.FlagSet) {
 	def := indexer.DefaultOptions()
-	fs.StringVar(&f.store, "store", "", "a store shared by several indexes, each a shard in its own --index: redis://HOST:PORT[,HOST:PORT...][/NAME] (default: the store embedded in DIR)")
 	fs.StringVar(&f.policy, "policy", def.Filter.Policy.String(), "what happens to a duplicate: suppress (not indexed), mark (indexed with its cluster id) or replace (keep the better copy)")
 	fs.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
 	fs.IntVar(&f.workers, "workers", indexer.DefaultRunOptions().Workers, "pages extracted in parallel")
@@ -123,17 +123,10 @@ func indexOptions(ff *filterFlags, inf *ingestFlags) (indexer.Options, error) {
 // runIndex indexes inputs into ix, reporting per-page errors on errw and,
 // when errw is a terminal, a progress bar.
 func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, f *ingestFlags, errw io.Writer) (indexer.Stats, error) {
-	// A bad page is skipped and the run goes on; an input that cannot be
-	// read at all (a mistyped path) fails the command once the rest is in.
-	var badInputs int
+	skips := skipLog{w: errw}
 	ro := indexer.DefaultRunOptions()
 	ro.Workers = f.workers
-	ro.OnError = func(err error) {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, errors.ErrUnsupported) {
-			badInputs++
-		}
-		fmt.Fprintln(errw, "bleve-dedup: skipped:", err)
-	}
+	ro.OnError = skips.add
 	if bar := progressBar(errw, -1, "indexing", "docs"); bar != nil {
 		last := 0
 		ro.Progress = func(s indexer.Stats) {
@@ -153,10 +146,35 @@ func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, f *ingest
 		}
 	}
 	st, err := ix.IndexPages(ctx, page.Read(inputs, f.pageOptions()), ro)
-	if err == nil && badInputs > 0 {
-		err = fmt.Errorf("%d of the inputs could not be read (see above)", badInputs)
+	if err == nil {
+		err = skips.err()
 	}
 	return st, err
+}
+
+// skipLog reports the pages a run skips. A bad page is skipped and the run
+// goes on; an input that cannot be read at all (a mistyped path) fails the
+// command once the rest is in.
+type skipLog struct {
+	w         io.Writer
+	n         int // pages and inputs skipped
+	badInputs int
+}
+
+func (l *skipLog) add(err error) {
+	l.n++
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, errors.ErrUnsupported) {
+		l.badInputs++
+	}
+	fmt.Fprintln(l.w, "bleve-dedup: skipped:", err)
+}
+
+// err is the run's failure when an input could not be read.
+func (l *skipLog) err() error {
+	if l.badInputs > 0 {
+		return fmt.Errorf("%d of the inputs could not be read (see above)", l.badInputs)
+	}
+	return nil
 }
 
 // logEvery is how often a run logs its progress when stderr is not a
@@ -197,7 +215,12 @@ type indexFlags struct {
 
 func (f *indexFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.dirs, "index", nil, "index directory; several, with --store, are shards searched together")
-	fs.StringVar(&f.store, "store", "", "the store the indexes share: redis://HOST:PORT[,HOST:PORT...][/NAME]")
+	addStoreFlag(fs, &f.store)
+}
+
+// addStoreFlag adds --store, the Redis store shared by indexes.
+func addStoreFlag(fs *pflag.FlagSet, store *string) {
+	fs.StringVar(store, "store", "", "a store shared by several indexes, each a shard in its own --index: redis://HOST:PORT[,HOST:PORT...][/NAME] (default: the store embedded in DIR)")
 }
 
 // open opens the indexes, which must already exist, so a mistyped --index

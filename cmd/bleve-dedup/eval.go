@@ -24,6 +24,7 @@ func (o *evalCmd) AddFlags(fs *pflag.FlagSet) {
 	o.format.addFlag(fs)
 	o.filter.AddFlags(fs)
 	o.ingest.AddFlags(fs)
+	addStoreFlag(fs, &o.ingest.store)
 }
 
 func newEvalCmd() *cobra.Command {
