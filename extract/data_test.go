@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/page"
-	"golang.org/x/net/html"
 )
 
 // dataDir is the shared data, relative to this package directory.
@@ -241,25 +241,24 @@ func TestNeardup(t *testing.T) {
 	}
 }
 
-// BenchmarkNarrow measures title-anchored narrowing alone (parsing and
-// go-trafilatura are done before the timer) on the near-duplicate corpus,
-// and reports the share of pages it narrowed.
+// BenchmarkNarrow measures title-anchored narrowing alone (reading the
+// page and the engine are done before the timer) on the near-duplicate
+// corpus, and reports the share of pages it narrowed.
 func BenchmarkNarrow(b *testing.B) {
 	type input struct {
-		root      *html.Node
-		title     string
+		t         *tree
 		extracted []string
 	}
 	o := DefaultOptions()
 	o.TitleAnchor = false
 	var in []input
 	for _, p := range loadNeardup(b) {
-		root, err := html.Parse(strings.NewReader(p.HTML))
+		t, err := buildTree(context.Background(), p.HTML)
 		if err != nil {
 			b.Fatal(err)
 		}
 		c, _ := o.HTML(p.HTML, p.URL)
-		in = append(in, input{root, titleOf(root), c.Paragraphs})
+		in = append(in, input{t, c.Paragraphs})
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -267,7 +266,7 @@ func BenchmarkNarrow(b *testing.B) {
 	for range b.N {
 		narrowed = 0
 		for _, x := range in {
-			if !slices.Equal(narrow(x.root, x.title, x.extracted), x.extracted) {
+			if !slices.Equal(narrow(x.t, x.extracted), x.extracted) {
 				narrowed++
 			}
 		}

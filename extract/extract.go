@@ -1,7 +1,7 @@
 package extract
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -10,10 +10,6 @@ import (
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 )
-
-// ErrNoContent is returned with a Content that has no paragraphs: neither
-// go-trafilatura nor the fallback found main text. Content.Title may still be set.
-var ErrNoContent = errors.New("extract: no main content")
 
 // Content is the main content of a page.
 type Content struct {
@@ -33,10 +29,58 @@ func HTML(doc, pageURL string) (Content, error) {
 	return DefaultOptions().HTML(doc, pageURL)
 }
 
-// HTML extracts the main content of an HTML page: go-trafilatura first, and
-// when it finds nothing, the paragraphs of the page outside boilerplate
-// elements (see fallback). It is safe for concurrent use.
+// HTML is HTMLContext without a context.
 func (o Options) HTML(doc, pageURL string) (Content, error) {
+	return o.HTMLContext(context.Background(), doc, pageURL)
+}
+
+// HTMLContext extracts the main content of an HTML page with o's engine,
+// narrows it to the article the title names (TitleAnchor), and when
+// nothing is left takes the long text blocks of the page outside
+// boilerplate elements (see fallback). It stops with an error wrapping
+// ctx.Err() soon after ctx is done: it looks at ctx every few thousand
+// tokens or blocks. It is safe for concurrent use.
+func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content, error) {
+	if err := o.validate(); err != nil {
+		return Content{}, err
+	}
+	t, err := buildTree(ctx, doc)
+	if err != nil {
+		return Content{}, err
+	}
+	var c Content
+	if o.Engine == Trafilatura && len(t.els) <= o.MaxTrafilaturaElements {
+		if c, err = o.trafilatura(t, doc, pageURL); err != nil {
+			return Content{}, err
+		}
+	} else {
+		c.Paragraphs = paragraphs(t.mainBlocks())
+	}
+	if c.Title == "" {
+		c.Title = t.title
+	}
+	if err := ctx.Err(); err != nil {
+		return Content{}, fmt.Errorf("extract: %w", err)
+	}
+	if o.TitleAnchor {
+		// Only the <title>: go-trafilatura's title may be the page's one
+		// <h1>, which would anchor any page on its own heading.
+		c.Paragraphs = narrow(t, c.Paragraphs)
+	}
+	if len(c.Paragraphs) == 0 {
+		c.Paragraphs = t.fallback()
+	}
+	if len(c.Paragraphs) == 0 || (len(c.Paragraphs) == 1 && c.Paragraphs[0] == c.Title) {
+		// go-trafilatura's last resort returns the title of an empty page.
+		return Content{Title: c.Title}, ErrNoContent
+	}
+	return c, nil
+}
+
+// trafilatura extracts the main content with go-trafilatura. Link
+// density is read from the page as well as from go-trafilatura's output
+// (see pageLinks).
+func (o Options) trafilatura(t *tree, doc, pageURL string) (Content, error) {
 	root, err := html.Parse(strings.NewReader(doc))
 	if err != nil {
 		return Content{}, fmt.Errorf("extract: parse html: %w", err)
@@ -56,25 +100,9 @@ func (o Options) HTML(doc, pageURL string) (Content, error) {
 	res, err := trafilatura.ExtractDocument(root, topts)
 	if err == nil {
 		c.Title = collapse(res.Metadata.Title)
-		bs := blocks(res.ContentNode, nil)
-		newPageLinks(root).mark(bs)
+		bs := blocks(res.ContentNode)
+		t.links().mark(bs)
 		c.Paragraphs = paragraphs(bs)
-	}
-	pageTitle := titleOf(root)
-	if c.Title == "" {
-		c.Title = pageTitle
-	}
-	if o.TitleAnchor {
-		// Only the <title>: go-trafilatura's title may be the page's one
-		// <h1>, which would anchor any page on its own heading.
-		c.Paragraphs = narrow(root, pageTitle, c.Paragraphs)
-	}
-	if len(c.Paragraphs) == 0 {
-		c.Paragraphs = fallback(root)
-	}
-	if len(c.Paragraphs) == 0 || (len(c.Paragraphs) == 1 && c.Paragraphs[0] == c.Title) {
-		// go-trafilatura's last resort returns the title of an empty page.
-		return Content{Title: c.Title}, ErrNoContent
 	}
 	return c, nil
 }
@@ -96,14 +124,24 @@ func Text(text string) Content {
 	return c
 }
 
-// FromPage extracts the content of p: HTML when it has HTML, otherwise its
-// text. The page's own title (from the input record) wins over the one found
-// in the markup.
+// FromPage is FromPageContext without a context.
 func FromPage(p page.Page) (Content, error) {
+	return FromPageContext(context.Background(), p)
+}
+
+// FromPageContext extracts the content of p with DefaultOptions: HTML when
+// it has HTML, otherwise its text. The page's own title (from the input
+// record) wins over the one found in the markup.
+func FromPageContext(ctx context.Context, p page.Page) (Content, error) {
+	return DefaultOptions().FromPageContext(ctx, p)
+}
+
+// FromPageContext is the package's FromPageContext with o.
+func (o Options) FromPageContext(ctx context.Context, p page.Page) (Content, error) {
 	var c Content
 	var err error
 	if p.HTML != "" {
-		c, err = HTML(p.HTML, p.URL)
+		c, err = o.HTMLContext(ctx, p.HTML, p.URL)
 	} else {
 		c = Text(p.Text)
 		if len(c.Paragraphs) == 0 {

@@ -1,6 +1,34 @@
 package extract
 
-import "github.com/markusmobius/go-trafilatura"
+import (
+	"fmt"
+
+	"github.com/markusmobius/go-trafilatura"
+)
+
+// Engine names a main-content extractor.
+type Engine int
+
+// Engines.
+const (
+	// Native is this package's extractor: one pass of the HTML tokenizer
+	// builds the page's blocks, and the element whose text weighs most
+	// holds the article (see native.go).
+	Native Engine = iota + 1
+	// Trafilatura runs go-trafilatura on a parsed page (pages past
+	// MaxTrafilaturaElements go to Native).
+	Trafilatura
+)
+
+func (e Engine) String() string {
+	switch e {
+	case Native:
+		return "native"
+	case Trafilatura:
+		return "trafilatura"
+	}
+	return fmt.Sprintf("Engine(%d)", int(e))
+}
 
 // Focus trades precision against recall in go-trafilatura.
 type Focus = trafilatura.ExtractionFocus
@@ -14,43 +42,72 @@ const (
 
 // Options configures HTML extraction.
 type Options struct {
-	// Focus: Balanced (default; FavorPrecision scored 0.956/0.911 and
-	// FavorRecall 0.951/0.904 on English/Chinese), FavorRecall or
-	// FavorPrecision.
+	// Engine is the main-content extractor.
+	Engine Engine
+	// TitleAnchor narrows the engine's result to the section that starts
+	// at the heading naming the page's <title>, when the result starts
+	// with that section and is much longer (the other posts of a blog or
+	// forum page); see the package doc and narrow.go. Default true: with
+	// go-trafilatura, near-duplicate corpus precision 0.947 vs 0.884 at
+	// equal recall (0.960), English F1 0.960 vs 0.958, Chinese unchanged.
+	// Its risk is a title heading in a box of its own (a recipe card, a
+	// header with a long standfirst), narrowed to that box.
+	TitleAnchor bool
+
+	// The fields below apply to the Trafilatura engine only.
+
+	// Focus: Balanced (FavorPrecision scored 0.956/0.911 and FavorRecall
+	// 0.951/0.904 on English/Chinese), FavorRecall or FavorPrecision.
 	Focus Focus
 	// Fallback lets go-trafilatura compare its result with go-readability
-	// and go-domdistiller and keep the better one. Default true: F1 0.958
-	// vs 0.952 (English), 0.925 vs 0.907 (Chinese).
+	// and go-domdistiller and keep the better one: F1 0.958 vs 0.952
+	// (English), 0.925 vs 0.907 (Chinese), at about twice the cost.
 	Fallback bool
 	// MinArticleRunes is the article length below which go-trafilatura
 	// tries its fallbacks and finally takes the whole page text as one
-	// paragraph, template included (its MinExtractedSize). Default 100:
-	// go-trafilatura's 250 lets short articles, such as encyclopedia
-	// passages, fall to that last resort more often. Zero means 250.
+	// paragraph, template included (its MinExtractedSize). 100 measured
+	// better than go-trafilatura's 250, which lets short articles, such as
+	// encyclopedia passages, fall to that last resort more often.
 	MinArticleRunes int
-	// TitleAnchor narrows go-trafilatura's result to the section that
-	// starts at the heading naming the page's <title>, when the result
-	// starts with that section and is much longer (the other posts of a
-	// blog or forum page); see the package doc and narrow.go. Default
-	// true: near-duplicate corpus precision 0.947 vs 0.884 at equal recall
-	// (0.960), English F1 0.960 vs 0.958, Chinese unchanged; about 1 ms a
-	// page. Its risk is a title heading in a box of its own (a recipe
-	// card, a header with a long standfirst), narrowed to that box.
-	TitleAnchor bool
-}
-
-// trafilaturaConfig returns go-trafilatura's configuration for o.
-
-func (o Options) trafilaturaConfig() *trafilatura.Config {
-	c := trafilatura.DefaultConfig()
-	if o.MinArticleRunes > 0 {
-		c.MinExtractedSize = o.MinArticleRunes
-	}
-	return c
+	// MaxTrafilaturaElements bounds the pages go-trafilatura sees: a page
+	// with more elements goes to the Native engine. go-trafilatura's cost
+	// is not linear in the page (it compares subtrees with their
+	// ancestors), and it cannot be interrupted once started.
+	MaxTrafilaturaElements int
 }
 
 // DefaultOptions returns the options measured best on the English and
-// Chinese extraction benchmarks (TestF1 in data_test.go).
+// Chinese extraction benchmarks and the near-duplicate corpus (TestF1 and
+// TestNeardup in data_test.go).
 func DefaultOptions() Options {
-	return Options{Focus: Balanced, Fallback: true, MinArticleRunes: 100, TitleAnchor: true}
+	return Options{
+		Engine:                 Native,
+		TitleAnchor:            true,
+		Focus:                  Balanced,
+		Fallback:               true,
+		MinArticleRunes:        100,
+		MaxTrafilaturaElements: 20000,
+	}
+}
+
+// validate reports the first invalid field, wrapping ErrInvalidOptions.
+func (o Options) validate() error {
+	switch {
+	case o.Engine != Native && o.Engine != Trafilatura:
+		return fmt.Errorf("%w: unknown engine %v", ErrInvalidOptions, o.Engine)
+	case o.Engine == Trafilatura && o.Focus != Balanced && o.Focus != FavorRecall && o.Focus != FavorPrecision:
+		return fmt.Errorf("%w: unknown focus %d", ErrInvalidOptions, o.Focus)
+	case o.Engine == Trafilatura && o.MinArticleRunes < 1:
+		return fmt.Errorf("%w: MinArticleRunes %d < 1", ErrInvalidOptions, o.MinArticleRunes)
+	case o.Engine == Trafilatura && o.MaxTrafilaturaElements < 1:
+		return fmt.Errorf("%w: MaxTrafilaturaElements %d < 1", ErrInvalidOptions, o.MaxTrafilaturaElements)
+	}
+	return nil
+}
+
+// trafilaturaConfig returns go-trafilatura's configuration for o.
+func (o Options) trafilaturaConfig() *trafilatura.Config {
+	c := trafilatura.DefaultConfig()
+	c.MinExtractedSize = o.MinArticleRunes
+	return c
 }

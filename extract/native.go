@@ -1,0 +1,243 @@
+package extract
+
+import "bytes"
+
+// The native engine picks the element of the page whose text weighs most
+// (see weight): article paragraphs weigh for it, menus, link lists and
+// template boxes against it, so the best element is the one that holds
+// the article and as little else as possible. Its blocks, without the
+// template boxes inside it, are the main content.
+
+// Weights of a block, in runes.
+var (
+	// blockCost is charged for every block: short lines (menu items,
+	// dates, buttons) weigh against the element that holds them.
+	blockCost = 10
+	// linkCost is charged for each rune of link text.
+	linkCost = 1
+	// tighten: the result descends into a child that keeps this share of
+	// the score.
+	tighten = 0.85
+)
+
+// weight is how much b counts for an element that holds it. Text in
+// template boxes counts for nothing: it is left out of the result anyway.
+func weight(b *block) int {
+	if b.flags&fNoise != 0 {
+		return 0
+	}
+	return b.runes - (1+linkCost)*b.linkRunes - blockCost
+}
+
+// mainBlocks returns the blocks of the page's main content: those of the
+// element with the highest score (see best), without the template boxes
+// and the hidden or navigation elements inside it.
+func (t *tree) mainBlocks() []block {
+	box := t.boxes()
+	e := &t.els[t.best(box)]
+	var out []block
+	for _, b := range t.blocks[e.first:e.end] {
+		if b.flags&fNoise == 0 && box[b.el] <= e.depth {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// best returns the index of the element with the highest score: the sum
+// of the weights of its blocks outside template boxes. Elements in or of
+// a template box, hidden or navigation elements are not candidates.
+func (t *tree) best(box []int32) int {
+	score := t.scores(box)
+	best := 0
+	for i := 1; i < len(t.els); i++ {
+		if t.candidate(i, box) && score[i] >= score[best] {
+			best = i
+		}
+	}
+	// Descend while one child keeps most of the score: stray prose beside
+	// the article (a cookie notice, a caption) should not pull the
+	// result up to the page's outer elements.
+	for descended := true; descended; {
+		descended = false
+		for c := best + 1; c <= int(t.els[best].last); c = int(t.els[c].last) + 1 {
+			if t.candidate(c, box) && float64(score[c]) >= tighten*float64(score[best]) {
+				best, descended = c, true
+				break
+			}
+		}
+	}
+	return best
+}
+
+// candidate reports whether element i may hold the main content.
+func (t *tree) candidate(i int, box []int32) bool {
+	return t.els[i].flags&(fNoise|fNoText) == 0 && box[i] < 0
+}
+
+// scores returns the score of each element.
+func (t *tree) scores(box []int32) []int {
+	score := make([]int, len(t.els))
+	for i := range t.blocks {
+		b := &t.blocks[i]
+		score[b.el] += weight(b)
+	}
+	for i := len(t.els) - 1; i > 0; i-- {
+		if box[i] != t.els[i].depth {
+			score[t.els[i].parent] += score[i]
+		}
+	}
+	return score
+}
+
+// boxes returns, for each element, the depth of the innermost template
+// box it is in or is (-1: none). An element named as a box (fBox) that
+// holds more than half of the page's prose (blocks of positive weight) is
+// not taken for one: themes name wrappers after the boxes in them
+// ("penci_sidebar", "theiaStickySidebar"). A comment section can hold
+// more prose than the article, so it stays a box whatever its size.
+func (t *tree) boxes() []int32 {
+	prose := make([]int, len(t.blocks)+1)
+	for i := range t.blocks {
+		prose[i+1] = prose[i] + max(0, weight(&t.blocks[i]))
+	}
+	total := prose[len(t.blocks)]
+	out := make([]int32, len(t.els))
+	out[0] = -1
+	for i := 1; i < len(t.els); i++ {
+		e := &t.els[i]
+		out[i] = out[e.parent]
+		if e.flags&fBox != 0 && (e.flags&fComment != 0 || 2*(prose[e.end]-prose[e.first]) <= total) {
+			out[i] = e.depth
+		}
+	}
+	return out
+}
+
+// nameHint counts the names in class and id attributes that name article
+// bodies (pos) and template boxes (neg). A compound name with a box word
+// is a box or part of one ("post-footer", "sidebar-content",
+// "post-most-popular"); an element with names of both kinds
+// ("l-sidebar-fixed l-article-body") is taken for neither: themes name
+// the wrappers of an article after the boxes beside it.
+type nameHint struct{ pos, neg, comment int }
+
+// add counts the names of a class or id value, split at white space, by
+// their words (see forWords). A box word after a negator
+// ("non-ad-column", "has-sidebar") does not count.
+func (h *nameHint) add(v []byte) {
+	for _, name := range bytes.Fields(v) {
+		var pos, neg, comment, negated bool
+		forWords(name, func(w []byte) {
+			switch {
+			case negativeWord(w) && !negated:
+				neg = true
+				comment = comment || commentWords[string(w)] || bytes.HasPrefix(w, []byte("comment"))
+			case positiveWords[string(w)]:
+				pos = true
+			}
+			negated = negators[string(w)]
+		})
+		switch {
+		case neg:
+			h.neg++
+			if comment {
+				h.comment++
+			}
+		case pos:
+			h.pos++
+		}
+	}
+}
+
+// hint returns 1 for a body, -1 for a box, 0 for neither or both. A
+// comment section is a box whatever else its name says ("post-comments",
+// "comment-body").
+func (h nameHint) hint() int8 {
+	switch {
+	case h.comment > 0 || h.neg > 0 && h.pos == 0:
+		return -1
+	case h.pos > 0 && h.neg == 0:
+		return 1
+	}
+	return 0
+}
+
+// forWords calls f with each word of a class or id value, lower-cased:
+// runs of ASCII letters and digits, also split at a lower-to-upper case
+// change ("articleBody"). Words longer than 32 bytes are cut.
+func forWords(v []byte, f func([]byte)) {
+	var buf [32]byte
+	n := 0
+	emit := func() {
+		if n > 0 {
+			f(buf[:n])
+			n = 0
+		}
+	}
+	for i, c := range v {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			if i > 0 && v[i-1] >= 'a' && v[i-1] <= 'z' {
+				emit()
+			}
+			c += 'a' - 'A'
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+		default:
+			emit()
+			continue
+		}
+		if n < len(buf) {
+			buf[n] = c
+			n++
+		}
+	}
+	emit()
+}
+
+// negativeWords name template boxes; a class word equal to one, or
+// starting with one of negativePrefixes, counts against the element.
+var negativeWords = map[string]bool{
+	"nav": true, "menu": true, "footer": true, "foot": true, "sidebar": true,
+	"breadcrumb": true, "breadcrumbs": true, "crumbs": true, "comment": true,
+	"comments": true, "reply": true, "replies": true, "share": true,
+	"sharing": true, "social": true, "related": true, "recommend": true,
+	"recommended": true, "widget": true, "widgets": true, "ad": true,
+	"ads": true, "advert": true, "advertisement": true, "sponsor": true,
+	"sponsored": true, "promo": true, "banner": true, "cookie": true,
+	"cookies": true, "consent": true, "newsletter": true, "subscribe": true,
+	"signup": true, "login": true, "modal": true, "popup": true,
+	"pagination": true, "pager": true, "tags": true, "tagcloud": true,
+	"copyright": true, "toolbar": true, "byline": true, "noprint": true,
+	"outbrain": true, "taboola": true, "masthead": true, "search": true,
+	"disqus": true, "popular": true, "trending": true, "skip": true,
+	"gallery": true, "slideshow": true, "carousel": true, "slider": true,
+}
+
+var negativePrefixes = [][]byte{[]byte("navbar"), []byte("navigation"), []byte("sidebar"), []byte("footer"),
+	[]byte("comment"), []byte("share"), []byte("related"), []byte("breadcrumb"), []byte("advert")}
+
+func negativeWord(w []byte) bool {
+	if negativeWords[string(w)] {
+		return true
+	}
+	for _, p := range negativePrefixes {
+		if bytes.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// commentWords name comment sections, a subset of negativeWords.
+var commentWords = map[string]bool{"comment": true, "comments": true, "reply": true, "replies": true, "disqus": true}
+
+// negators turn the next word's meaning around.
+var negators = map[string]bool{"non": true, "no": true, "not": true, "has": true, "with": true, "without": true}
+
+// positiveWords name article bodies.
+var positiveWords = map[string]bool{
+	"article": true, "content": true, "entry": true, "post": true,
+	"story": true, "body": true, "text": true, "main": true, "detail": true,
+	"articlebody": true, "artibody": true, "zw": true,
+}
