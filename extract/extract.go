@@ -49,18 +49,17 @@ func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content,
 		return Content{}, err
 	}
 	var c Content
-	if o.Engine == Trafilatura && len(t.els) <= o.MaxTrafilaturaElements {
-		if c, err = o.trafilatura(t, doc, pageURL); err != nil {
+	done := false
+	if o.Engine == Trafilatura && len(t.els) <= o.MaxTrafilaturaElements && t.runes() <= o.MaxTrafilaturaRunes {
+		if c, done, err = o.trafilatura(ctx, t, doc, pageURL); err != nil {
 			return Content{}, err
 		}
-	} else {
-		c.Paragraphs = paragraphs(t.mainBlocks())
+	}
+	if !done {
+		c.Paragraphs = paragraphs(t.ck, t.mainBlocks())
 	}
 	if c.Title == "" {
 		c.Title = t.title
-	}
-	if err := ctx.Err(); err != nil {
-		return Content{}, fmt.Errorf("extract: %w", err)
 	}
 	if o.TitleAnchor {
 		// Only the <title>: go-trafilatura's title may be the page's one
@@ -69,6 +68,9 @@ func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content,
 	}
 	if len(c.Paragraphs) == 0 {
 		c.Paragraphs = t.fallback()
+	}
+	if err := t.ck.err(); err != nil {
+		return Content{}, err // the stages above gave up part way
 	}
 	if len(c.Paragraphs) == 0 || (len(c.Paragraphs) == 1 && c.Paragraphs[0] == c.Title) {
 		// go-trafilatura's last resort returns the title of an empty page.
@@ -79,11 +81,15 @@ func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content,
 
 // trafilatura extracts the main content with go-trafilatura. Link
 // density is read from the page as well as from go-trafilatura's output
-// (see pageLinks).
-func (o Options) trafilatura(t *tree, doc, pageURL string) (Content, error) {
+// (see pageLinks). It reports false when html.Parse cannot read the page
+// (more than 512 open elements), which is then left to the native engine.
+// go-trafilatura cannot be interrupted: when ctx is done first, it is left
+// to finish on its own (the size limits of Options bound that to a
+// fraction of a second) and trafilatura returns ctx's error.
+func (o Options) trafilatura(ctx context.Context, t *tree, doc, pageURL string) (Content, bool, error) {
 	root, err := html.Parse(strings.NewReader(doc))
 	if err != nil {
-		return Content{}, fmt.Errorf("extract: parse html: %w", err)
+		return Content{}, false, nil
 	}
 	topts := trafilatura.Options{
 		EnableFallback:  o.Fallback,
@@ -96,15 +102,34 @@ func (o Options) trafilatura(t *tree, doc, pageURL string) (Content, error) {
 	if u, err := url.Parse(pageURL); err == nil && u.Host != "" {
 		topts.OriginalURL = u
 	}
-	var c Content
-	res, err := trafilatura.ExtractDocument(root, topts)
-	if err == nil {
-		c.Title = collapse(res.Metadata.Title)
-		bs := blocks(res.ContentNode)
-		t.links().mark(bs)
-		c.Paragraphs = paragraphs(bs)
+	type result struct {
+		res *trafilatura.ExtractResult
+		err error
 	}
-	return c, nil
+	out := make(chan result, 1)
+	extract := func() {
+		res, err := trafilatura.ExtractDocument(root, topts)
+		out <- result{res, err}
+	}
+	if ctx.Done() == nil {
+		extract() // nothing can cancel it: no goroutine needed
+	} else {
+		go extract()
+	}
+	var r result
+	select {
+	case r = <-out:
+	case <-ctx.Done():
+		return Content{}, true, fmt.Errorf("extract: %w", ctx.Err())
+	}
+	var c Content
+	if r.err == nil {
+		c.Title = collapse(r.res.Metadata.Title)
+		bs := blocks(r.res.ContentNode)
+		t.links().mark(bs)
+		c.Paragraphs = paragraphs(t.ck, bs)
+	}
+	return c, true, nil
 }
 
 // Text splits plain text into paragraphs: on blank lines when the text has

@@ -134,7 +134,7 @@ func TestParagraphsDropsBoxHeading(t *testing.T) {
 		{text: "A sentence long enough to stay in the article text.", runes: 51},
 	}
 	want := []string{bs[2].text, bs[3].text, bs[4].text}
-	if got := paragraphs(bs); !slices.Equal(got, want) {
+	if got := paragraphs(nil, bs); !slices.Equal(got, want) {
 		t.Errorf("paragraphs = %q, want %q", got, want)
 	}
 }
@@ -171,7 +171,7 @@ func TestParagraphsDropsTailPromos(t *testing.T) {
 		for _, p := range tt.in {
 			bs = append(bs, block{text: p, runes: len([]rune(p))})
 		}
-		if got := paragraphs(bs); !slices.Equal(got, want) {
+		if got := paragraphs(nil, bs); !slices.Equal(got, want) {
 			t.Errorf("%s: paragraphs = %q, want %q", tt.name, got, want)
 		}
 	}
@@ -204,7 +204,7 @@ func TestJoinBroken(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		if got := joinBroken(slices.Clone(tt.in)); !slices.Equal(got, tt.want) {
+		if got := joinBroken(nil, slices.Clone(tt.in)); !slices.Equal(got, tt.want) {
 			t.Errorf("joinBroken(%v) = %v, want %v", tt.in, got, tt.want)
 		}
 	}

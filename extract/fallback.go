@@ -24,5 +24,5 @@ func (t *tree) fallback() []string {
 			long = append(long, b)
 		}
 	}
-	return paragraphs(long)
+	return paragraphs(t.ck, long)
 }

@@ -128,10 +128,13 @@ const maxBoxHeadingRunes = 10
 // paragraphs keeps the text of the blocks that are not boilerplate, after
 // joining broken sentences (see joinBroken) and without the promotional
 // lines that end many articles (see promo).
-func paragraphs(bs []block) []string {
-	bs = joinBroken(bs)
+func paragraphs(ck *check, bs []block) []string {
+	bs = joinBroken(ck, bs)
 	var kept []block
 	for i, b := range bs {
+		if ck.stop() {
+			return nil
+		}
 		if !isBoilerplate(b) {
 			kept = append(kept, b)
 			continue
@@ -156,19 +159,36 @@ func paragraphs(bs []block) []string {
 // before it when that one ends in a letter or a comma: go-trafilatura
 // splits a paragraph of loose text (text between <br>s) at a link, and
 // the piece that starts with the link, mostly link text, would otherwise
-// fail the link-density test. Scripts without case are left alone.
-func joinBroken(bs []block) []block {
+// fail the link-density test. Scripts without case are left alone. A run
+// of joined blocks is written once, so the cost stays linear however many
+// blocks a run joins.
+func joinBroken(ck *check, bs []block) []block {
 	var out []block
-	for _, b := range bs {
-		n := len(out)
-		if n == 0 || !continues(out[n-1].text, b.text) {
-			out = append(out, b)
+	for i := 0; i < len(bs) && !ck.stop(); {
+		j := i + 1
+		for j < len(bs) && continues(bs[j-1].text, bs[j].text) {
+			j++
+		}
+		if j == i+1 {
+			out = append(out, bs[i])
+			i = j
 			continue
 		}
-		p := &out[n-1]
-		p.text += " " + b.text
-		p.runes = utf8.RuneCountInString(p.text)
-		p.linkRunes += b.linkRunes
+		joined := bs[i]
+		var sb strings.Builder
+		sb.WriteString(bs[i].text)
+		for _, b := range bs[i+1 : j] {
+			if ck.stop() {
+				return out
+			}
+			sb.WriteByte(' ')
+			sb.WriteString(b.text)
+			joined.runes += 1 + b.runes
+			joined.linkRunes += b.linkRunes
+		}
+		joined.text = sb.String()
+		out = append(out, joined)
+		i = j
 	}
 	return out
 }

@@ -90,15 +90,15 @@ func narrow(t *tree, extracted []string) []string {
 	for _, h := range hs[:min(len(hs), maxAnchors)] {
 		ps := t.section(h)
 		sec := strings.Join(ps, "\n")
-		if tokenCount(ps) < minSectionTokens || float64(utf8.RuneCountInString(sec)) >= maxSectionShare*extRunes {
+		if tokenCount(t.ck, ps) < minSectionTokens || float64(utf8.RuneCountInString(sec)) >= maxSectionShare*extRunes {
 			continue
 		}
 		if extShingles == nil {
-			extShingles = shinglesOf(ext)
+			extShingles = shinglesOf(t.ck, ext)
 		}
-		secShingles := shinglesOf(sec)
+		secShingles := shinglesOf(t.ck, sec)
 		if containment(secShingles, extShingles) < minContained ||
-			float64(lead(extracted, secShingles)) > maxLeadShare*extRunes {
+			float64(lead(t.ck, extracted, secShingles)) > maxLeadShare*extRunes {
 			continue
 		}
 		// Keep the engine's copy of the heading, if it kept one.
@@ -163,7 +163,7 @@ func (t *tree) anchors(keys []string) []int32 {
 		keyBigrams[i] = bigrams(k)
 	}
 	var cs []candidate
-	for i := int32(1); i < int32(len(t.els)); i++ {
+	for i := int32(1); i < int32(len(t.els)) && !t.ck.stop(); i++ {
 		e := &t.els[i]
 		if e.flags&fHeading == 0 {
 			continue
@@ -231,6 +231,9 @@ func (t *tree) section(h int32) []string {
 		var bs []block
 		runes := 0
 		for _, b := range t.blocks[lo:hi] {
+			if t.ck.stop() {
+				return nil
+			}
 			if b.skipDepth < ae.depth {
 				bs = append(bs, b)
 				runes += b.runes
@@ -239,8 +242,8 @@ func (t *tree) section(h int32) []string {
 		if runes < minSectionTokens && !top {
 			continue // too short even before filtering (a token has a rune at least)
 		}
-		ps = paragraphs(bs)
-		if tokenCount(ps) >= minSectionTokens || top {
+		ps = paragraphs(t.ck, bs)
+		if tokenCount(t.ck, ps) >= minSectionTokens || top {
 			break
 		}
 	}
@@ -294,20 +297,20 @@ func sumCounts[K comparable](m map[K]int) int {
 }
 
 // tokenCount returns the number of tokens in ps (see forTokens).
-func tokenCount(ps []string) int {
+func tokenCount(ck *check, ps []string) int {
 	n := 0
 	for _, p := range ps {
-		forTokens(p, func(uint64) { n++ })
+		forTokens(ck, p, func(uint64) { n++ })
 	}
 	return n
 }
 
 // lead returns the runes of the paragraphs of ps before the first one that
 // is mostly in the shingle set sec.
-func lead(ps []string, sec shingleSet) int {
+func lead(ck *check, ps []string, sec shingleSet) int {
 	n := 0
 	for _, p := range ps {
-		if containment(shinglesOf(p), sec) >= 0.5 {
+		if containment(shinglesOf(ck, p), sec) >= 0.5 {
 			break
 		}
 		n += utf8.RuneCountInString(p)
@@ -318,13 +321,17 @@ func lead(ps []string, sec shingleSet) int {
 // forTokens calls f with a hash of each comparison token of s: each Han
 // character is a token (Chinese has no spaces), other runs of letters,
 // digits and '_' are lower-cased word tokens, everything else separates.
-func forTokens(s string, f func(uint64)) {
+// It gives up when ck stops.
+func forTokens(ck *check, s string, f func(uint64)) {
 	const (
 		offset = 14695981039346656037 // FNV-1a
 		prime  = 1099511628211
 	)
 	h, inWord := uint64(offset), false
 	for _, r := range s {
+		if ck.stop() {
+			return
+		}
 		switch {
 		case unicode.Is(unicode.Han, r):
 			if inWord {
@@ -355,9 +362,9 @@ type shingleSet []uint64
 
 // shinglesOf returns the set of shingles (runs of shingleLen tokens) of
 // s; a text shorter than shingleLen tokens is one shingle.
-func shinglesOf(s string) shingleSet {
+func shinglesOf(ck *check, s string) shingleSet {
 	var toks []uint64
-	forTokens(s, func(h uint64) { toks = append(toks, h) })
+	forTokens(ck, s, func(h uint64) { toks = append(toks, h) })
 	var set shingleSet
 	if len(toks) > 0 && len(toks) < shingleLen {
 		set = append(set, mix(toks))

@@ -197,7 +197,7 @@ func FuzzNarrow(f *testing.F) {
 				t.Errorf("paragraph %q is not collapsed", p)
 			}
 		}
-		if c := containment(shinglesOf(strings.Join(got, "\n")), shinglesOf(strings.Join(extracted, "\n"))); c < minContained {
+		if c := containment(shinglesOf(nil, strings.Join(got, "\n")), shinglesOf(nil, strings.Join(extracted, "\n"))); c < minContained {
 			t.Errorf("narrowed text is %.2f in the extracted text, want >= %.2f", c, minContained)
 		}
 	})

@@ -35,7 +35,7 @@ func weight(b *block) int {
 func (t *tree) mainBlocks() []block {
 	box := t.boxes()
 	e := &t.els[t.best(box)]
-	var out []block
+	out := make([]block, 0, e.end-e.first)
 	for _, b := range t.blocks[e.first:e.end] {
 		if b.flags&fNoise == 0 && box[b.el] <= e.depth {
 			out = append(out, b)

@@ -32,6 +32,47 @@ type tree struct {
 	title  string // the first <title>, white space collapsed
 	els    []element
 	blocks []block
+	ck     *check // for the stages after building
+}
+
+// check lets long loops give up soon after the context is done: stop
+// reports, every checkEvery calls, whether it is. A loop that gives up
+// returns a partial result, which HTMLContext discards for ctx.Err(). A
+// nil check never stops.
+type check struct {
+	ctx  context.Context
+	n    int
+	done bool
+}
+
+func (c *check) stop() bool {
+	if c == nil {
+		return false
+	}
+	if c.n++; c.n%checkEvery == 0 {
+		return c.poll()
+	}
+	return c.done
+}
+
+// poll looks at the context now, for loops whose steps are long.
+func (c *check) poll() bool {
+	if c != nil && !c.done {
+		c.done = c.ctx.Err() != nil
+	}
+	return c.done
+}
+
+// pollBytes is how much text the tokenizer pass reads between two polls
+// inside one text token.
+const pollBytes = 64 << 10
+
+// err returns the context's error, wrapped.
+func (c *check) err() error {
+	if err := c.ctx.Err(); err != nil {
+		return fmt.Errorf("extract: %w", err)
+	}
+	return nil
 }
 
 // element is one element of the page. els[0] is the document itself.
@@ -176,16 +217,14 @@ type builder struct {
 
 // buildTree reads doc into a tree. It fails only when ctx is done.
 func buildTree(ctx context.Context, doc string) (*tree, error) {
-	t := &tree{els: make([]element, 1, 64+len(doc)/256), blocks: make([]block, 0, 16+len(doc)/512)}
+	t := &tree{els: make([]element, 1, 64+len(doc)/256), blocks: make([]block, 0, 16+len(doc)/512), ck: &check{ctx: ctx}}
 	t.els[0] = element{parent: -1, flags: fBreak}
 	b := &builder{t: t, top: make(map[tagKey]int32, 32), stack: make([]openElem, 1, 64)}
 	b.stack[0] = openElem{el: 0, prevSame: -1, scope: 0, skip: -1}
 	z := html.NewTokenizer(strings.NewReader(doc))
-	for n := 1; ; n++ {
-		if n%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("extract: read html: %w", err)
-			}
+	for {
+		if t.ck.stop() {
+			return nil, t.ck.err()
 		}
 		switch z.Next() {
 		case html.ErrorToken:
@@ -229,7 +268,13 @@ func (b *builder) text(s []byte) {
 		return
 	}
 	inLink := e.flags&fLink != 0
-	for i := 0; i < len(s); {
+	for i, poll := 0, pollBytes; i < len(s); {
+		if i >= poll {
+			if b.t.ck.poll() {
+				return // buildTree returns at the next token
+			}
+			poll += pollBytes
+		}
 		c := s[i]
 		size := 1
 		var sp bool
@@ -555,6 +600,15 @@ func headingLevelOf(a atom.Atom) int {
 func hidden(style []byte) bool {
 	s := strings.ToLower(strings.ReplaceAll(string(style), " ", ""))
 	return strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden")
+}
+
+// runes returns the runes of text in the page's blocks.
+func (t *tree) runes() int {
+	n := 0
+	for _, b := range t.blocks {
+		n += b.runes
+	}
+	return n
 }
 
 // text returns the text of the blocks under e, joined by spaces.
