@@ -51,7 +51,12 @@ func (s Stats) DocsPerSecond() float64 {
 
 // FromPage extracts p's main content as a Document.
 func FromPage(p page.Page) (Document, error) {
-	c, err := extract.FromPage(p)
+	return fromPage(context.Background(), p)
+}
+
+// fromPage is FromPage giving up soon after ctx is done.
+func fromPage(ctx context.Context, p page.Page) (Document, error) {
+	c, err := extract.FromPageContext(ctx, p)
 	if err != nil {
 		return Document{}, &page.Error{Source: p.Source, ID: p.ID, Err: err}
 	}
@@ -111,7 +116,7 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				d, err := FromPage(j.p)
+				d, err := fromPage(ctx, j.p)
 				var p prepared
 				if err == nil {
 					p, err = ix.prepare(d)
