@@ -23,12 +23,12 @@ const maxBoilerplateRunes = 80
 // Chinese words must be followed by punctuation, space or the end (Go's \b
 // is ASCII-only). An English timestamp needs a digit after its verb, so
 // "Updated guidance ..." stays.
-var boilerplateLine = gate(`(?i)^[\s\[(（【〖<«←]*(?:`+
+var boilerplateLine = prefixGate(`(?i)^[\s\[(（【〖<«←]*(?:`+
 	`(?:稿件来源|文章来源|本文来源|信息来源|新闻来源|来源于|本文转载自|转载自|转自|摘自|原文地址|原文链接|原标题|责任编辑|版权声明|免责声明)`+
 	`|(?:来源|出处|稿源|作者|编辑|责编|相关阅读|相关链接|相关新闻|相关文章|相关信息|相关评论|延伸阅读|推荐阅读|返回|打印|关闭窗口|关闭)(?:[\s：:】\]）)>»]|$)`+
 	`|(?:source|sources|editor|edited by|related|read more|more information|explore further|provided by|citation|advertisement|this (?:article|story) (?:first )?appeared|originally published|copyright)\b`+
 	`|(?:published|updated|posted)\b.*\d)`,
-	false, "稿件来源", "文章来源", "本文来源", "信息来源", "新闻来源", "来源于", "本文转载自", "转载自", "转自", "摘自",
+	" \t\n\f\r[(（【〖<«←", "稿件来源", "文章来源", "本文来源", "信息来源", "新闻来源", "来源于", "本文转载自", "转载自", "转自", "摘自",
 	"原文地址", "原文链接", "原标题", "责任编辑", "版权声明", "免责声明", "来源", "出处", "稿源", "作者", "编辑", "责编",
 	"相关阅读", "相关链接", "相关新闻", "相关文章", "相关信息", "相关评论", "延伸阅读", "推荐阅读", "返回", "打印",
 	"关闭窗口", "关闭", "source", "editor", "edited by", "related", "read more", "more information", "explore further",
@@ -40,7 +40,7 @@ var boilerplateLine = gate(`(?i)^[\s\[(（【〖<«←]*(?:`+
 // English month-name date with a time ("NOVEMBER 20, 2019 10:43"), or a
 // US date before a byline ("11/19/2019 by Lars Brandle"). A bare date is
 // left alone: embedded tweets end with one.
-var boilerplateMark = gate(`(?i)版权所有|未经授权|禁止转载|不得转载|转载请注明|copyright|©|all rights reserved|`+
+var boilerplateMark = containsGate(`(?i)版权所有|未经授权|禁止转载|不得转载|转载请注明|copyright|©|all rights reserved|`+
 	`上一页|下一页|上一篇|下一篇|查看完整版本|返回顶部|返回首页|`+
 	`\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\D{0,4}\d{1,2}:\d{2}|`+
 	`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4},? (?:at )?\d{1,2}:\d{2}|`+
@@ -51,7 +51,7 @@ var boilerplateMark = gate(`(?i)版权所有|未经授权|禁止转载|不得转
 // byline matches an English byline alone on its line: "By" and up to five
 // capitalised words ("By Jeff Foust", "BY JERUSALEM POST STAFF"). The
 // capitals keep sentences such as "By then it was over." out.
-var byline = gate(`^(?:By|BY|by)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:and\s+)?\p{Lu}[\p{L}.'’-]*){0,4}$`, false, "by")
+var byline = prefixGate(`^(?:By|BY|by)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:and\s+)?\p{Lu}[\p{L}.'’-]*){0,4}$`, "", "by")
 
 // promo matches the calls to action and credits that news sites append to
 // an article: newsletter and subscription prompts, "follow us on Twitter",
@@ -59,7 +59,7 @@ var byline = gate(`^(?:By|BY|by)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:and\s+)?\p{Lu}[\
 // contributed to this report", "Reporting by X; Editing by Y"), "share it
 // with a friend", citation lines. They read as prose, so only the tail of
 // the text is tested (see paragraphs).
-var promo = gate(`(?i)\b(?:subscribe|newsletters?|inbox)\b`+
+var promo = containsGate(`(?i)\b(?:subscribe|newsletters?|inbox)\b`+
 	`|\bfollow\b.{0,60}\bon (?:twitter|facebook|instagram)\b|\bfollow (?:us|him|her|them|me) @`+
 	`|\bcontributed (?:to )?(?:this|the) (?:report|story)|\bcontributed reporting\b`+
 	`|\bshare (?:it|this(?: story| article)?) with\b|\bif you (?:enjoyed|liked) this\b`+
@@ -76,30 +76,49 @@ const (
 	maxPromoRunes  = 300
 )
 
-// gated is a regular expression run only on text that holds one of its
-// gate literals (or an ASCII digit, with digit), which every match holds:
-// most lines hold none, and the backtracking matcher costs microseconds a
-// line. The literals are lower case; the text is lower-cased for the
-// gate, not for the expression.
+// gated is a regular expression run only on text that passes its gate,
+// a test every match passes: most lines do not, and the backtracking
+// matcher costs microseconds a line. The gate is one of the literals at
+// the start of the text (after runes in lead), with prefix, or anywhere
+// in it, else; with digit, an ASCII digit anywhere opens it too. The
+// literals are lower case; the text is lower-cased for the gate, not for
+// the expression.
 type gated struct {
-	re    *regexp.Regexp
-	digit bool
-	gate  []string
+	re       *regexp.Regexp
+	prefix   bool
+	lead     string
+	digit    bool
+	literals []string
 }
 
-func gate(expr string, digit bool, literals ...string) gated {
-	return gated{regexp.MustCompile(expr), digit, literals}
+// containsGate returns a gated expression opened by any of literals
+// anywhere in the text, or with digit by an ASCII digit.
+func containsGate(expr string, digit bool, literals ...string) gated {
+	return gated{re: regexp.MustCompile(expr), digit: digit, literals: literals}
+}
+
+// prefixGate returns a gated expression opened by any of literals at the
+// start of the text after a run of runes in lead.
+func prefixGate(expr, lead string, literals ...string) gated {
+	return gated{re: regexp.MustCompile(expr), prefix: true, lead: lead, literals: literals}
 }
 
 // match reports whether the expression matches s; lower is s in lower
 // case.
 func (g gated) match(s, lower string) bool {
 	open := g.digit && strings.ContainsAny(s, "0123456789")
-	for _, l := range g.gate {
+	if g.prefix {
+		lower = strings.TrimLeft(lower, g.lead)
+	}
+	for _, l := range g.literals {
 		if open {
 			break
 		}
-		open = strings.Contains(lower, l)
+		if g.prefix {
+			open = strings.HasPrefix(lower, l)
+		} else {
+			open = strings.Contains(lower, l)
+		}
 	}
 	return open && g.re.MatchString(s)
 }

@@ -202,14 +202,17 @@ type tagKey struct {
 
 // builder builds a tree from tokens.
 type builder struct {
-	t         *tree
-	stack     []openElem
-	top       map[tagKey]int32 // stack position of the topmost open element of each tag
-	buf       []byte           // the current block's text, white space collapsed
-	runes     int              // runes in buf
-	links     int              // runes of buf inside links
-	space     bool             // white space seen since the last rune written
-	lastLink  bool             // the last rune written is link text
+	t     *tree
+	stack []openElem
+	// topAtom and topName hold the stack position of the topmost open
+	// element of each tag, by atom or, for other tags, by name.
+	topAtom   map[atom.Atom]int32
+	topName   map[string]int32
+	buf       []byte // the current block's text, white space collapsed
+	runes     int    // runes in buf
+	links     int    // runes of buf inside links
+	space     bool   // white space seen since the last rune written
+	lastLink  bool   // the last rune written is link text
 	inTitle   bool
 	titleBuf  []byte
 	titleSeen bool // the first <title> was read
@@ -219,7 +222,7 @@ type builder struct {
 func buildTree(ctx context.Context, doc string) (*tree, error) {
 	t := &tree{els: make([]element, 1, 64+len(doc)/256), blocks: make([]block, 0, 16+len(doc)/512), ck: &check{ctx: ctx}}
 	t.els[0] = element{parent: -1, flags: fBreak}
-	b := &builder{t: t, top: make(map[tagKey]int32, 32), stack: make([]openElem, 1, 64)}
+	b := &builder{t: t, topAtom: make(map[atom.Atom]int32, 32), topName: map[string]int32{}, stack: make([]openElem, 1, 64)}
 	b.stack[0] = openElem{el: 0, prevSame: -1, scope: 0, skip: -1}
 	z := html.NewTokenizer(strings.NewReader(doc))
 	for {
@@ -334,7 +337,7 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 	}
 	switch {
 	case a == atom.Html || a == atom.Body || a == atom.Head:
-		if b.open(key) >= 0 || (a == atom.Head && b.open(tagKey{a: atom.Body}) >= 0) {
+		if b.open(key) >= 0 || (a == atom.Head && b.openAtom(atom.Body) >= 0) {
 			return // a second <html>/<body> adds nothing
 		}
 	case a == atom.Li:
@@ -366,7 +369,7 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 	if brk {
 		b.flush()
 	}
-	if a == atom.Title && !b.titleSeen && b.open(tagKey{a: atom.Svg}) < 0 && b.open(tagKey{a: atom.Math}) < 0 {
+	if a == atom.Title && !b.titleSeen && b.openAtom(atom.Svg) < 0 && b.openAtom(atom.Math) < 0 {
 		b.inTitle = true // the tokenizer reads its content as one text token
 	}
 	if voidTags[a] || selfClosing || len(b.stack) >= maxDepth {
@@ -398,8 +401,8 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 	if noiseTags[a] {
 		e.flags |= fNoise
 	}
-	if hasAttr {
-		b.attrs(z, &e)
+	if hasAttr && e.flags&fNoText == 0 {
+		b.attrs(z, &e) // the names of elements without text do not matter
 	}
 	if e.hint < 0 && !neverNoise[a] {
 		e.flags |= fBox
@@ -415,7 +418,7 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 		oe.skip = e.depth
 	}
 	b.stack = append(b.stack, oe)
-	b.top[key] = pos
+	b.setTop(key, pos)
 }
 
 // attrs reads the attributes of a start tag into e.
@@ -468,7 +471,7 @@ func (b *builder) end(z *html.Tokenizer) {
 	}
 	switch a {
 	case atom.Br, atom.P:
-		if a == atom.Br || b.open(tagKey{a: atom.P}) < 0 {
+		if a == atom.Br || b.openAtom(atom.P) < 0 {
 			b.flush() // a stray </br> or </p> breaks the line
 			return
 		}
@@ -484,7 +487,7 @@ func (b *builder) end(z *html.Tokenizer) {
 	case pos <= 0:
 		return
 	case tableTags[a]:
-		if pos < b.open(tagKey{a: atom.Table}) {
+		if pos < b.openAtom(atom.Table) {
 			return // a row or cell of an outer table
 		}
 	case !scopeTags[a] && pos < b.stack[len(b.stack)-1].scope:
@@ -502,21 +505,47 @@ func (b *builder) endTitle() {
 // open returns the stack position of the topmost open element with key,
 // or -1.
 func (b *builder) open(key tagKey) int32 {
-	if p, ok := b.top[key]; ok {
+	if key.a != 0 {
+		return b.openAtom(key.a)
+	}
+	if p, ok := b.topName[key.name]; ok {
 		return p
 	}
 	return -1
 }
 
+// openAtom is open for a tag with an atom.
+func (b *builder) openAtom(a atom.Atom) int32 {
+	if p, ok := b.topAtom[a]; ok {
+		return p
+	}
+	return -1
+}
+
+// setTop records pos as the topmost open element with key; -1 forgets
+// the key.
+func (b *builder) setTop(key tagKey, pos int32) {
+	switch {
+	case key.a != 0 && pos >= 0:
+		b.topAtom[key.a] = pos
+	case key.a != 0:
+		delete(b.topAtom, key.a)
+	case pos >= 0:
+		b.topName[key.name] = pos
+	default:
+		delete(b.topName, key.name)
+	}
+}
+
 // closeInScope closes an open a unless a scope element or one of bounds
 // is open above it.
 func (b *builder) closeInScope(a atom.Atom, bounds ...atom.Atom) {
-	pos := b.open(tagKey{a: a})
+	pos := b.openAtom(a)
 	if pos <= 0 || pos < b.stack[len(b.stack)-1].scope {
 		return
 	}
 	for _, bound := range bounds {
-		if b.open(tagKey{a: bound}) > pos {
+		if b.openAtom(bound) > pos {
 			return
 		}
 	}
@@ -526,9 +555,9 @@ func (b *builder) closeInScope(a atom.Atom, bounds ...atom.Atom) {
 // closeInTable closes the open elements of tags that are in the innermost
 // open table (a new row closes the cell and the row before it).
 func (b *builder) closeInTable(tags ...atom.Atom) {
-	table := b.open(tagKey{a: atom.Table})
+	table := b.openAtom(atom.Table)
 	for _, a := range tags {
-		if pos := b.open(tagKey{a: a}); pos > table && pos > 0 {
+		if pos := b.openAtom(a); pos > table && pos > 0 {
 			b.popTo(int(pos))
 		}
 	}
@@ -536,7 +565,7 @@ func (b *builder) closeInTable(tags ...atom.Atom) {
 
 // popAbove closes the topmost open a and what is open above it.
 func (b *builder) popAbove(a atom.Atom) {
-	if pos := b.open(tagKey{a: a}); pos > 0 {
+	if pos := b.openAtom(a); pos > 0 {
 		b.popTo(int(pos))
 	}
 }
@@ -558,11 +587,7 @@ func (b *builder) popTo(pos int) {
 			e.end++ // the pending block ends inside this inline element
 		}
 		e.last = int32(len(b.t.els) - 1)
-		if oe.prevSame >= 0 {
-			b.top[oe.key] = oe.prevSame
-		} else {
-			delete(b.top, oe.key)
-		}
+		b.setTop(oe.key, oe.prevSame)
 	}
 	b.stack = b.stack[:min(pos, len(b.stack))]
 }
