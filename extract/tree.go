@@ -99,6 +99,7 @@ const (
 	fLink                              // inside a hyperlink
 	fBoilerplate                       // inside a boilerplate element (see fallback)
 	fNoise                             // inside a template box by tag or role, or hidden
+	fCell                              // inside a table cell
 	// Own.
 	fBreak   // starts and ends a block (not inline)
 	fHeading // h1-h6
@@ -106,7 +107,7 @@ const (
 	fComment // a comment section by class or id
 )
 
-const inherited = fNoText | fLink | fBoilerplate | fNoise
+const inherited = fNoText | fLink | fBoilerplate | fNoise | fCell
 
 // maxDepth bounds the open elements: deeper ones are not recorded (their
 // text goes to the deepest recorded one), which bounds the memory and the
@@ -400,6 +401,9 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 	}
 	if noiseTags[a] {
 		e.flags |= fNoise
+	}
+	if a == atom.Td || a == atom.Th {
+		e.flags |= fCell
 	}
 	if hasAttr && e.flags&fNoText == 0 {
 		b.attrs(z, &e) // the names of elements without text do not matter
