@@ -285,3 +285,101 @@ func TestHTMLConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGates checks that the gate of each gated expression passes every
+// text the expression matches, so that gating never changes a result.
+func FuzzGates(f *testing.F) {
+	for _, s := range []string{
+		"来源：新华网", "【责任编辑：王明】", "Source: x", "  (Updated at 1:23 p.m.", "版权所有 ©", "2019-11-20 10:43",
+		"NOVEMBER 20, 2019 10:43", "11/19/2019 by Pat", "By Jeff Foust", "Subscribe to our newsletters",
+		"follow her on Twitter", "jo@example.com", "Reuters contributed to this report.", "Citation: x",
+	} {
+		f.Add(s)
+	}
+	gates := map[string]gated{"boilerplateLine": boilerplateLine, "boilerplateMark": boilerplateMark, "byline": byline, "promo": promo}
+	f.Fuzz(func(t *testing.T, s string) {
+		for name, g := range gates {
+			if g.re.MatchString(s) && !g.match(s, strings.ToLower(s)) {
+				t.Errorf("%s matches %q but its gate is closed", name, s)
+			}
+		}
+	})
+}
+
+func TestOptionsValidate(t *testing.T) {
+	traf := DefaultOptions()
+	traf.Engine = Trafilatura
+	tests := []struct {
+		name   string
+		change func(*Options)
+		ok     bool
+	}{
+		{"default", func(*Options) {}, true},
+		{"no engine", func(o *Options) { o.Engine = 0 }, false},
+		{"unknown engine", func(o *Options) { o.Engine = 3 }, false},
+		{"native ignores trafilatura fields", func(o *Options) { o.MinArticleRunes, o.MaxTrafilaturaRunes = 0, 0 }, true},
+		{"trafilatura", func(o *Options) { *o = traf }, true},
+		{"trafilatura without MinArticleRunes", func(o *Options) { *o = traf; o.MinArticleRunes = 0 }, false},
+		{"trafilatura without element limit", func(o *Options) { *o = traf; o.MaxTrafilaturaElements = 0 }, false},
+		{"trafilatura without rune limit", func(o *Options) { *o = traf; o.MaxTrafilaturaRunes = -1 }, false},
+		{"trafilatura unknown focus", func(o *Options) { *o = traf; o.Focus = 9 }, false},
+	}
+	for _, tt := range tests {
+		o := DefaultOptions()
+		tt.change(&o)
+		_, err := o.HTML("<p>text</p>", "")
+		if got := !errors.Is(err, ErrInvalidOptions); got != tt.ok {
+			t.Errorf("%s: err %v, want valid %v", tt.name, err, tt.ok)
+		}
+	}
+}
+
+func TestEngines(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("testdata", "news.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "Library extends opening hours"
+	deep := strings.Repeat("<div>", 600) + `<p>` + strings.Repeat("A sentence of the article text. ", 10) + `</p>`
+	tests := []struct {
+		name   string
+		engine Engine
+		limit  int // MaxTrafilaturaElements
+		doc    string
+		want   string // in the text
+	}{
+		{"native", Native, 0, string(doc), want},
+		{"trafilatura", Trafilatura, 10000, string(doc), want},
+		{"trafilatura past its element limit", Trafilatura, 10, string(doc), want},
+		{"trafilatura on a page html.Parse cannot read", Trafilatura, 10000, deep, "A sentence of the article text."},
+	}
+	for _, tt := range tests {
+		o := DefaultOptions()
+		o.Engine = tt.engine
+		if tt.limit > 0 {
+			o.MaxTrafilaturaElements = tt.limit
+		}
+		c, err := o.HTML(tt.doc, "http://example.com/")
+		if err != nil || !strings.Contains(c.Text(), tt.want) {
+			t.Errorf("%s: %q, %v; want text with %q", tt.name, c.Text(), err, tt.want)
+		}
+	}
+	if got, want := Trafilatura.String(), "trafilatura"; got != want {
+		t.Errorf("Trafilatura.String() = %q, want %q", got, want)
+	}
+}
+
+func TestHTMLContextCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, engine := range []Engine{Native, Trafilatura} {
+		o := DefaultOptions()
+		o.Engine = engine
+		if _, err := o.HTMLContext(ctx, "<title>T</title><p>Some text of the page.</p>", ""); !errors.Is(err, context.Canceled) {
+			t.Errorf("%v: err %v, want context.Canceled", engine, err)
+		}
+		if _, err := o.FromPageContext(ctx, page.Page{HTML: "<p>x</p>"}); !errors.Is(err, context.Canceled) {
+			t.Errorf("%v: FromPageContext err %v, want context.Canceled", engine, err)
+		}
+	}
+}

@@ -127,6 +127,12 @@ var noTextTags = map[atom.Atom]bool{
 	atom.Title: true,
 }
 
+// silentTags neither hold text nor end the block around them: a script
+// inside a paragraph does not split it.
+var silentTags = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+}
+
 // noiseTags are template boxes whatever their class (see classHint for the
 // ones told by class and id).
 var noiseTags = map[atom.Atom]bool{
@@ -366,7 +372,7 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 		b.popTo(len(b.stack) - 1)
 	}
 
-	brk := !inline[string(name)]
+	brk := !inline[string(name)] && !silentTags[a]
 	if brk {
 		b.flush()
 	}
