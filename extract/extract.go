@@ -37,9 +37,11 @@ func (o Options) HTML(doc, pageURL string) (Content, error) {
 // HTMLContext extracts the main content of an HTML page with o's engine,
 // narrows it to the article the title names (TitleAnchor), and when
 // nothing is left takes the long text blocks of the page outside
-// boilerplate elements (see fallback). It stops with an error wrapping
-// ctx.Err() soon after ctx is done: it looks at ctx every few thousand
-// tokens or blocks. It is safe for concurrent use.
+// boilerplate elements (see fallback). Its cost is linear in the page
+// whatever its shape. It stops with an error wrapping ctx.Err() soon after
+// ctx is done (it looks at ctx every 1,024 tokens, blocks or runes), so a
+// per-page time limit is a context deadline. Invalid options fail with
+// ErrInvalidOptions. It is safe for concurrent use.
 func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content, error) {
 	if err := o.validate(); err != nil {
 		return Content{}, err
@@ -49,13 +51,13 @@ func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content,
 		return Content{}, err
 	}
 	var c Content
-	done := false
+	used := false // go-trafilatura read the page
 	if o.Engine == Trafilatura && len(t.els) <= o.MaxTrafilaturaElements && t.runes() <= o.MaxTrafilaturaRunes {
-		if c, done, err = o.trafilatura(ctx, t, doc, pageURL); err != nil {
+		if c, used, err = o.trafilatura(ctx, t, doc, pageURL); err != nil {
 			return Content{}, err
 		}
 	}
-	if !done {
+	if !used {
 		c.Paragraphs = paragraphs(t.ck, t.mainBlocks())
 	}
 	if c.Title == "" {

@@ -178,9 +178,11 @@ func paragraphs(ck *check, bs []block) []string {
 // before it when that one ends in a letter or a comma: go-trafilatura
 // splits a paragraph of loose text (text between <br>s) at a link, and
 // the piece that starts with the link, mostly link text, would otherwise
-// fail the link-density test. Scripts without case are left alone. A run
-// of joined blocks is written once, so the cost stays linear however many
-// blocks a run joins.
+// fail the link-density test; pages break sentences at <br> too
+// (hard-wrapped text). Scripts without case are left alone. A run of
+// joined blocks is written once, so the cost stays linear however many
+// blocks a run joins (appending each block to the text so far was
+// quadratic: 25 s for 8 MB of lower-case text).
 func joinBroken(ck *check, bs []block) []block {
 	var out []block
 	for i := 0; i < len(bs) && !ck.stop(); {

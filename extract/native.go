@@ -62,7 +62,7 @@ func (t *tree) mainBlocks() []block {
 	e := &t.els[t.best(box)]
 	out := make([]block, 0, e.end-e.first)
 	for _, b := range t.blocks[e.first:e.end] {
-		if b.flags&fNoise == 0 && box[b.el] <= e.depth {
+		if b.flags&fNoise == 0 && box[b.el] < 0 {
 			out = append(out, b)
 		}
 	}
@@ -175,17 +175,11 @@ func (h *nameHint) add(v []byte) {
 	}
 }
 
-// hint returns 1 for a body, -1 for a box, 0 for neither or both. A
-// comment section is a box whatever else its name says ("post-comments",
-// "comment-body").
-func (h nameHint) hint() int8 {
-	switch {
-	case h.comment > 0 || h.neg > 0 && h.pos == 0:
-		return -1
-	case h.pos > 0 && h.neg == 0:
-		return 1
-	}
-	return 0
+// box reports whether the names make a template box: box names and no
+// body names. A comment section is a box whatever else its names say
+// ("post-comments", "comment-body"); the caller tells those by comment.
+func (h nameHint) box() bool {
+	return h.neg > 0 && h.pos == 0
 }
 
 // forWords calls f with each word of a class or id value, lower-cased:

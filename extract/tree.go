@@ -63,10 +63,6 @@ func (c *check) poll() bool {
 	return c.done
 }
 
-// pollBytes is how much text the tokenizer pass reads between two polls
-// inside one text token.
-const pollBytes = 64 << 10
-
 // err returns the context's error, wrapped.
 func (c *check) err() error {
 	if err := c.ctx.Err(); err != nil {
@@ -84,9 +80,6 @@ type element struct {
 	// are its descendants.
 	first, end, last int32
 	flags            elemFlags
-	// hint is what class, id, role and itemprop say: > 0 names an
-	// article body, < 0 a template box (see nameHint).
-	hint int8
 }
 
 // elemFlags are facts about an element; the inherited ones hold for its
@@ -114,9 +107,13 @@ const inherited = fNoText | fLink | fBoilerplate | fNoise | fCell
 // walks up the tree on pathological pages.
 const maxDepth = 512
 
-// checkEvery is how many tokens (or blocks, in later stages) pass between
-// two looks at the context: a few microseconds of work.
+// checkEvery is how many tokens (or blocks or runes, in later stages)
+// pass between two looks at the context: a few microseconds of work.
 const checkEvery = 1024
+
+// pollBytes is how much text the tokenizer pass reads between two looks
+// at the context inside one text token.
+const pollBytes = 64 << 10
 
 // noTextTags hold no page text.
 var noTextTags = map[atom.Atom]bool{
@@ -139,12 +136,14 @@ var silentTags = map[atom.Atom]bool{
 // English F1 0.971 with them, 0.975 without.
 var noiseTags = map[atom.Atom]bool{
 	atom.Nav: true, atom.Footer: true, atom.Aside: true, atom.Button: true,
-	atom.Menu: true, atom.Dialog: true, atom.Label: true, atom.Fieldset: true, atom.Figure: true, atom.Figcaption: true,
+	atom.Menu: true, atom.Dialog: true, atom.Label: true, atom.Fieldset: true,
+	atom.Figure: true, atom.Figcaption: true,
 }
 
-// neverNoise are the elements a class or id cannot make template boxes:
-// themes put words like "has-sidebar" on the page's outer elements.
-var neverNoise = map[atom.Atom]bool{
+// neverBox are the elements a class or id cannot make template boxes,
+// unless it names a comment: themes put words like "has-sidebar" on the
+// page's outer elements.
+var neverBox = map[atom.Atom]bool{
 	atom.Html: true, atom.Body: true, atom.Main: true, atom.Article: true,
 }
 
@@ -416,9 +415,6 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 	if hasAttr && e.flags&fNoText == 0 {
 		b.attrs(z, &e) // the names of elements without text do not matter
 	}
-	if e.hint < 0 && !neverNoise[a] {
-		e.flags |= fBox
-	}
 	b.t.els = append(b.t.els, e)
 	pos := int32(len(b.stack))
 	below := b.stack[pos-1]
@@ -465,9 +461,10 @@ func (b *builder) attrs(z *html.Tokenizer, e *element) {
 			}
 		}
 	}
-	e.hint = names.hint()
 	if names.comment > 0 {
-		e.flags |= fComment
+		e.flags |= fBox | fComment
+	} else if names.box() && !neverBox[e.tag] {
+		e.flags |= fBox
 	}
 }
 
