@@ -99,8 +99,8 @@
 // only its larger part; an article that ends on its own subject's
 // newsletter or subscriptions loses those last paragraphs; picture
 // captions and embedded tweets in figures are dropped; the headline stays
-// the first paragraph when the engine keeps it (Content.Title, the page's
-// <title> with Native, holds it too).
+// the first paragraph when the engine keeps it (Content.Title holds it
+// too).
 //
 // HTML and HTMLContext are safe for concurrent use.
 package extract

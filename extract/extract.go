@@ -13,6 +13,9 @@ import (
 
 // Content is the main content of a page.
 type Content struct {
+	// Title is go-trafilatura's title with the Trafilatura engine; with
+	// Native, the heading that names the page's <title> (the title without
+	// the site's name), else the <title>.
 	Title      string
 	Paragraphs []string // main-text paragraphs in page order, white space collapsed
 }
@@ -61,7 +64,7 @@ func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content,
 		c.Paragraphs = paragraphs(t.ck, t.mainBlocks())
 	}
 	if c.Title == "" {
-		c.Title = t.title
+		c.Title = t.headline()
 	}
 	if o.TitleAnchor {
 		// Only the <title>: go-trafilatura's title may be the page's one

@@ -86,7 +86,7 @@ func narrow(t *tree, extracted []string) []string {
 	ext := strings.Join(extracted, "\n")
 	extRunes := float64(utf8.RuneCountInString(ext))
 	var extShingles shingleSet // computed when first needed
-	hs := t.anchors(titleKeys(t.title))
+	hs := t.titleAnchors()
 	for _, h := range hs[:min(len(hs), maxAnchors)] {
 		ps := t.section(h)
 		sec := strings.Join(ps, "\n")
@@ -142,6 +142,25 @@ func normKey(s string) string {
 		}
 		return -1
 	}, norm.NFKC.String(s))
+}
+
+// titleAnchors returns the headings that name the page's title (see
+// anchors), computed once.
+func (t *tree) titleAnchors() []int32 {
+	if !t.anchorsFound {
+		t.anchorList, t.anchorsFound = t.anchors(titleKeys(t.title)), true
+	}
+	return t.anchorList
+}
+
+// headline returns the text of the heading that best names the page's
+// title, without the site's name the title adds ("Tide tables" for "Tide
+// tables · Field Notes"), or the title when no heading names it.
+func (t *tree) headline() string {
+	if hs := t.titleAnchors(); len(hs) > 0 {
+		return t.text(hs[0])
+	}
+	return t.title
 }
 
 // anchors returns the h1-h6 elements of the page that name one of keys,

@@ -57,8 +57,10 @@ var shapeSizes = []int{1, 2, 4, 8}
 
 func shapeName(shape string, mb int) string { return fmt.Sprintf("%s/%dMB", shape, mb) }
 
-// TestShapes extracts an 8 MB page of each shape within 3 s and 300 MiB
-// of heap (see BenchmarkShapes for the figures at 1 to 8 MB).
+// TestShapes extracts an 8 MB page of each shape within 3 s of CPU (of
+// wall time where the CPU time is not measured) and 300 MiB of heap (see
+// BenchmarkShapes for the figures at 1 to 8 MB). CPU time, because other
+// loads on the machine stretch the wall time.
 func TestShapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("extracts 8 MB pages")
@@ -71,11 +73,13 @@ func TestShapes(t *testing.T) {
 			var took time.Duration
 			var err error
 			peak := peakHeap(func() {
-				start := time.Now()
+				start, cpu := time.Now(), cpuTime()
 				_, err = HTML(doc, "")
-				took = time.Since(start)
+				if took = cpuTime() - cpu; took == 0 {
+					took = time.Since(start)
+				}
 			})
-			if err != nil {
+			if err != nil && !errors.Is(err, ErrNoContent) { // a page of links has none
 				t.Fatal(err)
 			}
 			if took > maxTime || peak > maxHeap {
@@ -101,7 +105,7 @@ func BenchmarkShapes(b *testing.B) {
 					runtime.GC()
 					start := cpuTime()
 					peak = max(peak, peakHeap(func() {
-						if _, err := HTML(doc, ""); err != nil {
+						if _, err := HTML(doc, ""); err != nil && !errors.Is(err, ErrNoContent) {
 							b.Fatal(err)
 						}
 					}))
@@ -162,7 +166,7 @@ func TestShapesCancel(t *testing.T) {
 			doc := sh.page(8 << 20)
 			for _, d := range cancelDelays {
 				latency, err := cancelAfter(doc, d)
-				if err == nil {
+				if err == nil || errors.Is(err, ErrNoContent) {
 					continue // finished before the deadline
 				}
 				if !errors.Is(err, context.DeadlineExceeded) {
@@ -186,7 +190,7 @@ func BenchmarkShapesCancel(b *testing.B) {
 			var worst time.Duration
 			for b.Loop() {
 				for _, d := range cancelDelays {
-					if latency, err := cancelAfter(doc, d); err != nil {
+					if latency, err := cancelAfter(doc, d); errors.Is(err, context.DeadlineExceeded) {
 						worst = max(worst, latency)
 					}
 				}

@@ -33,6 +33,9 @@ type tree struct {
 	els    []element
 	blocks []block
 	ck     *check // for the stages after building
+
+	anchorList   []int32 // see titleAnchors
+	anchorsFound bool
 }
 
 // check lets long loops give up soon after the context is done: stop
