@@ -125,7 +125,7 @@ func (o Options) trafilatura(ctx context.Context, t *tree, doc, pageURL string) 
 	select {
 	case r = <-out:
 	case <-ctx.Done():
-		return Content{}, true, fmt.Errorf("extract: %w", ctx.Err())
+		return Content{}, true, fmt.Errorf("extract: stopped: %w", ctx.Err())
 	}
 	var c Content
 	if r.err == nil {

@@ -69,7 +69,7 @@ func (c *check) poll() bool {
 // err returns the context's error, wrapped.
 func (c *check) err() error {
 	if err := c.ctx.Err(); err != nil {
-		return fmt.Errorf("extract: %w", err)
+		return fmt.Errorf("extract: stopped: %w", err)
 	}
 	return nil
 }
