@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"iter"
 	"slices"
 	"strings"
 	"unicode"
@@ -90,7 +91,7 @@ func narrow(t *tree, extracted []string) []string {
 	for _, h := range hs[:min(len(hs), maxAnchors)] {
 		ps := t.section(h)
 		sec := strings.Join(ps, "\n")
-		if tokenCount(t.ck, ps) < minSectionTokens || float64(utf8.RuneCountInString(sec)) >= maxSectionShare*extRunes {
+		if !hasTokens(t.ck, ps, minSectionTokens) || float64(utf8.RuneCountInString(sec)) >= maxSectionShare*extRunes {
 			continue
 		}
 		if extShingles == nil {
@@ -262,7 +263,7 @@ func (t *tree) section(h int32) []string {
 			continue // too short even before filtering (a token has a rune at least)
 		}
 		ps = paragraphs(t.ck, bs)
-		if tokenCount(t.ck, ps) >= minSectionTokens || top {
+		if hasTokens(t.ck, ps, minSectionTokens) || top {
 			break
 		}
 	}
@@ -315,13 +316,17 @@ func sumCounts[K comparable](m map[K]int) int {
 	return n
 }
 
-// tokenCount returns the number of tokens in ps (see forTokens).
-func tokenCount(ck *check, ps []string) int {
-	n := 0
+// hasTokens reports whether ps hold at least n tokens (see tokenHashes),
+// reading only as far as it needs to.
+func hasTokens(ck *check, ps []string, n int) bool {
 	for _, p := range ps {
-		forTokens(ck, p, func(uint64) { n++ })
+		for range tokenHashes(ck, p) {
+			if n--; n <= 0 {
+				return true
+			}
+		}
 	}
-	return n
+	return n <= 0
 }
 
 // lead returns the runes of the paragraphs of ps before the first one that
@@ -337,39 +342,54 @@ func lead(ck *check, ps []string, sec shingleSet) int {
 	return n
 }
 
-// forTokens calls f with a hash of each comparison token of s: each Han
-// character is a token (Chinese has no spaces), other runs of letters,
-// digits and '_' are lower-cased word tokens, everything else separates.
-// It gives up when ck stops.
-func forTokens(ck *check, s string, f func(uint64)) {
+// tokenHashes yields a hash of each comparison token of s: each Han character
+// is a token (Chinese has no spaces), other runs of letters, digits and
+// '_' are lower-cased word tokens, everything else separates. It gives up
+// when ck stops.
+func tokenHashes(ck *check, s string) iter.Seq[uint64] {
 	const (
 		offset = 14695981039346656037 // FNV-1a
 		prime  = 1099511628211
 	)
-	h, inWord := uint64(offset), false
-	for _, r := range s {
-		if ck.stop() {
-			return
-		}
-		switch {
-		case unicode.Is(unicode.Han, r):
-			if inWord {
-				f(h)
+	return func(yield func(uint64) bool) {
+		h, inWord := uint64(offset), false
+		for _, r := range s {
+			if ck.stop() {
+				return
+			}
+			word := false
+			switch {
+			case r < utf8.RuneSelf:
+				if 'A' <= r && r <= 'Z' {
+					r += 'a' - 'A'
+				}
+				word = 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '_'
+			case unicode.Is(unicode.Han, r):
+				if inWord && !yield(h) {
+					return
+				}
+				h, inWord = offset, false
+				if !yield((offset ^ uint64(r)) * prime) {
+					return
+				}
+				continue
+			default:
+				word = unicode.IsLetter(r) || unicode.IsDigit(r)
+				r = unicode.ToLower(r)
+			}
+			switch {
+			case word:
+				h, inWord = (h^uint64(r))*prime, true
+			case inWord:
+				if !yield(h) {
+					return
+				}
 				h, inWord = offset, false
 			}
-			f((offset ^ uint64(r)) * prime)
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
-			h = (h ^ uint64(unicode.ToLower(r))) * prime
-			inWord = true
-		default:
-			if inWord {
-				f(h)
-				h, inWord = offset, false
-			}
 		}
-	}
-	if inWord {
-		f(h)
+		if inWord {
+			yield(h)
+		}
 	}
 }
 
@@ -383,7 +403,9 @@ type shingleSet []uint64
 // s; a text shorter than shingleLen tokens is one shingle.
 func shinglesOf(ck *check, s string) shingleSet {
 	var toks []uint64
-	forTokens(ck, s, func(h uint64) { toks = append(toks, h) })
+	for h := range tokenHashes(ck, s) {
+		toks = append(toks, h)
+	}
 	var set shingleSet
 	if len(toks) > 0 && len(toks) < shingleLen {
 		set = append(set, mix(toks))

@@ -55,7 +55,7 @@ func (s *scorer) prf() (p, r, f1 float64) {
 	return p, r, f1
 }
 
-// tokens splits s into comparison tokens as forTokens does, as strings.
+// tokens splits s into comparison tokens as tokenHashes does, as strings.
 func tokens(s string) []string {
 	var out []string
 	var word strings.Builder
