@@ -199,6 +199,7 @@ type openElem struct {
 	key      tagKey
 	prevSame int32 // stack position of the next open element with the same key below, -1
 	scope    int32 // stack position of the nearest scope element at or below
+	block    int32 // stack position of the nearest block-level element at or below
 	// skip is the depth of the deepest open element that narrowing skips
 	// (sectionSkip), -1 for none.
 	skip int32
@@ -237,7 +238,7 @@ func buildTree(ctx context.Context, doc string) (*tree, error) {
 	t := &tree{els: make([]element, 1, 64+n), blocks: make([]block, 0, 16+n), ck: &check{ctx: ctx}}
 	t.els[0] = element{parent: -1, flags: fBreak}
 	b := &builder{t: t, topAtom: make(map[atom.Atom]int32, 32), topName: map[string]int32{}, stack: make([]openElem, 1, 64)}
-	b.stack[0] = openElem{el: 0, prevSame: -1, scope: 0, skip: -1}
+	b.stack[0] = openElem{el: 0, prevSame: -1, scope: 0, block: 0, skip: -1}
 	z := html.NewTokenizer(strings.NewReader(doc))
 	for {
 		if t.ck.stop() {
@@ -370,7 +371,12 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 			b.popTo(len(b.stack) - 1)
 		}
 	case a == atom.A:
-		b.closeInScope(atom.A)
+		// A new link ends an open one in the same run of inline text. An
+		// open one around blocks (a named anchor left open over a post)
+		// stays: closing it would close the blocks too.
+		if pos := b.openAtom(atom.A); pos > b.stack[len(b.stack)-1].block {
+			b.popTo(int(pos))
+		}
 	}
 	if closesP[a] {
 		b.closeInScope(atom.P)
@@ -386,7 +392,10 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 	if a == atom.Title && !b.titleSeen && b.openAtom(atom.Svg) < 0 && b.openAtom(atom.Math) < 0 {
 		b.inTitle = true // the tokenizer reads its content as one text token
 	}
-	if voidTags[a] || selfClosing || len(b.stack) >= maxDepth {
+	// HTML ignores the "/>" of other elements than void ones ("<div/>"
+	// opens a div); SVG and MathML honour it.
+	foreign := b.openAtom(atom.Svg) >= 0 || b.openAtom(atom.Math) >= 0
+	if voidTags[a] || selfClosing && foreign || len(b.stack) >= maxDepth {
 		if a == atom.Title && b.inTitle {
 			b.endTitle() // <title/>: the tokenizer reads no text for it
 		}
@@ -424,9 +433,12 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 	b.t.els = append(b.t.els, e)
 	pos := int32(len(b.stack))
 	below := b.stack[pos-1]
-	oe := openElem{el: int32(len(b.t.els) - 1), key: key, prevSame: b.open(key), scope: below.scope, skip: below.skip}
+	oe := openElem{el: int32(len(b.t.els) - 1), key: key, prevSame: b.open(key), scope: below.scope, block: below.block, skip: below.skip}
 	if scopeTags[a] {
 		oe.scope = pos
+	}
+	if brk {
+		oe.block = pos
 	}
 	if sectionSkip[a] {
 		oe.skip = e.depth

@@ -37,6 +37,8 @@ func TestBuildTree(t *testing.T) {
 		{"svg title", `<svg><title>Icon</title></svg><title>Page</title><p>x</p>`, "Page", []string{"x"}},
 		{"stray end tags", `</div></p><p>One</span></p>Two`, "", []string{"One", "Two"}},
 		{"inline image", `<p>One <img src=x> two</p>`, "", []string{"One two"}},
+		{"anchor left open over blocks", `<a name=top/><div><p>One <a href=/b>two</a> three</p></div>`, "", []string{"One two three"}},
+		{"svg self-closing", `<svg><path/><title>Icon</title></svg><p>One</p>`, "", []string{"One"}},
 	}
 	for _, tt := range tests {
 		tr, err := buildTree(context.Background(), tt.doc)
@@ -74,6 +76,20 @@ func TestBuildTreeStructure(t *testing.T) {
 	}
 	if got := byText("Four"); !slices.Equal(got, []string{"Four"}) {
 		t.Errorf("last paragraph holds %q", got)
+	}
+
+	// "<div/>" opens a div, as in a browser: the outer div's end tag is
+	// not taken by it.
+	tr, err = buildTree(context.Background(), `<body><div><div/><p>One</p></div><p>Two</p></div><p>Three`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range tr.els {
+		if e.tag.String() == "div" && tr.els[e.parent].tag.String() == "body" {
+			if got, want := blockTexts(tr, int32(i)), []string{"One", "Two"}; !slices.Equal(got, want) {
+				t.Errorf("outer div holds %q, want %q", got, want)
+			}
+		}
 	}
 }
 
