@@ -74,15 +74,16 @@
 // Cost on any page: every stage is linear in the page. Pages of 8 MB of
 // five pathological shapes (a giant table, 200,000 nested elements,
 // 100,000 links, long lower-case paragraphs that all join, one line of
-// Chinese; shapes_test.go) take at most about 1 s of CPU and a heap of at
-// most about 210 MiB, and half that at 4 MB; 27 MiB of that heap the
-// process holds before it reads a page, 25.6 MiB of them go-dateparser's
-// tables, linked in with go-trafilatura and unused (dates are not read). The
-// context is looked at every 1,024 tokens, blocks or runes and every 64 KiB
-// of a long text, so a cancelled extraction returns within tens of
-// milliseconds (BenchmarkShapesCancel). go-trafilatura cannot be
-// interrupted: on cancellation it is left to finish on its own, which its
-// size limits bound to a fraction of a second.
+// Chinese; shapes_test.go) take 1.2 s of CPU for the table (up to 2 s on
+// a loaded machine) and under 0.4 s for the others, with a heap under
+// 240 MiB, half of that at 4 MB; 27 MiB of that heap the process holds
+// before it reads a page, 25.6 MiB of them go-dateparser's tables, linked
+// in with go-trafilatura and unused (dates are not read). The context is
+// looked at every 1,024 tokens, blocks or runes and every 64 KiB of a long
+// text, so a cancelled extraction returns within about 0.1 s
+// (BenchmarkShapesCancel). go-trafilatura cannot be interrupted: on
+// cancellation it is left to finish on its own, which its size limits
+// bound to a fraction of a second.
 //
 // Caveats: a page that holds several articles yields all of them unless
 // its title names one and a heading carries that name (a blog index or a
