@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/internal/golden"
 	"github.com/bleve-dedup/bleve-dedup/page"
-	"golang.org/x/net/html"
 )
 
 // TestHTMLGolden extracts the pages in testdata and compares the text with
@@ -21,7 +21,7 @@ func TestHTMLGolden(t *testing.T) {
 		{"news", "Library extends opening hours"},
 		{"multipost", "Noctis"},
 		{"newsheader", "Council approves new footbridge"},
-		{"nomatch", "Noctis"}, // go-trafilatura takes a lone <h1> for the title
+		{"nomatch", "Mary's corner"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := os.ReadFile(filepath.Join("testdata", tt.name+".html"))
@@ -134,7 +134,7 @@ func TestParagraphsDropsBoxHeading(t *testing.T) {
 		{text: "A sentence long enough to stay in the article text.", runes: 51},
 	}
 	want := []string{bs[2].text, bs[3].text, bs[4].text}
-	if got := paragraphs(bs); !slices.Equal(got, want) {
+	if got := paragraphs(nil, bs); !slices.Equal(got, want) {
 		t.Errorf("paragraphs = %q, want %q", got, want)
 	}
 }
@@ -171,7 +171,7 @@ func TestParagraphsDropsTailPromos(t *testing.T) {
 		for _, p := range tt.in {
 			bs = append(bs, block{text: p, runes: len([]rune(p))})
 		}
-		if got := paragraphs(bs); !slices.Equal(got, want) {
+		if got := paragraphs(nil, bs); !slices.Equal(got, want) {
 			t.Errorf("%s: paragraphs = %q, want %q", tt.name, got, want)
 		}
 	}
@@ -183,28 +183,28 @@ func TestJoinBroken(t *testing.T) {
 		want []block
 	}{
 		{ // a paragraph split at a link
-			[]block{{"Kuo predicted that Apple will", 29, 0}, {"transition its lineup in 2020, he said.", 39, 28}},
-			[]block{{"Kuo predicted that Apple will transition its lineup in 2020, he said.", 69, 28}},
+			[]block{{text: "Kuo predicted that Apple will", runes: 29, linkRunes: 0}, {text: "transition its lineup in 2020, he said.", runes: 39, linkRunes: 28}},
+			[]block{{text: "Kuo predicted that Apple will transition its lineup in 2020, he said.", runes: 69, linkRunes: 28}},
 		},
 		{ // after a comma
-			[]block{{"Sticky keys,", 12, 0}, {"repeating keys", 14, 14}},
-			[]block{{"Sticky keys, repeating keys", 27, 14}},
+			[]block{{text: "Sticky keys,", runes: 12, linkRunes: 0}, {text: "repeating keys", runes: 14, linkRunes: 14}},
+			[]block{{text: "Sticky keys, repeating keys", runes: 27, linkRunes: 14}},
 		},
 		{ // a sentence ended: separate paragraphs
-			[]block{{"It ended.", 9, 0}, {"iPhone sales rose.", 18, 0}},
-			[]block{{"It ended.", 9, 0}, {"iPhone sales rose.", 18, 0}},
+			[]block{{text: "It ended.", runes: 9, linkRunes: 0}, {text: "iPhone sales rose.", runes: 18, linkRunes: 0}},
+			[]block{{text: "It ended.", runes: 9, linkRunes: 0}, {text: "iPhone sales rose.", runes: 18, linkRunes: 0}},
 		},
 		{ // a capital starts a new paragraph
-			[]block{{"Keyboard", 8, 0}, {"The new keyboard", 16, 0}},
-			[]block{{"Keyboard", 8, 0}, {"The new keyboard", 16, 0}},
+			[]block{{text: "Keyboard", runes: 8, linkRunes: 0}, {text: "The new keyboard", runes: 16, linkRunes: 0}},
+			[]block{{text: "Keyboard", runes: 8, linkRunes: 0}, {text: "The new keyboard", runes: 16, linkRunes: 0}},
 		},
 		{ // no case in Chinese
-			[]block{{"第一段", 3, 0}, {"第二段", 3, 0}},
-			[]block{{"第一段", 3, 0}, {"第二段", 3, 0}},
+			[]block{{text: "第一段", runes: 3, linkRunes: 0}, {text: "第二段", runes: 3, linkRunes: 0}},
+			[]block{{text: "第一段", runes: 3, linkRunes: 0}, {text: "第二段", runes: 3, linkRunes: 0}},
 		},
 	}
 	for _, tt := range tests {
-		if got := joinBroken(slices.Clone(tt.in)); !slices.Equal(got, tt.want) {
+		if got := joinBroken(nil, slices.Clone(tt.in)); !slices.Equal(got, tt.want) {
 			t.Errorf("joinBroken(%v) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
@@ -217,11 +217,11 @@ func TestPageLinks(t *testing.T) {
 <ul><li><a href="/b">Repeated headline</a></li></ul>
 <p>Repeated headline</p>
 </body>`
-	root, err := html.Parse(strings.NewReader(doc))
+	tr, err := buildTree(context.Background(), doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	links := newPageLinks(root)
+	links := tr.links()
 	tests := []struct {
 		text string
 		own  int // link runes go-trafilatura's output gave the block
@@ -282,6 +282,104 @@ func TestHTMLConcurrent(t *testing.T) {
 	for range 4 {
 		if err := <-errs; err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// FuzzGates checks that the gate of each gated expression passes every
+// text the expression matches, so that gating never changes a result.
+func FuzzGates(f *testing.F) {
+	for _, s := range []string{
+		"来源：新华网", "【责任编辑：王明】", "Source: x", "  (Updated at 1:23 p.m.", "版权所有 ©", "2019-11-20 10:43",
+		"NOVEMBER 20, 2019 10:43", "11/19/2019 by Pat", "By Jeff Foust", "Subscribe to our newsletters",
+		"follow her on Twitter", "jo@example.com", "Reuters contributed to this report.", "Citation: x",
+	} {
+		f.Add(s)
+	}
+	gates := map[string]gated{"boilerplateLine": boilerplateLine, "boilerplateMark": boilerplateMark, "byline": byline, "promo": promo}
+	f.Fuzz(func(t *testing.T, s string) {
+		for name, g := range gates {
+			if g.re.MatchString(s) && !g.match(s, strings.ToLower(s)) {
+				t.Errorf("%s matches %q but its gate is closed", name, s)
+			}
+		}
+	})
+}
+
+func TestOptionsValidate(t *testing.T) {
+	traf := DefaultOptions()
+	traf.Engine = Trafilatura
+	tests := []struct {
+		name   string
+		change func(*Options)
+		ok     bool
+	}{
+		{"default", func(*Options) {}, true},
+		{"no engine", func(o *Options) { o.Engine = 0 }, false},
+		{"unknown engine", func(o *Options) { o.Engine = 3 }, false},
+		{"native ignores trafilatura fields", func(o *Options) { o.MinArticleRunes, o.MaxTrafilaturaRunes = 0, 0 }, true},
+		{"trafilatura", func(o *Options) { *o = traf }, true},
+		{"trafilatura without MinArticleRunes", func(o *Options) { *o = traf; o.MinArticleRunes = 0 }, false},
+		{"trafilatura without element limit", func(o *Options) { *o = traf; o.MaxTrafilaturaElements = 0 }, false},
+		{"trafilatura without rune limit", func(o *Options) { *o = traf; o.MaxTrafilaturaRunes = -1 }, false},
+		{"trafilatura unknown focus", func(o *Options) { *o = traf; o.Focus = 9 }, false},
+	}
+	for _, tt := range tests {
+		o := DefaultOptions()
+		tt.change(&o)
+		_, err := o.HTML("<p>text</p>", "")
+		if got := !errors.Is(err, ErrInvalidOptions); got != tt.ok {
+			t.Errorf("%s: err %v, want valid %v", tt.name, err, tt.ok)
+		}
+	}
+}
+
+func TestEngines(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("testdata", "news.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "Library extends opening hours"
+	deep := strings.Repeat("<div>", 600) + `<p>` + strings.Repeat("A sentence of the article text. ", 10) + `</p>`
+	tests := []struct {
+		name   string
+		engine Engine
+		limit  int // MaxTrafilaturaElements
+		doc    string
+		want   string // in the text
+	}{
+		{"native", Native, 0, string(doc), want},
+		{"trafilatura", Trafilatura, 10000, string(doc), want},
+		{"trafilatura past its element limit", Trafilatura, 10, string(doc), want},
+		{"trafilatura on a page html.Parse cannot read", Trafilatura, 10000, deep, "A sentence of the article text."},
+	}
+	for _, tt := range tests {
+		o := DefaultOptions()
+		o.Engine = tt.engine
+		if tt.limit > 0 {
+			o.MaxTrafilaturaElements = tt.limit
+		}
+		c, err := o.HTML(tt.doc, "http://example.com/")
+		if err != nil || !strings.Contains(c.Text(), tt.want) {
+			t.Errorf("%s: %q, %v; want text with %q", tt.name, c.Text(), err, tt.want)
+		}
+	}
+	if got, want := Trafilatura.String(), "trafilatura"; got != want {
+		t.Errorf("Trafilatura.String() = %q, want %q", got, want)
+	}
+}
+
+func TestHTMLContextCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, engine := range []Engine{Native, Trafilatura} {
+		o := DefaultOptions()
+		o.Engine = engine
+		if _, err := o.HTMLContext(ctx, "<title>T</title><p>Some text of the page.</p>", ""); !errors.Is(err, context.Canceled) {
+			t.Errorf("%v: err %v, want context.Canceled", engine, err)
+		}
+		if _, err := o.FromPageContext(ctx, page.Page{HTML: "<p>x</p>"}); !errors.Is(err, context.Canceled) {
+			t.Errorf("%v: FromPageContext err %v, want context.Canceled", engine, err)
 		}
 	}
 }

@@ -1,5 +1,10 @@
 package extract
 
+import (
+	"strings"
+	"unicode"
+)
+
 // pageScore returns precision and recall of got against want by shingle
 // multisets, with the benchmark's conventions: both empty is perfect, an
 // empty side scores 0.
@@ -48,4 +53,43 @@ func (s *scorer) prf() (p, r, f1 float64) {
 		f1 = 2 * p * r / (p + r)
 	}
 	return p, r, f1
+}
+
+// tokens splits s into comparison tokens as tokenHashes does, as strings.
+func tokens(s string) []string {
+	var out []string
+	var word strings.Builder
+	flush := func() {
+		if word.Len() > 0 {
+			out = append(out, word.String())
+			word.Reset()
+		}
+	}
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			flush()
+			out = append(out, string(r))
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
+			word.WriteRune(r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// shingles counts the shingles of s; a text shorter than shingleLen tokens
+// is one shingle.
+func shingles(s string) map[string]int {
+	t := tokens(s)
+	m := map[string]int{}
+	if len(t) > 0 && len(t) < shingleLen {
+		m[strings.Join(t, " ")]++
+	}
+	for i := 0; i+shingleLen <= len(t); i++ {
+		m[strings.Join(t[i:i+shingleLen], " ")]++
+	}
+	return m
 }

@@ -80,7 +80,12 @@ func (s Stats) DocsPerSecond() float64 {
 
 // FromPage extracts p's main content as a Document.
 func FromPage(p page.Page) (Document, error) {
-	c, err := extract.FromPage(p)
+	return fromPage(context.Background(), p)
+}
+
+// fromPage is FromPage giving up soon after ctx is done.
+func fromPage(ctx context.Context, p page.Page) (Document, error) {
+	c, err := extract.FromPageContext(ctx, p)
 	if err != nil {
 		return Document{}, &page.Error{Source: p.Source, ID: p.ID, Err: err}
 	}
@@ -129,7 +134,7 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	for range o.Workers {
 		wg.Go(func() {
 			for j := range jobs {
-				j.done <- ix.stagePage(j.p)
+				j.done <- ix.stagePage(ctx, j.p)
 			}
 		})
 	}
@@ -170,7 +175,7 @@ func read(ctx context.Context, pages iter.Seq2[page.Page, error], jobs, order ch
 // that document, and takes its id (the feature-string paper's cheapest
 // test, same URL). A page the store holds with the same content hash is
 // not extracted again.
-func (ix *Index) stagePage(p page.Page) staged {
+func (ix *Index) stagePage(ctx context.Context, p page.Page) staged {
 	if id := ix.urlOwner(p.URL); id != "" {
 		p.ID = id
 	}
@@ -182,7 +187,7 @@ func (ix *Index) stagePage(p page.Page) staged {
 	if known && e.Hash == h && e.Local {
 		return staged{doc: dedupfilter.Doc{ID: p.ID}, unchanged: true}
 	}
-	d, err := FromPage(p)
+	d, err := fromPage(ctx, p)
 	var s staged
 	if err == nil {
 		d.Hash = h
