@@ -1,56 +1,17 @@
 package extract
 
 import (
+	"github.com/bleve-dedup/bleve-dedup/internal/shapes"
+
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
 	"runtime/metrics"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 )
-
-// Pathological page shapes (issue 12): each generator returns a page of
-// about size bytes whose cost would blow up in an extractor that is not
-// linear in the page. Every page has a title and a heading that names it,
-// so title-anchored narrowing runs too.
-var shapes = []struct {
-	name string
-	page func(size int) string
-}{
-	// Long paragraphs of lower-case words without end punctuation: every
-	// paragraph continues the one before (see joinBroken).
-	{"lowercase", func(size int) string {
-		para := "<p>" + strings.TrimSpace(strings.Repeat("lorem ipsum dolor sit amet consectetur adipiscing elit ", 18)) + "</p>\n"
-		return shapePage(size, para)
-	}},
-	// One table of short cells.
-	{"table", func(size int) string {
-		row := "<tr><td>cell one</td><td>2019</td><td><a href=/x>link</a></td><td>some longer text in a cell</td></tr>\n"
-		return strings.Replace(shapePage(size, row), "<body>", "<body><table>", 1)
-	}},
-	// Elements nested inside each other, none closed.
-	{"nested", func(size int) string {
-		return shapePage(size, `<div class="c">word word word `)
-	}},
-	// Links, a hundred thousand in 8 MB.
-	{"links", func(size int) string {
-		return shapePage(size, `<a href="/section/page-12345.html">a link to another page</a> `)
-	}},
-	// One line of Chinese without a delimiter.
-	{"han", func(size int) string {
-		return shapePage(size, "中文文本没有任何标点符号的一行")
-	}},
-}
-
-// shapePage returns a page of about size bytes: a title, a heading naming it,
-// and unit repeated.
-func shapePage(size int, unit string) string {
-	head := "<html><head><title>Shape test page - example.com</title></head><body><h1>Shape test page</h1>"
-	return head + strings.Repeat(unit, max(1, (size-len(head))/len(unit))) + "</body></html>"
-}
 
 // shapeSizes are the page sizes of the shape benchmark, in MB.
 var shapeSizes = []int{1, 2, 4, 8}
@@ -66,9 +27,9 @@ func TestShapes(t *testing.T) {
 		t.Skip("extracts 8 MB pages")
 	}
 	const maxTime, maxHeap = 3 * time.Second, 300 << 20
-	for _, sh := range shapes {
-		t.Run(sh.name, func(t *testing.T) {
-			doc := sh.page(8 << 20)
+	for _, sh := range shapes.All {
+		t.Run(sh.Name, func(t *testing.T) {
+			doc := sh.Page(8 << 20)
 			runtime.GC()
 			var took time.Duration
 			var err error
@@ -94,10 +55,10 @@ func TestShapes(t *testing.T) {
 // the machine do not inflate as they do ns/op) and the heap's peak
 // (peak-MiB).
 func BenchmarkShapes(b *testing.B) {
-	for _, sh := range shapes {
+	for _, sh := range shapes.All {
 		for _, mb := range shapeSizes {
-			b.Run(shapeName(sh.name, mb), func(b *testing.B) {
-				doc := sh.page(mb << 20)
+			b.Run(shapeName(sh.Name, mb), func(b *testing.B) {
+				doc := sh.Page(mb << 20)
 				b.ReportAllocs()
 				var peak uint64
 				var cpu time.Duration
@@ -161,9 +122,9 @@ func TestShapesCancel(t *testing.T) {
 		t.Skip("extracts 8 MB pages")
 	}
 	const bound = time.Second
-	for _, sh := range shapes {
-		t.Run(sh.name, func(t *testing.T) {
-			doc := sh.page(8 << 20)
+	for _, sh := range shapes.All {
+		t.Run(sh.Name, func(t *testing.T) {
+			doc := sh.Page(8 << 20)
 			for _, d := range cancelDelays {
 				latency, err := cancelAfter(doc, d)
 				if err == nil || errors.Is(err, ErrNoContent) {
@@ -184,9 +145,9 @@ func TestShapesCancel(t *testing.T) {
 // page of each shape ran on after its context was cancelled (max-ms) over
 // cancelDelays.
 func BenchmarkShapesCancel(b *testing.B) {
-	for _, sh := range shapes {
-		b.Run(sh.name, func(b *testing.B) {
-			doc := sh.page(8 << 20)
+	for _, sh := range shapes.All {
+		b.Run(sh.Name, func(b *testing.B) {
+			doc := sh.Page(8 << 20)
 			var worst time.Duration
 			for b.Loop() {
 				for _, d := range cancelDelays {

@@ -147,10 +147,12 @@ func TestFlushAfter(t *testing.T) {
 	}
 }
 
-// searchable reports whether id is in ix's search index within wait.
+// searchable reports whether id is in ix's search index within wait
+// (looked at once at least).
 func searchable(tb testing.TB, ix *Index, id string, wait time.Duration) bool {
 	tb.Helper()
-	for end := time.Now().Add(wait); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	end := time.Now().Add(wait)
+	for {
 		res, err := ix.Search(bleve.NewSearchRequest(bleve.NewDocIDQuery([]string{id})))
 		if err != nil {
 			tb.Fatal(err)
@@ -158,6 +160,9 @@ func searchable(tb testing.TB, ix *Index, id string, wait time.Duration) bool {
 		if res.Total == 1 {
 			return true
 		}
+		if time.Now().After(end) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return false
 }

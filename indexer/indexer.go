@@ -75,6 +75,14 @@ type Options struct {
 	// cluster re-decided (sitetext.DefaultStaleShare, the default; 0
 	// re-decides on every reveal).
 	StaleShare float64
+	// MaxTextBytes caps the main text of a document that is analysed and
+	// indexed (default 1 MiB; 0: no cap); the rest is left out, at a
+	// paragraph or character boundary, and the document counted as
+	// Truncated. Indexing is linear in the text, but an 8 MB page of
+	// unbroken Chinese costs bleve seconds and a GiB (its bigrams); an
+	// article is rarely past 100 KB. Like Google's 15 MB cut of a page,
+	// a bound on one page's cost whatever the page.
+	MaxTextBytes int
 }
 
 // TextFields are the fields a search term without a field name looks in
@@ -89,7 +97,8 @@ func DefaultOptions() Options {
 		Analyzer:    analyzer.DefaultOptions(),
 		Mapping:     NewMapping(),
 		BleveConfig: DefaultBleveConfig(),
-		StaleShare:  sitetext.DefaultStaleShare,
+		StaleShare:   sitetext.DefaultStaleShare,
+		MaxTextBytes: 1 << 20,
 	}
 }
 
@@ -151,6 +160,7 @@ type Index struct {
 	site     *sitetext.Table // nil when Options.KeepSiteText or NoDedup
 	noDedup  bool
 	readOnly bool
+	maxText  int
 
 	mu       sync.Mutex // one filter decision and its bleve write at a time
 	repaired int
@@ -182,7 +192,7 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
 	}
-	ix := &Index{analyzer: an, noDedup: opts.NoDedup, readOnly: opts.ReadOnly}
+	ix := &Index{analyzer: an, noDedup: opts.NoDedup, readOnly: opts.ReadOnly, maxText: opts.MaxTextBytes}
 	if err := ix.open(dir, opts); err != nil {
 		return nil, errors.Join(err, ix.Close())
 	}

@@ -31,6 +31,13 @@ type RunOptions struct {
 	// commit. Zero (the default) commits full batches only, the fastest
 	// for a bulk run.
 	FlushAfter time.Duration
+	// PageTimeout bounds the extraction of one page (default 10s; 0: no
+	// bound): a page that takes longer is skipped with an error wrapping
+	// ErrPageTimeout. Extraction is linear in the page and a page is at
+	// most page.Options.MaxBytes, so this is a safety net that only a
+	// starved machine should meet; it makes a run's outcome depend on
+	// the machine's load, so it is generous.
+	PageTimeout time.Duration
 	// Progress, when set, is called after each batch with running totals.
 	Progress func(Stats)
 	// OnError, when set, is called with each per-document error (an
@@ -40,12 +47,12 @@ type RunOptions struct {
 
 // DefaultRunOptions returns the defaults documented on RunOptions.
 func DefaultRunOptions() RunOptions {
-	return RunOptions{Workers: runtime.GOMAXPROCS(0), BatchSize: 200}
+	return RunOptions{Workers: runtime.GOMAXPROCS(0), BatchSize: 200, PageTimeout: 10 * time.Second}
 }
 
 func (o RunOptions) validate() error {
-	if o.Workers < 1 || o.BatchSize < 1 || o.FlushAfter < 0 {
-		return fmt.Errorf("indexer: Workers %d and BatchSize %d must be positive, FlushAfter %v not negative: %w", o.Workers, o.BatchSize, o.FlushAfter, ErrInvalidOptions)
+	if o.Workers < 1 || o.BatchSize < 1 || o.FlushAfter < 0 || o.PageTimeout < 0 {
+		return fmt.Errorf("indexer: Workers %d and BatchSize %d must be positive, FlushAfter %v and PageTimeout %v not negative: %w", o.Workers, o.BatchSize, o.FlushAfter, o.PageTimeout, ErrInvalidOptions)
 	}
 	return nil
 }
@@ -64,6 +71,9 @@ type Stats struct {
 	// Updated are pages that replaced the stored version of a document:
 	// the same id, or the same canonical URL, with other content.
 	Updated int
+	// Truncated are documents indexed with their text cut at
+	// Options.MaxTextBytes.
+	Truncated int
 	// NotHTML and BadStatus are archive records that hold no page to
 	// index (page.ErrNotHTML, page.ErrHTTPStatus): skipped, not errors.
 	NotHTML, BadStatus int
@@ -134,7 +144,7 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	for range o.Workers {
 		wg.Go(func() {
 			for j := range jobs {
-				j.done <- ix.stagePage(ctx, j.p)
+				j.done <- ix.stagePage(ctx, j.p, o.PageTimeout)
 			}
 		})
 	}
@@ -175,7 +185,7 @@ func read(ctx context.Context, pages iter.Seq2[page.Page, error], jobs, order ch
 // that document, and takes its id (the feature-string paper's cheapest
 // test, same URL). A page the store holds with the same content hash is
 // not extracted again.
-func (ix *Index) stagePage(ctx context.Context, p page.Page) staged {
+func (ix *Index) stagePage(ctx context.Context, p page.Page, timeout time.Duration) staged {
 	if id := ix.urlOwner(p.URL); id != "" {
 		p.ID = id
 	}
@@ -187,7 +197,15 @@ func (ix *Index) stagePage(ctx context.Context, p page.Page) staged {
 	if known && e.Hash == h && e.Local {
 		return staged{doc: dedupfilter.Doc{ID: p.ID}, unchanged: true}
 	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, ErrPageTimeout)
+		defer cancel()
+	}
 	d, err := fromPage(ctx, p)
+	if err != nil && context.Cause(ctx) == ErrPageTimeout {
+		err = &page.Error{Source: p.Source, ID: p.ID, Err: fmt.Errorf("extraction took longer than %v: %w", timeout, ErrPageTimeout)}
+	}
 	var s staged
 	if err == nil {
 		d.Hash = h
@@ -280,6 +298,9 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		}
 		if s.err == nil && s.update {
 			st.Updated++
+		}
+		if s.err == nil && s.truncated {
+			st.Truncated++
 		}
 		if s.err != nil {
 			st.Errors++

@@ -76,12 +76,15 @@ type staged struct {
 	// unchanged: the store holds the document with the same content hash
 	// already (IndexPages skips it); update: it holds another version.
 	unchanged, update bool
+	truncated         bool // text past Options.MaxTextBytes left out
 }
 
 func (ix *Index) stage(d Document) (staged, error) {
 	if err := validate(d); err != nil {
 		return staged{}, err
 	}
+	paras, truncated := capText(d.Paragraphs, ix.maxText)
+	d.Paragraphs = paras
 	body := map[string]any{}
 	for k, v := range d.Fields {
 		body[k] = v
@@ -96,7 +99,29 @@ func (ix *Index) stage(d Document) (staged, error) {
 		return staged{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
 	}
 	return staged{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time, Hash: d.Hash},
-		body: body, paras: d.Paragraphs}, nil
+		body: body, paras: d.Paragraphs, truncated: truncated}, nil
+}
+
+// capText returns the paragraphs within max bytes in all (max <= 0: no
+// cap), the last one cut at a character boundary, and whether any text
+// was left out.
+func capText(ps []string, max int) ([]string, bool) {
+	if max <= 0 {
+		return ps, false
+	}
+	n := 0
+	for i, p := range ps {
+		if n+len(p) <= max {
+			n += len(p)
+			continue
+		}
+		kept := ps[:i:i]
+		if cut := strings.ToValidUTF8(p[:max-n], ""); cut != "" {
+			kept = append(kept, cut)
+		}
+		return kept, true
+	}
+	return ps, false
 }
 
 func joinParagraphs(ps []string) string {

@@ -69,6 +69,7 @@ type ingestSummary struct {
 	Duplicates int      `json:"duplicates"`
 	Unchanged  int      `json:"unchanged"`
 	Updated    int      `json:"updated"`
+	Truncated  int      `json:"truncated"`
 	NotHTML    int      `json:"not_html"`
 	BadStatus  int      `json:"bad_status"`
 	Errors     int      `json:"errors"`
@@ -151,7 +152,7 @@ func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error
 	}
 	st, err := in.Index.IndexPages(ctx, pages, run)
 	sum.Read, sum.Indexed, sum.Duplicates = st.Read, st.Indexed, st.Duplicates
-	sum.Unchanged, sum.Updated, sum.NotHTML, sum.BadStatus = st.Unchanged, st.Updated, st.NotHTML, st.BadStatus
+	sum.Unchanged, sum.Updated, sum.Truncated, sum.NotHTML, sum.BadStatus = st.Unchanged, st.Updated, st.Truncated, st.NotHTML, st.BadStatus
 	sum.Errors, sum.ElapsedMS = st.Errors, st.Elapsed.Milliseconds()
 	if sum.ErrorList == nil {
 		sum.ErrorList = []string{}

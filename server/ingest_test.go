@@ -90,7 +90,7 @@ func TestIngest(t *testing.T) {
 		wantDocs    uint64
 	}{
 		{"jsonl", "POST", "/api/ingest", "application/x-ndjson", jsonl, 0, false, 200,
-			`"read":4,"indexed":2,"duplicates":1,"unchanged":0,"updated":0,"not_html":0,"bad_status":0,"errors":1,"error_list":["page: body:3 (bad): neither html nor text: syntax error"]`, 2},
+			`"read":4,"indexed":2,"duplicates":1,"unchanged":0,"updated":0,"truncated":0,"not_html":0,"bad_status":0,"errors":1,"error_list":["page: body:3 (bad): neither html nor text: syntax error"]`, 2},
 		{"jsonl gzip, format parameter", "POST", "/api/ingest?format=jsonl", "application/octet-stream", gzipped(jsonl), 0, false, 200, `"read":4,"indexed":2`, 2},
 		{"warc", "POST", "/api/ingest", "application/warc", warc, 0, false, 200, `"read":2,"indexed":2`, 2},
 		{"warc gzip", "POST", "/api/ingest", "application/warc", gzipped(warc), 0, false, 200, `"read":2,"indexed":2`, 2},

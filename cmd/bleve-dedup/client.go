@@ -114,6 +114,7 @@ type ingestSummary struct {
 	Duplicates int      `json:"duplicates"`
 	Unchanged  int      `json:"unchanged"`
 	Updated    int      `json:"updated"`
+	Truncated  int      `json:"truncated"`
 	NotHTML    int      `json:"not_html"`
 	BadStatus  int      `json:"bad_status"`
 	Errors     int      `json:"errors"`

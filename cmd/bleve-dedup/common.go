@@ -79,6 +79,8 @@ type ingestFlags struct {
 	policy, keep string
 	workers      int
 	maxBytes     int64
+	maxText      int
+	pageTimeout  time.Duration
 	noDedup      bool
 }
 
@@ -88,7 +90,9 @@ func (f *ingestFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.policy, "policy", def.Filter.Policy.String(), "what happens to a duplicate: suppress (not indexed), mark (indexed with its cluster id) or replace (keep the better copy)")
 	fs.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
 	fs.IntVar(&f.workers, "workers", indexer.DefaultRunOptions().Workers, "pages extracted in parallel")
-	fs.Int64Var(&f.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes (0: no limit)")
+	fs.Int64Var(&f.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes (0: no limit); a page's memory is bounded by a small multiple of it")
+	fs.IntVar(&f.maxText, "max-text", def.MaxTextBytes, "index at most this many bytes of a page's main text (0: no limit)")
+	fs.DurationVar(&f.pageTimeout, "page-timeout", indexer.DefaultRunOptions().PageTimeout, "skip a page whose extraction takes longer (0: no limit)")
 	fs.BoolVar(&f.noDedup, "no-dedup", false, "index every page into bleve without the filter (to measure its cost)")
 }
 
@@ -102,7 +106,14 @@ func (f *ingestFlags) apply(o *indexer.Options) error {
 	}
 	o.NoDedup = f.noDedup
 	o.SharedStore = f.store
+	o.MaxTextBytes = f.maxText
 	return nil
+}
+
+func (f *ingestFlags) runOptions() indexer.RunOptions {
+	o := indexer.DefaultRunOptions()
+	o.Workers, o.PageTimeout = f.workers, f.pageTimeout
+	return o
 }
 
 func (f *ingestFlags) pageOptions() page.Options {
@@ -124,8 +135,7 @@ func indexOptions(ff *filterFlags, inf *ingestFlags) (indexer.Options, error) {
 // when errw is a terminal, a progress bar.
 func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, f *ingestFlags, errw io.Writer) (indexer.Stats, error) {
 	skips := skipLog{w: errw}
-	ro := indexer.DefaultRunOptions()
-	ro.Workers = f.workers
+	ro := f.runOptions()
 	ro.OnError = skips.add
 	if bar := progressBar(errw, -1, "indexing", "docs"); bar != nil {
 		last := 0

@@ -74,9 +74,8 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 	defer stop()
 	st, err := runIndex(ctx, ix, inputs, &o.ingest, cmd.ErrOrStderr())
 	m := procmem.Read()
-	fmt.Fprintf(cmd.OutOrStdout(), "read %d, indexed %d, duplicates %d, errors %d, unchanged %d, updated %d, skipped %d (not HTML %d, HTTP status %d), %.1f docs/s, %s, peak RSS %d MiB\n",
-		st.Read, st.Indexed, st.Duplicates, st.Errors, st.Unchanged, st.Updated, st.NotHTML+st.BadStatus, st.NotHTML, st.BadStatus,
-		st.DocsPerSecond(), st.Elapsed.Round(time.Millisecond), m.VmHWM>>20)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s, %.1f docs/s, %s, peak RSS %d MiB\n",
+		countsLine(st), st.DocsPerSecond(), st.Elapsed.Round(time.Millisecond), m.VmHWM>>20)
 	if err != nil {
 		return err
 	}
@@ -104,9 +103,10 @@ func (o *indexCmd) send(cmd *cobra.Command, inputs []string) error {
 	if n := sum.Errors - len(sum.ErrorList); n > 0 {
 		fmt.Fprintf(errw, "bleve-dedup: and %d more skipped by the server\n", n)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "read %d, indexed %d, duplicates %d, errors %d, unchanged %d, updated %d, skipped %d (not HTML %d, HTTP status %d), %s\n",
-		sum.Read+local, sum.Indexed, sum.Duplicates, sum.Errors+local, sum.Unchanged, sum.Updated, sum.NotHTML+sum.BadStatus, sum.NotHTML, sum.BadStatus,
-		(time.Duration(sum.ElapsedMS) * time.Millisecond).String())
+	st := indexer.Stats{Read: sum.Read + local, Indexed: sum.Indexed, Duplicates: sum.Duplicates, Errors: sum.Errors + local,
+		Unchanged: sum.Unchanged, Updated: sum.Updated, Truncated: sum.Truncated, NotHTML: sum.NotHTML, BadStatus: sum.BadStatus,
+		Elapsed: time.Duration(sum.ElapsedMS) * time.Millisecond}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s, %s on the server\n", countsLine(st), st.Elapsed)
 	if err == nil {
 		err = skips.err()
 	}
@@ -114,4 +114,10 @@ func (o *indexCmd) send(cmd *cobra.Command, inputs []string) error {
 		return err
 	}
 	return skipped(sum.Errors + local)
+}
+
+// countsLine is what happened to the pages of a run.
+func countsLine(st indexer.Stats) string {
+	return fmt.Sprintf("read %d, indexed %d, duplicates %d, errors %d, unchanged %d, updated %d, truncated %d, skipped %d (not HTML %d, HTTP status %d)",
+		st.Read, st.Indexed, st.Duplicates, st.Errors, st.Unchanged, st.Updated, st.Truncated, st.NotHTML+st.BadStatus, st.NotHTML, st.BadStatus)
 }

@@ -117,7 +117,8 @@ func (o *serveCmd) open() (interface {
 		return nil, err
 	}
 	in := server.DefaultIngest(ix)
-	in.Run.Workers, in.Run.FlushAfter = o.ingestOpts.workers, o.flushAfter
+	in.Run = o.ingestOpts.runOptions()
+	in.Run.FlushAfter = o.flushAfter
 	in.Pages, in.MaxBytes = o.ingestOpts.pageOptions(), o.ingestBytes
 	o.opts.Ingest = in
 	return ix, nil
