@@ -93,6 +93,21 @@ func TestRun(t *testing.T) {
 	if err != nil || !bytes.Contains(md, []byte("F1")) {
 		t.Errorf("md: %v, F1 line present: %v", err, bytes.Contains(md, []byte("F1")))
 	}
+	// The saved report gives the same summary again.
+	replotted := t.TempDir()
+	var again bytes.Buffer
+	log.Reset()
+	args = []string{"-replot", filepath.Join(out, "scale-300.json"), "-out", replotted, "-format", "json"}
+	if err := mainArgs(context.Background(), args, &again, &log); err != nil {
+		t.Fatalf("replot: %v\n%s", err, log.String())
+	}
+	if again.String() != stdout.String() {
+		t.Errorf("replot summary differs:\n%s\nwant:\n%s", again.String(), stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(replotted, "scale-300.svg")); err != nil {
+		t.Errorf("replot: %v", err)
+	}
+
 	// A second run reuses the corpus.
 	log.Reset()
 	stdout.Reset()

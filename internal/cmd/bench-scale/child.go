@@ -202,7 +202,7 @@ func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
 		fmt.Fprintf(log, "%s: P %.4f R %.4f F1 %.4f ARI %.4f\n", cc.Mode, res.Eval.Precision, res.Eval.Recall, res.Eval.F1, res.Eval.ARI)
 	}
 	if cc.Mode == modeDedup && cc.Queries != "" {
-		s, err := searchBench(ctx, e, cc.Queries, cc.Rounds)
+		s, err := searchBench(ctx, e, cc.Queries, cc.Rounds, cc.Profile)
 		if err != nil {
 			return err
 		}
@@ -253,7 +253,9 @@ func score(e engine, labels string, res *modeResult) error {
 // searchBench runs every query collapsed and plain, interleaved (the order
 // alternating per query, so that load from other processes and cache
 // warmth hit both alike), after one untimed warm-up pass.
-func searchBench(ctx context.Context, e engine, path string, rounds int) (*searchStats, error) {
+// With a profile directory, the timed rounds are CPU-profiled into
+// cpu-search.pprof there.
+func searchBench(ctx context.Context, e engine, path string, rounds int, profile string) (*searchStats, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("bench-scale: %w", err)
@@ -278,6 +280,17 @@ func searchBench(ctx context.Context, e engine, path string, rounds int) (*searc
 			}
 			matches += n
 		}
+	}
+	if profile != "" {
+		f, err := os.Create(filepath.Join(profile, "cpu-search.pprof"))
+		if err != nil {
+			return nil, fmt.Errorf("bench-scale: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, fmt.Errorf("bench-scale: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var col, pl []time.Duration
 	for r := range rounds {
