@@ -234,3 +234,32 @@ func TestAxis(t *testing.T) {
 		}
 	}
 }
+
+func TestProfilerTenths(t *testing.T) {
+	dir := t.TempDir()
+	p, err := startProfiler(childConfig{Mode: "dedup", Rep: 1, Profile: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tenth := range []int{1, 2, 5, 10} {
+		if err := p.tenth(tenth); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.stop()
+	for _, name := range []string{"cpu-dedup-1-t01.pprof", "cpu-dedup-1-t03.pprof", "cpu-dedup-1-t06.pprof", "heap-dedup-1-t05.pprof", "heap-dedup-1-t10.pprof"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cpu-dedup-1-t11.pprof")); err == nil {
+		t.Error("a CPU profile was started after the last tenth")
+	}
+	none, err := startProfiler(childConfig{Mode: "dedup"})
+	if none != nil || err != nil {
+		t.Errorf("without a directory: %v, %v; want nil, nil", none, err)
+	}
+	if err := none.tenth(1); err != nil {
+		t.Errorf("nil profiler: %v", err)
+	}
+}
