@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
@@ -92,14 +93,20 @@ var ingestFormats = map[string]string{
 
 // ingest serves POST /api/ingest[?format=jsonl|warc]: the body's pages
 // are indexed as by "bleve-dedup index", one request at a time (429 with
-// Retry-After otherwise), and the answer is a summary of the run.
+// Retry-After otherwise), and the answer is a summary of the run. GET
+// /api/ingest answers the progress of the run going on, or of the last.
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	in := s.opts.Ingest
 	if in == nil {
 		return &httpError{status: http.StatusNotFound, msg: "ingest is off: start serve with --ingest"}
 	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		writeJSON(w, http.StatusOK, s.progress.status())
+		return nil
+	case http.MethodPost:
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
 		return &httpError{status: http.StatusMethodNotAllowed, msg: "method " + r.Method + " not allowed"}
 	}
 	format, err := ingestFormat(r)
@@ -131,9 +138,71 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 		defer f.Close()
 		pages = page.ReadWARC("body", f, size, in.Pages)
 	}
-	sum, status := s.runIngest(r.Context(), pages, in)
+	sum, status := s.runIngest(r.Context(), s.progress.count(pages), in)
 	writeJSON(w, status, sum)
 	return nil
+}
+
+// ingestProgress is the state of the ingest running, for GET /api/ingest.
+type ingestProgress struct {
+	mu       sync.Mutex
+	running  bool
+	started  time.Time
+	received int // pages read from the body
+	st       indexer.Stats
+}
+
+// ingestStatus is the body of GET /api/ingest.
+type ingestStatus struct {
+	Running bool `json:"running"`
+	// Received counts the pages read from the body so far; the others
+	// count them as they are decided (a batch at a time), as in the
+	// summary of a POST.
+	Received   int     `json:"received"`
+	Read       int     `json:"read"`
+	Indexed    int     `json:"indexed"`
+	Duplicates int     `json:"duplicates"`
+	Errors     int     `json:"errors"`
+	ElapsedMS  int64   `json:"elapsed_ms"`
+	DocsPerSec float64 `json:"docs_per_second"`
+}
+
+func (p *ingestProgress) status() ingestStatus {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := ingestStatus{Running: p.running, Received: p.received, Read: p.st.Read, Indexed: p.st.Indexed,
+		Duplicates: p.st.Duplicates, Errors: p.st.Errors, ElapsedMS: p.st.Elapsed.Milliseconds(), DocsPerSec: p.st.DocsPerSecond()}
+	if p.running {
+		st.ElapsedMS = time.Since(p.started).Milliseconds()
+	}
+	return st
+}
+
+// count starts a run's progress and counts the pages read.
+func (p *ingestProgress) count(pages iter.Seq2[page.Page, error]) iter.Seq2[page.Page, error] {
+	p.mu.Lock()
+	p.running, p.started, p.received, p.st = true, time.Now(), 0, indexer.Stats{}
+	p.mu.Unlock()
+	return func(yield func(page.Page, error) bool) {
+		for pg, err := range pages {
+			p.mu.Lock()
+			p.received++
+			p.mu.Unlock()
+			if !yield(pg, err) {
+				return
+			}
+		}
+	}
+}
+
+// update records a run's totals; done ends the run.
+func (p *ingestProgress) update(st indexer.Stats, done bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.st = st
+	if done {
+		p.running = false
+	}
 }
 
 // runIngest indexes pages and returns the summary and its status.
@@ -141,7 +210,7 @@ func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error
 	var sum ingestSummary
 	status := http.StatusOK
 	run := in.Run
-	run.Progress = nil
+	run.Progress = func(st indexer.Stats) { s.progress.update(st, false) }
 	run.OnError = func(err error) { // called on this goroutine
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			status = http.StatusRequestEntityTooLarge
@@ -151,6 +220,7 @@ func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error
 		}
 	}
 	st, err := in.Index.IndexPages(ctx, pages, run)
+	s.progress.update(st, true)
 	sum.Read, sum.Indexed, sum.Duplicates = st.Read, st.Indexed, st.Duplicates
 	sum.Unchanged, sum.Updated, sum.Truncated, sum.NotHTML, sum.BadStatus = st.Unchanged, st.Updated, st.Truncated, st.NotHTML, st.BadStatus
 	sum.Errors, sum.ElapsedMS = st.Errors, st.Elapsed.Milliseconds()

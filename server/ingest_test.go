@@ -99,7 +99,8 @@ func TestIngest(t *testing.T) {
 		{"warc over the limit", "POST", "/api/ingest", "application/warc", warc, 100, false, 413, `body larger than 100 bytes`, 0},
 		{"unknown type", "POST", "/api/ingest", "text/plain", jsonl, 0, false, 415, `want application/x-ndjson`, 0},
 		{"bad format", "POST", "/api/ingest?format=csv", "", jsonl, 0, false, 400, `want jsonl or warc`, 0},
-		{"GET", "GET", "/api/ingest", "", nil, 0, false, 405, `method GET not allowed`, 0},
+		{"progress", "GET", "/api/ingest", "", nil, 0, false, 200, `{"running":false,"received":0`, 0},
+		{"PUT", "PUT", "/api/ingest", "", nil, 0, false, 405, `method PUT not allowed`, 0},
 		{"off", "POST", "/api/ingest", "application/x-ndjson", jsonl, 0, true, 404, `start serve with --ingest`, 0},
 	}
 	for _, tt := range tests {
@@ -136,7 +137,8 @@ func TestIngest(t *testing.T) {
 
 // TestIngestWhileSearching sends pages slowly on one connection: each is
 // searchable while the body is still open, other searches answer
-// meanwhile, and a second ingest is turned away with 429.
+// meanwhile, GET shows the run's progress, and a second ingest is turned
+// away with 429.
 func TestIngestWhileSearching(t *testing.T) {
 	h, _ := ingestServer(t, func(in *server.Ingest) { in.Run.FlushAfter = 50 * time.Millisecond })
 	ts := httptest.NewServer(h)
@@ -156,6 +158,9 @@ func TestIngestWhileSearching(t *testing.T) {
 		if !eventually(t, ts.URL+"/api/search?q="+topic, fmt.Sprintf(`"id":"p%d"`, i), 5*time.Second) {
 			t.Fatalf("page p%d not searchable within 5s of being sent", i)
 		}
+	}
+	if !eventually(t, ts.URL+"/api/ingest", `"running":true,"received":3,"read":3,"indexed":3`, time.Second) {
+		t.Error(`GET /api/ingest does not show the run's progress`)
 	}
 	resp, err := http.Post(ts.URL+"/api/ingest", "application/x-ndjson", strings.NewReader("{}\n"))
 	if err != nil {

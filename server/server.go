@@ -92,6 +92,7 @@ type Server struct {
 	mux      *http.ServeMux
 	// ingesting is held by the one ingest that may run.
 	ingesting sync.Mutex
+	progress  ingestProgress
 }
 
 // New returns a Server reading ix, which the caller keeps open while the
