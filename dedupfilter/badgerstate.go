@@ -179,7 +179,10 @@ func (b *badgerState) signature(seq uint64) (string, signature, error) {
 	return id, sig, nil
 }
 
-func (b *badgerState) prefetch([]string, [][]byte, []uint64) error { return nil }
+func (b *badgerState) prefetch(reads) error { return nil }
+
+// inSession is false: the embedded store has nothing to read ahead.
+func (s *badgerStore) inSession() bool { return false }
 
 func (b *badgerState) putSignature(seq uint64, enc []byte) error {
 	return b.set(seqKey(nsSignature, seq), enc)

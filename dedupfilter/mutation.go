@@ -325,21 +325,18 @@ func (w *mutation) unpost(rec *record) error {
 // firstReads is how many candidates' signatures a decision reads first.
 const firstReads = 4
 
-// bestMatch gathers candidates from the posting lists under lookup
-// (skipping stop lists), keeps those sharing at least MinShared lists, and
-// verifies up to MaxCandidates of them, most shared lists first, then the
-// oldest. The first verified duplicate is the match: a candidate sharing
-// more lists is the likelier copy, and stopping there keeps a popular
-// cluster from costing MaxCandidates verifications per Add. Documents
-// numbered in skip are not candidates.
-func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byte) (string, Verdict, int, error) {
-	o := w.f.opts
-	ls, err := w.cached(lookup)
-	if err != nil {
-		return "", Verdict{}, 0, err
-	}
+// cand is a candidate document and the number of lists it shares.
+type cand struct {
+	seq  uint64
+	hits int
+}
+
+// candidates are the documents in lists (stop lists skipped) sharing at
+// least MinShared of them, not in skip: at most MaxCandidates, most shared
+// lists first, then the oldest.
+func candidates(lists []postingList, skip map[uint64]bool, o Options) []cand {
 	hits := map[uint64]int{}
-	for _, l := range ls {
+	for _, l := range lists {
 		if l.full || len(l.seqs) > o.MaxPostings { // (MaxPostings may have been lowered)
 			continue
 		}
@@ -348,10 +345,6 @@ func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byt
 				hits[c]++
 			}
 		}
-	}
-	type cand struct {
-		seq  uint64
-		hits int
 	}
 	cands := make([]cand, 0, len(hits))
 	for c, n := range hits {
@@ -368,6 +361,27 @@ func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byt
 	if len(cands) > o.MaxCandidates {
 		cands = cands[:o.MaxCandidates]
 	}
+	return cands
+}
+
+// bestMatch gathers candidates from the posting lists under lookup
+// (skipping stop lists), keeps those sharing at least MinShared lists, and
+// verifies up to MaxCandidates of them, most shared lists first, then the
+// oldest. The first verified duplicate is the match: a candidate sharing
+// more lists is the likelier copy, and stopping there keeps a popular
+// cluster from costing MaxCandidates verifications per Add. Documents
+// numbered in skip are not candidates.
+func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byte) (string, Verdict, int, error) {
+	o := w.f.opts
+	ls, err := w.cached(lookup)
+	if err != nil {
+		return "", Verdict{}, 0, err
+	}
+	lists := make([]postingList, len(ls))
+	for i, l := range ls {
+		lists[i] = l.postingList
+	}
+	cands := candidates(lists, skip, o)
 	for n, cd := range cands {
 		// Signatures are read a few at once (the likely match is among
 		// the first), then the rest at once.
@@ -380,7 +394,7 @@ func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byt
 			for _, c := range cands[n:end] {
 				seqs = append(seqs, c.seq)
 			}
-			if err := w.st.prefetch(nil, nil, seqs); err != nil {
+			if err := w.st.prefetch(reads{seqs: seqs}); err != nil {
 				return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
 			}
 		}

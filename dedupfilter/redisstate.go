@@ -73,6 +73,10 @@ type redisStore struct {
 	mu      sync.Mutex // guards the lease state below
 	held    bool
 	session *writes // the committed writes of an Exclusive call, flushed when it ends
+	// sessionReads are the values an Exclusive call's mutations read from
+	// Redis, shared by them: the lease keeps them current, and the
+	// session's writes take precedence over them.
+	sessionReads map[string][]byte
 	renewed time.Time
 	// Numbers reserved from the counters, a block at a time, while the
 	// lease is held; what is left goes when it is released, so numbers
@@ -321,13 +325,13 @@ func (s *redisStore) exclusive(fn func() error) error {
 		s.mu.Unlock()
 		return fmt.Errorf("dedupfilter: %w", err)
 	}
-	s.session = newWrites()
+	s.session, s.sessionReads = newWrites(), map[string][]byte{}
 	s.mu.Unlock()
 	err := fn()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w := s.session
-	s.session = nil
+	s.session, s.sessionReads = nil, nil
 	if ferr := s.flush(ctx, w); ferr != nil {
 		err = errors.Join(err, fmt.Errorf("dedupfilter: %w", ferr))
 	}
@@ -345,8 +349,17 @@ func (s *redisStore) begin() state {
 	if st.err = s.acquire(ctx); st.err == nil {
 		st.txn = s.local.NewTransaction(true)
 		st.owned = s.session == nil
+		if !st.owned {
+			st.cache = s.sessionReads
+		}
 	}
 	return st
+}
+
+func (s *redisStore) inSession() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.session != nil
 }
 
 func (s *redisStore) view(fn func(state) error) error {
@@ -477,19 +490,22 @@ func (r *redisState) get(key string) ([]byte, error) {
 }
 
 // prefetch reads, in one pipeline, the keys not written and not read yet.
-func (r *redisState) prefetch(ids []string, keys [][]byte, seqs []uint64) error {
+func (r *redisState) prefetch(rd reads) error {
 	if r.err != nil {
 		return r.err
 	}
 	var names []string
-	for _, id := range ids {
+	for _, id := range rd.ids {
 		names = append(names, r.s.k("d", id))
 	}
-	for _, k := range keys {
+	for _, k := range rd.keys {
 		names = append(names, r.listKey(k))
 	}
-	for _, seq := range seqs {
+	for _, seq := range rd.seqs {
 		names = append(names, r.s.k("s", seqName(seq)))
+	}
+	for _, c := range rd.clusters {
+		names = append(names, r.s.k("c", c))
 	}
 	pipe := r.s.rdb.Pipeline()
 	cmds := map[string]*redis.StringCmd{}
@@ -610,7 +626,7 @@ func (r *redisState) listKey(k []byte) string {
 
 // postings reads the lists in one pipeline (those not read yet).
 func (r *redisState) postings(keys [][]byte) ([]postingList, error) {
-	if err := r.prefetch(nil, keys, nil); err != nil {
+	if err := r.prefetch(reads{keys: keys}); err != nil {
 		return nil, err
 	}
 	out := make([]postingList, len(keys))

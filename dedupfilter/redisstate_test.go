@@ -165,3 +165,46 @@ func TestParseRedisURL(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisPrefetch decides the same batches with and without Prefetch
+// (each in one Exclusive call, copies of a batch's own documents among
+// them): the decisions are the same.
+func TestRedisPrefetch(t *testing.T) {
+	docs := newCorpus(9).clusters(t, testAnalyzer(t), 12, 4)
+	rand.New(rand.NewPCG(9, 9)).Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	var got [2][]string
+	for run, prefetch := range []bool{false, true} {
+		f := redisFilters(t, 1)[0]
+		for start := 0; start < len(docs); start += 16 {
+			var ps []*Prepared
+			for _, d := range docs[start:min(start+16, len(docs))] {
+				p, err := f.Prepare(d.doc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ps = append(ps, p)
+			}
+			err := f.Exclusive(func() error {
+				if prefetch {
+					if err := f.Prefetch(ps); err != nil {
+						return err
+					}
+				}
+				for _, p := range ps {
+					dec, err := f.AddPrepared(p)
+					if err != nil {
+						return err
+					}
+					got[run] = append(got[run], fmt.Sprintf("%s %v %s %s", dec.ID, dec.Duplicate, dec.Of, dec.Cluster))
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !slices.Equal(got[0], got[1]) {
+		t.Errorf("decisions with Prefetch:\n%s\nwithout:\n%s", strings.Join(got[1], "\n"), strings.Join(got[0], "\n"))
+	}
+}

@@ -20,10 +20,9 @@ type state interface {
 
 	// signature reads document seq's id and signature.
 	signature(seq uint64) (string, signature, error)
-	// prefetch announces the records and posting lists the mutation is
-	// about to read, so a remote store can fetch them in one round trip,
-	// and likewise the signatures of seqs; an embedded store ignores it.
-	prefetch(ids []string, keys [][]byte, seqs []uint64) error
+	// prefetch announces what the mutation is about to read, so a remote
+	// store can fetch it in one round trip; an embedded store ignores it.
+	prefetch(r reads) error
 	putSignature(seq uint64, encoded []byte) error
 	deleteSignature(seq uint64) error
 
@@ -66,6 +65,14 @@ type state interface {
 	discard()
 }
 
+// reads are the keys of a prefetch.
+type reads struct {
+	ids      []string // documents' records
+	keys     [][]byte // posting lists
+	seqs     []uint64 // documents' signatures
+	clusters []string // clusters' representatives
+}
+
 // postingList is a posting list: ascending document numbers, or full (a
 // stop list, which takes no more).
 type postingList struct {
@@ -77,6 +84,9 @@ type postingList struct {
 type store interface {
 	// begin starts a mutation's state; the Filter's lock is held.
 	begin() state
+	// inSession reports whether an exclusive call is running, whose
+	// mutations share what they read from a remote store.
+	inSession() bool
 	// view calls fn with a read-only state over one consistent snapshot.
 	view(fn func(state) error) error
 	// pending calls fn with the ops of each mutation not yet applied to

@@ -161,6 +161,7 @@ type Index struct {
 	noDedup  bool
 	readOnly bool
 	maxText  int
+	shared   bool // the filter's store is shared (Options.SharedStore)
 
 	mu       sync.Mutex // one filter decision and its bleve write at a time
 	repaired int
@@ -224,6 +225,7 @@ func (ix *Index) open(dir string, opts Options) error {
 	}
 	ix.store = db
 	if opts.SharedStore != "" {
+		ix.shared = true
 		ix.filter, err = dedupfilter.OpenRedis(opts.SharedStore, db, fo)
 	} else {
 		ix.filter, err = dedupfilter.New(db, fo)

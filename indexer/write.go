@@ -163,6 +163,20 @@ func (ix *Index) commit(docs []staged) ([]dedupfilter.Decision, error) {
 	// One right to decide for the batch: a shared store's other writers
 	// wait until its decisions are made.
 	decideErr := ix.filter.Exclusive(func() error {
+		if ix.shared {
+			// A shared store answers in round trips: the batch's reads in
+			// two of them beat a few for each document, though analysis
+			// then no longer overlaps the decisions.
+			var fps []*dedupfilter.Prepared
+			for i := range docs {
+				if <-ready[i]; docs[i].err == nil {
+					fps = append(fps, docs[i].fp)
+				}
+			}
+			if err := ix.filter.Prefetch(fps); err != nil {
+				return err
+			}
+		}
 		var err error
 		decs, ops, err = ix.decide(docs, ready)
 		return err

@@ -89,6 +89,9 @@ func decisions(ctx context.Context, c config) error {
 		flush := func() error {
 			start := time.Now()
 			err := f.Exclusive(func() error {
+				if err := f.Prefetch(batch); err != nil {
+					return err
+				}
 				for _, p := range batch {
 					if _, err := f.AddPrepared(p); err != nil {
 						return err
@@ -130,6 +133,9 @@ func decisions(ctx context.Context, c config) error {
 		local.Close()
 		if rdb != nil {
 			rdb.Close()
+			if err := dropPrefix(ctx, c.redis, prefix); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

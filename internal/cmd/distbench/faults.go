@@ -17,7 +17,15 @@ import (
 // it again; "master" kills the Redis master holding the lease key at
 // mid-run and runs again whatever failed), and compares the clusters.
 func faults(ctx context.Context, c config) error {
-	base := fmt.Sprintf("redis://%s/distbench-fault-%d", c.redis, time.Now().UnixNano())
+	prefix := fmt.Sprintf("distbench-fault-%d", time.Now().UnixNano())
+	base := "redis://" + c.redis + "/" + prefix
+	defer func() {
+		for _, p := range []string{prefix + "-clean", prefix + "-" + c.fault} {
+			if err := dropPrefix(ctx, c.redis, p); err != nil {
+				fmt.Println("removing the run's keys:", err)
+			}
+		}
+	}()
 	clean, err := oneRun(ctx, c, 1, 2, base+"-clean")
 	if err != nil {
 		return err

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 type config struct {
@@ -78,4 +80,29 @@ func run(ctx context.Context, c config) error {
 		return faults(ctx, c)
 	}
 	return shares(ctx, c)
+}
+
+// dropPrefix removes a run's keys (those under prefix) from the cluster
+// at addrs, so repeated runs do not fill it.
+func dropPrefix(ctx context.Context, addrs, prefix string) error {
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ",")})
+	defer rdb.Close()
+	return rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		it := c.Scan(ctx, 0, prefix+":*", 1000).Iterator()
+		pipe := c.Pipeline()
+		for it.Next(ctx) {
+			pipe.Unlink(ctx, it.Val())
+			if pipe.Len() == 1000 {
+				if _, err := pipe.Exec(ctx); err != nil {
+					return err
+				}
+			}
+		}
+		if pipe.Len() > 0 {
+			if _, err := pipe.Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return it.Err()
+	})
 }

@@ -177,8 +177,11 @@ func shares(ctx context.Context, c config) error {
 		}
 		report("badger", 1, rep, ref)
 		for _, n := range c.procs {
-			store := fmt.Sprintf("redis://%s/distbench-%d-%d-%d", c.redis, rep, n, time.Now().UnixNano())
-			o, err := oneRun(ctx, c, rep, n, store)
+			prefix := fmt.Sprintf("distbench-%d-%d-%d", rep, n, time.Now().UnixNano())
+			o, err := oneRun(ctx, c, rep, n, "redis://"+c.redis+"/"+prefix)
+			if err == nil {
+				err = dropPrefix(ctx, c.redis, prefix)
+			}
 			if err != nil {
 				return err
 			}
