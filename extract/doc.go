@@ -30,6 +30,10 @@
 // minimum article length, links kept so that link density can be
 // measured) on pages small enough for it (Options.MaxTrafilaturaElements,
 // MaxTrafilaturaRunes) that html.Parse can read; other pages go to Native.
+// It is linked only into programs that import package extract/trafilatura,
+// which registers it (RegisterEngine): go-trafilatura's date parser costs
+// every program that links it about half a second of start-up, 78 MB of
+// allocations and 25.6 MiB of heap.
 //
 // Both engines' paragraphs then go through the same filters (filter.go):
 // paragraphs that are link-heavy (by the engine's output or, where
@@ -60,30 +64,30 @@
 // in text the engine did not find. It narrows 11% of the near-duplicate
 // corpus.
 //
-// Measured (data_test.go, shingle F1 as in the scrapinghub
-// article-extraction benchmark): Native 0.975 on the 181 English pages and
-// 0.956 on the 69 Chinese ones (Han characters as tokens), Trafilatura
-// 0.965 and 0.925; on the reprints of the near-duplicate corpus, precision
-// 0.956 and recall 0.964 against the reprinted articles (Trafilatura
-// 0.948 and 0.960; Native without narrowing 0.893 and 0.964). In one
-// goroutine, Native costs 1.1 ms of CPU a page on the near-duplicate
-// corpus (2.8 ms on the larger English pages), Trafilatura 12 ms (6.3 ms
-// without its fallbacks, which scored 0.956, 0.912 and 0.943/0.955);
-// BenchmarkNeardup and BenchmarkF1EN/ZH report both.
+// Measured (TestF1 and TestNeardup here and in extract/trafilatura, with
+// shingle F1 as in the scrapinghub article-extraction benchmark): Native
+// 0.975 on the 181 English pages and 0.956 on the 69 Chinese ones (Han
+// characters as tokens), Trafilatura 0.965 and 0.925; on the reprints of
+// the near-duplicate corpus, precision 0.956 and recall 0.964 against the
+// reprinted articles (Trafilatura 0.948 and 0.960; Native without narrowing
+// 0.893 and 0.964). In one goroutine, Native costs 1.1 ms of CPU a page on
+// the near-duplicate corpus (2.8 ms on the larger English pages),
+// Trafilatura 12 ms (6.3 ms without its fallbacks, which scored 0.956,
+// 0.912 and 0.943/0.955); BenchmarkNeardup and BenchmarkF1EN/ZH here and in
+// extract/trafilatura report them.
 //
 // Cost on any page: every stage is linear in the page. Pages of 8 MB of
-// five pathological shapes (a giant table, 200,000 nested elements,
-// 100,000 links, long lower-case paragraphs that all join, one line of
-// Chinese; shapes_test.go) take 1.2 s of CPU for the table (up to 2 s on
-// a loaded machine) and under 0.4 s for the others, with a heap under
-// 240 MiB, half of that at 4 MB; 27 MiB of that heap the process holds
-// before it reads a page, 25.6 MiB of them go-dateparser's tables, linked
-// in with go-trafilatura and unused (dates are not read). The context is
-// looked at every 1,024 tokens, blocks or runes and every 64 KiB of a long
-// text, so a cancelled extraction returns within about 0.1 s
-// (BenchmarkShapesCancel). go-trafilatura cannot be interrupted: on
-// cancellation it is left to finish on its own, which its size limits
-// bound to a fraction of a second.
+// five pathological shapes (a giant table, 200,000 nested elements, 100,000
+// links, long lower-case paragraphs that all join, one line of Chinese;
+// shapes_test.go) take 1.2 s of CPU for the table (up to 2 s on a loaded
+// machine) and under 0.4 s for the others, with a heap under 170 MiB, half
+// of that at 4 MB (under 240 MiB in a program that links go-trafilatura,
+// whose date parser's tables also raise the garbage collector's targets).
+// The context is looked at every 1,024 tokens, blocks or runes and every
+// 64 KiB of a long text, so a cancelled extraction returns within about
+// 0.1 s (BenchmarkShapesCancel). go-trafilatura cannot be interrupted: on
+// cancellation it is left to finish on its own, which its size limits bound
+// to a fraction of a second.
 //
 // Caveats: a page that holds several articles yields all of them unless
 // its title names one and a heading carries that name (a blog index or a

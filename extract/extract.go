@@ -7,9 +7,30 @@ import (
 	"strings"
 
 	"github.com/bleve-dedup/bleve-dedup/page"
-	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 )
+
+// EngineFunc is an engine other than Native: it returns the page's title
+// (empty when it found none) and the element holding its main content, or
+// a nil content when it cannot read the page, which then goes to Native.
+// An error means it found no main content (the fallback then runs).
+// pageURL is nil when the page's URL is unknown or has no host.
+type EngineFunc func(doc string, pageURL *url.URL, o Options) (title string, content *html.Node, err error)
+
+// engines are the registered engines, written by init functions only.
+var engines = map[Engine]EngineFunc{}
+
+// RegisterEngine makes fn the Trafilatura engine. Package
+// extract/trafilatura calls it from its init, so that only the programs
+// importing that package link go-trafilatura (bleve's analysis components
+// register the same way). It panics for another engine or a second
+// registration, as it runs only in init functions.
+func RegisterEngine(e Engine, fn EngineFunc) {
+	if e != Trafilatura || engines[e] != nil {
+		panic(fmt.Sprintf("extract: RegisterEngine(%v): not a pluggable engine, or registered twice", e))
+	}
+	engines[e] = fn
+}
 
 // Content is the main content of a page.
 type Content struct {
@@ -56,7 +77,7 @@ func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content,
 	var c Content
 	used := false // go-trafilatura read the page
 	if o.Engine == Trafilatura && len(t.els) <= o.MaxTrafilaturaElements && t.runes() <= o.MaxTrafilaturaRunes {
-		if c, used, err = o.trafilatura(ctx, t, doc, pageURL); err != nil {
+		if c, used, err = o.runEngine(ctx, t, doc, pageURL); err != nil {
 			return Content{}, err
 		}
 	}
@@ -84,42 +105,32 @@ func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content,
 	return c, nil
 }
 
-// trafilatura extracts the main content with go-trafilatura. Link
-// density is read from the page as well as from go-trafilatura's output
-// (see pageLinks). It reports false when html.Parse cannot read the page
-// (more than 512 open elements), which is then left to the native engine.
-// go-trafilatura cannot be interrupted: when ctx is done first, it is left
-// to finish on its own (the size limits of Options bound that to a
-// fraction of a second) and trafilatura returns ctx's error.
-func (o Options) trafilatura(ctx context.Context, t *tree, doc, pageURL string) (Content, bool, error) {
-	root, err := html.Parse(strings.NewReader(doc))
-	if err != nil {
-		return Content{}, false, nil
-	}
-	topts := trafilatura.Options{
-		EnableFallback:  o.Fallback,
-		Focus:           o.Focus,
-		ExcludeComments: true,
-		IncludeLinks:    true,                 // kept to measure link density of paragraphs
-		HtmlDateMode:    trafilatura.Disabled, // dates are not needed, and the date scan is slow
-		Config:          o.trafilaturaConfig(),
-	}
-	if u, err := url.Parse(pageURL); err == nil && u.Host != "" {
-		topts.OriginalURL = u
+// runEngine extracts the main content with o's registered engine. Link
+// density is read from the page as well as from the engine's output (see
+// pageLinks). It reports false when the engine cannot read the page,
+// which is then left to the native engine. go-trafilatura cannot be
+// interrupted: when ctx is done first, it is left to finish on its own
+// (the size limits of Options bound that to a fraction of a second) and
+// runEngine returns ctx's error.
+func (o Options) runEngine(ctx context.Context, t *tree, doc, pageURL string) (Content, bool, error) {
+	u, err := url.Parse(pageURL)
+	if err != nil || u.Host == "" {
+		u = nil
 	}
 	type result struct {
-		res *trafilatura.ExtractResult
-		err error
+		title   string
+		content *html.Node
+		err     error
 	}
 	out := make(chan result, 1)
-	extract := func() {
-		res, err := trafilatura.ExtractDocument(root, topts)
-		out <- result{res, err}
+	run := func() {
+		title, content, err := engines[o.Engine](doc, u, o)
+		out <- result{title, content, err}
 	}
 	if ctx.Done() == nil {
-		extract() // nothing can cancel it: no goroutine needed
+		run() // nothing can cancel it: no goroutine needed
 	} else {
-		go extract()
+		go run()
 	}
 	var r result
 	select {
@@ -127,10 +138,13 @@ func (o Options) trafilatura(ctx context.Context, t *tree, doc, pageURL string) 
 	case <-ctx.Done():
 		return Content{}, true, fmt.Errorf("extract: stopped: %w", ctx.Err())
 	}
+	if r.content == nil && r.err == nil {
+		return Content{}, false, nil
+	}
 	var c Content
 	if r.err == nil {
-		c.Title = collapse(r.res.Metadata.Title)
-		bs := blocks(r.res.ContentNode)
+		c.Title = collapse(r.title)
+		bs := blocks(r.content)
 		t.links().mark(bs)
 		c.Paragraphs = paragraphs(t.ck, bs)
 	}

@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/internal/golden"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"golang.org/x/net/html"
 )
 
 // TestHTMLGolden extracts the pages in testdata and compares the text with
@@ -307,8 +309,6 @@ func FuzzGates(f *testing.F) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	traf := DefaultOptions()
-	traf.Engine = Trafilatura
 	tests := []struct {
 		name   string
 		change func(*Options)
@@ -318,11 +318,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"no engine", func(o *Options) { o.Engine = 0 }, false},
 		{"unknown engine", func(o *Options) { o.Engine = 3 }, false},
 		{"native ignores trafilatura fields", func(o *Options) { o.MinArticleRunes, o.MaxTrafilaturaRunes = 0, 0 }, true},
-		{"trafilatura", func(o *Options) { *o = traf }, true},
-		{"trafilatura without MinArticleRunes", func(o *Options) { *o = traf; o.MinArticleRunes = 0 }, false},
-		{"trafilatura without element limit", func(o *Options) { *o = traf; o.MaxTrafilaturaElements = 0 }, false},
-		{"trafilatura without rune limit", func(o *Options) { *o = traf; o.MaxTrafilaturaRunes = -1 }, false},
-		{"trafilatura unknown focus", func(o *Options) { *o = traf; o.Focus = 9 }, false},
+		// Valid Trafilatura options are tested in extract/trafilatura,
+		// which links the engine.
+		{"trafilatura not linked", func(o *Options) { o.Engine = Trafilatura }, false},
 	}
 	for _, tt := range tests {
 		o := DefaultOptions()
@@ -332,54 +330,22 @@ func TestOptionsValidate(t *testing.T) {
 			t.Errorf("%s: err %v, want valid %v", tt.name, err, tt.ok)
 		}
 	}
-}
-
-func TestEngines(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("testdata", "news.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = "Library extends opening hours"
-	deep := strings.Repeat("<div>", 600) + `<p>` + strings.Repeat("A sentence of the article text. ", 10) + `</p>`
-	tests := []struct {
-		name   string
-		engine Engine
-		limit  int // MaxTrafilaturaElements
-		doc    string
-		want   string // in the text
-	}{
-		{"native", Native, 0, string(doc), want},
-		{"trafilatura", Trafilatura, 10000, string(doc), want},
-		{"trafilatura past its element limit", Trafilatura, 10, string(doc), want},
-		{"trafilatura on a page html.Parse cannot read", Trafilatura, 10000, deep, "A sentence of the article text."},
-	}
-	for _, tt := range tests {
-		o := DefaultOptions()
-		o.Engine = tt.engine
-		if tt.limit > 0 {
-			o.MaxTrafilaturaElements = tt.limit
-		}
-		c, err := o.HTML(tt.doc, "http://example.com/")
-		if err != nil || !strings.Contains(c.Text(), tt.want) {
-			t.Errorf("%s: %q, %v; want text with %q", tt.name, c.Text(), err, tt.want)
-		}
-	}
-	if got, want := Trafilatura.String(), "trafilatura"; got != want {
-		t.Errorf("Trafilatura.String() = %q, want %q", got, want)
+	o := DefaultOptions()
+	o.Engine = Trafilatura
+	if _, err := o.HTML("<p>text</p>", ""); err == nil || !strings.Contains(err.Error(), "import github.com/bleve-dedup/bleve-dedup/extract/trafilatura") {
+		t.Errorf("Trafilatura not linked: err %v, want one naming the package to import", err)
 	}
 }
 
-func TestHTMLContextCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, engine := range []Engine{Native, Trafilatura} {
-		o := DefaultOptions()
-		o.Engine = engine
-		if _, err := o.HTMLContext(ctx, "<title>T</title><p>Some text of the page.</p>", ""); !errors.Is(err, context.Canceled) {
-			t.Errorf("%v: err %v, want context.Canceled", engine, err)
-		}
-		if _, err := o.FromPageContext(ctx, page.Page{HTML: "<p>x</p>"}); !errors.Is(err, context.Canceled) {
-			t.Errorf("%v: FromPageContext err %v, want context.Canceled", engine, err)
-		}
+func TestRegisterEngine(t *testing.T) {
+	for _, e := range []Engine{Native, 3} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("RegisterEngine(%v) did not panic", e)
+				}
+			}()
+			RegisterEngine(e, func(string, *url.URL, Options) (string, *html.Node, error) { return "", nil, nil })
+		}()
 	}
 }

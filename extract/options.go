@@ -1,10 +1,6 @@
 package extract
 
-import (
-	"fmt"
-
-	"github.com/markusmobius/go-trafilatura"
-)
+import "fmt"
 
 // Engine names a main-content extractor.
 type Engine int
@@ -18,6 +14,9 @@ const (
 	// Trafilatura runs go-trafilatura on a parsed page. Pages past
 	// MaxTrafilaturaElements or MaxTrafilaturaRunes, and pages that
 	// html.Parse cannot read (more than 512 open elements), go to Native.
+	// It runs only in programs that import package
+	// github.com/bleve-dedup/bleve-dedup/extract/trafilatura (see the
+	// package doc for why).
 	Trafilatura
 )
 
@@ -31,14 +30,15 @@ func (e Engine) String() string {
 	return fmt.Sprintf("Engine(%d)", int(e))
 }
 
-// Focus trades precision against recall in go-trafilatura.
-type Focus = trafilatura.ExtractionFocus
+// Focus trades precision against recall in go-trafilatura (its
+// ExtractionFocus, which this package cannot name without linking it).
+type Focus int
 
 // Focus values.
 const (
-	Balanced       = trafilatura.Balanced
-	FavorRecall    = trafilatura.FavorRecall
-	FavorPrecision = trafilatura.FavorPrecision
+	Balanced Focus = iota
+	FavorRecall
+	FavorPrecision
 )
 
 // Options configures HTML extraction.
@@ -46,7 +46,8 @@ type Options struct {
 	// Engine is the main-content extractor: Native (default: F1
 	// 0.975/0.956 on English/Chinese, precision/recall 0.956/0.964 on the
 	// near-duplicate corpus's reprints, 1.1 ms of CPU a page there) or
-	// Trafilatura (0.965/0.925, 0.948/0.960, 12 ms).
+	// Trafilatura (0.965/0.925, 0.948/0.960, 12 ms; the program must import
+	// package extract/trafilatura, else the options are invalid).
 	Engine Engine
 	// TitleAnchor narrows the engine's result to the section that starts
 	// at the heading naming the page's <title>, when the result starts
@@ -110,7 +111,9 @@ func (o Options) validate() error {
 	switch {
 	case o.Engine != Native && o.Engine != Trafilatura:
 		return fmt.Errorf("extract: unknown engine %v: %w", o.Engine, ErrInvalidOptions)
-	case o.Engine == Trafilatura && o.Focus != Balanced && o.Focus != FavorRecall && o.Focus != FavorPrecision:
+	case o.Engine == Trafilatura && engines[Trafilatura] == nil:
+		return fmt.Errorf("extract: engine %v not linked: import github.com/bleve-dedup/bleve-dedup/extract/trafilatura: %w", o.Engine, ErrInvalidOptions)
+	case o.Engine == Trafilatura && (o.Focus < Balanced || o.Focus > FavorPrecision):
 		return fmt.Errorf("extract: unknown focus %d: %w", o.Focus, ErrInvalidOptions)
 	case o.Engine == Trafilatura && o.MinArticleRunes < 1:
 		return fmt.Errorf("extract: MinArticleRunes %d < 1: %w", o.MinArticleRunes, ErrInvalidOptions)
@@ -120,11 +123,4 @@ func (o Options) validate() error {
 		return fmt.Errorf("extract: MaxTrafilaturaRunes %d < 1: %w", o.MaxTrafilaturaRunes, ErrInvalidOptions)
 	}
 	return nil
-}
-
-// trafilaturaConfig returns go-trafilatura's configuration for o.
-func (o Options) trafilaturaConfig() *trafilatura.Config {
-	c := trafilatura.DefaultConfig()
-	c.MinExtractedSize = o.MinArticleRunes
-	return c
 }

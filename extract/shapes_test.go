@@ -1,8 +1,6 @@
 package extract
 
 import (
-	"github.com/bleve-dedup/bleve-dedup/internal/shapes"
-
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/extracttest"
+	"github.com/bleve-dedup/bleve-dedup/internal/shapes"
 )
 
 // shapeSizes are the page sizes of the shape benchmark, in MB.
@@ -34,9 +35,9 @@ func TestShapes(t *testing.T) {
 			var took time.Duration
 			var err error
 			peak := peakHeap(func() {
-				start, cpu := time.Now(), cpuTime()
+				start, cpu := time.Now(), extracttest.CPUTime()
 				_, err = HTML(doc, "")
-				if took = cpuTime() - cpu; took == 0 {
+				if took = extracttest.CPUTime() - cpu; took == 0 {
 					took = time.Since(start)
 				}
 			})
@@ -64,13 +65,13 @@ func BenchmarkShapes(b *testing.B) {
 				var cpu time.Duration
 				for b.Loop() {
 					runtime.GC()
-					start := cpuTime()
+					start := extracttest.CPUTime()
 					peak = max(peak, peakHeap(func() {
 						if _, err := HTML(doc, ""); err != nil && !errors.Is(err, ErrNoContent) {
 							b.Fatal(err)
 						}
 					}))
-					cpu += cpuTime() - start
+					cpu += extracttest.CPUTime() - start
 				}
 				b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 				b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")

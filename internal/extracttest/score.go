@@ -1,4 +1,4 @@
-package extract
+package extracttest
 
 import (
 	"strings"
@@ -55,7 +55,12 @@ func (s *scorer) prf() (p, r, f1 float64) {
 	return p, r, f1
 }
 
-// tokens splits s into comparison tokens as tokenHashes does, as strings.
+// shingleLen is the number of tokens in a shingle, as in the benchmark
+// (and in package extract's narrowing).
+const shingleLen = 4
+
+// tokens splits s into comparison tokens as package extract's tokenHashes
+// does (words, and Han characters one by one), as strings.
 func tokens(s string) []string {
 	var out []string
 	var word strings.Builder

@@ -1,15 +1,15 @@
 //go:build unix
 
-package extract
+package extracttest
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time (user and system) the process has used,
+// CPUTime returns the CPU time (user and system) the process has used,
 // which, unlike the wall clock, other loads on the machine do not inflate.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
