@@ -77,7 +77,7 @@ type redisStore struct {
 	// Redis, shared by them: the lease keeps them current, and the
 	// session's writes take precedence over them.
 	sessionReads map[string][]byte
-	renewed time.Time
+	renewed      time.Time
 	// Numbers reserved from the counters, a block at a time, while the
 	// lease is held; what is left goes when it is released, so numbers
 	// still follow the order of the leases.

@@ -93,10 +93,10 @@ func TextFields() []string { return []string{FieldTitle, FieldText} }
 // a zero Options: start from these.
 func DefaultOptions() Options {
 	return Options{
-		Filter:      dedupfilter.DefaultOptions(""),
-		Analyzer:    analyzer.DefaultOptions(),
-		Mapping:     NewMapping(),
-		BleveConfig: DefaultBleveConfig(),
+		Filter:       dedupfilter.DefaultOptions(""),
+		Analyzer:     analyzer.DefaultOptions(),
+		Mapping:      NewMapping(),
+		BleveConfig:  DefaultBleveConfig(),
 		StaleShare:   sitetext.DefaultStaleShare,
 		MaxTextBytes: 1 << 20,
 	}

@@ -31,9 +31,6 @@ else
 fi
 
 go vet ./...
-# The command built with its Trafilatura engine (cmd/bleve-dedup/trafilatura.go);
-# the engine's own tests are extract/trafilatura's, run by ./... below.
-go vet -tags trafilatura ./cmd/...
 go test -count=1 ./...
 go test -count=1 -race ./dedupfilter/ ./indexer/
 # The filter's whole suite once more, on the embedded store (the run above
