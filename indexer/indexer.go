@@ -76,12 +76,13 @@ type Options struct {
 	// re-decides on every reveal).
 	StaleShare float64
 	// MaxTextBytes caps the main text of a document that is analysed and
-	// indexed (default 1 MiB; 0: no cap); the rest is left out, at a
+	// indexed (default 256 KiB; 0: no cap); the rest is left out, at a
 	// paragraph or character boundary, and the document counted as
-	// Truncated. Indexing is linear in the text, but an 8 MB page of
-	// unbroken Chinese costs bleve seconds and a GiB (its bigrams); an
-	// article is rarely past 100 KB. Like Google's 15 MB cut of a page,
-	// a bound on one page's cost whatever the page.
+	// Truncated. Indexing is linear in the text, but 8 MB of unbroken
+	// Chinese costs bleve seconds and a GiB (its bigrams), and a stop
+	// waits for the batch being committed; an article is rarely past 100
+	// KB. Like Google's 15 MB cut of a page, a bound on one page's cost
+	// whatever the page.
 	MaxTextBytes int
 }
 
@@ -98,7 +99,7 @@ func DefaultOptions() Options {
 		Mapping:      NewMapping(),
 		BleveConfig:  DefaultBleveConfig(),
 		StaleShare:   sitetext.DefaultStaleShare,
-		MaxTextBytes: 1 << 20,
+		MaxTextBytes: 256 << 10,
 	}
 }
 

@@ -62,6 +62,10 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 	if err != nil {
 		return err
 	}
+	// Before the index opens: a signal while it opens stops the run
+	// once open, instead of killing the process.
+	ctx, stop := stopOnSignal(cmd.Context())
+	defer stop()
 	ix, err := indexer.Open(o.dir, opts)
 	if err != nil {
 		return err
@@ -70,8 +74,6 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 	if n := ix.Repaired(); n > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "repaired %d bleve writes left pending by an interrupted run\n", n)
 	}
-	ctx, stop := stopOnSignal(cmd.Context())
-	defer stop()
 	st, err := runIndex(ctx, ix, inputs, &o.ingest, cmd.ErrOrStderr())
 	m := procmem.Read()
 	fmt.Fprintf(cmd.OutOrStdout(), "%s, %.1f docs/s, %s, peak RSS %d MiB\n",

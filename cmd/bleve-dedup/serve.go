@@ -72,6 +72,10 @@ stop it gracefully, keeping every page an ingest indexed.`,
 }
 
 func (o *serveCmd) run(cmd *cobra.Command) error {
+	// Before the index opens: a signal while it opens stops the run
+	// once open, instead of killing the process.
+	ctx, stop := stopOnSignal(cmd.Context())
+	defer stop()
 	ix, err := o.open()
 	if err != nil {
 		return err
@@ -91,8 +95,6 @@ func (o *serveCmd) run(cmd *cobra.Command) error {
 	if o.ingest {
 		fmt.Fprintf(cmd.OutOrStdout(), "taking pages on POST http://%s/api/ingest\n", ln.Addr())
 	}
-	ctx, stop := stopOnSignal(cmd.Context())
-	defer stop()
 	return serve(ctx, cmd, srv.HTTPServer(o.addr), ln)
 }
 

@@ -2,7 +2,9 @@
 // (package shapes) through the real binary: the cost of indexing one page
 // of each shape at 1 to 8 MB (wall and CPU time, peak RSS), and how long
 // the process takes to exit after SIGINT or SIGTERM in the middle of an
-// 8 MB page, with the page indexed before it kept.
+// 8 MB page, with the page indexed before it kept. A signal sent before
+// the first commit (while the index opens) leaves nothing to keep; one
+// sent after the run ended finds it exited (0, or 2 for a skipped page).
 //
 //	go build -o /tmp/bd ./cmd/bleve-dedup
 //	go run ./internal/cmd/shapebench -bin /tmp/bd
