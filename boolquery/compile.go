@@ -9,8 +9,8 @@ import (
 
 // Options control how a parsed query is compiled into a bleve query.
 type Options struct {
-	// Fields are searched by a term or phrase without a "field:" prefix;
-	// it matches if it matches in any of them. Default: empty, meaning
+	// Fields are searched by a term or phrase without a "field:" prefix,
+	// in both syntaxes; it matches if it matches in any of them. Default: empty, meaning
 	// the index mapping's default search field (bleve's "_all", which is
 	// analysed with the mapping's default analyzer — set Fields when the
 	// text fields use a different analyzer, e.g. "cjk" for Chinese).

@@ -99,6 +99,7 @@ func TestQueryEndToEnd(t *testing.T) {
 	idx := newTestIndex(t)
 	en := Options{Fields: []string{"title", "body"}}
 	zh := Options{Fields: []string{"zh"}}
+	qs := Options{Fields: en.Fields, Syntax: QueryString}
 	tests := []struct {
 		name, in string
 		opts     Options
@@ -135,6 +136,14 @@ func TestQueryEndToEnd(t *testing.T) {
 		{"excluding a stop word", "japan NOT the", en, []string{"e1", "e4", "e6"}},
 		{"default field _all", "college AND NOT japan", Options{}, []string{"e2", "e5"}},
 		{"lowercase keyword is a term", "mail and delivery", en, []string{}},
+		// The query-string syntax spreads over the fields too: a required
+		// term may match in any of them, an excluded one in none.
+		{"query string required", "+college", qs, []string{"e2", "e5", "e6"}},
+		{"query string excluded in any field", "+college -law -kyoto", qs, []string{"e5"}},
+		{"query string field kept", "+title:education -japan", qs, []string{"e5"}},
+		{"query string phrase", `"law college"`, qs, []string{"e2"}},
+		{"query string wildcard", "+univ*", qs, []string{"e1", "e3"}},
+		{"query string fields only", "+japan", Options{Fields: []string{"body"}, Syntax: QueryString}, []string{"e4", "e6"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,7 +48,11 @@ func Query(s string, opts Options) (query.Query, error) {
 		if _, err := qs.Parse(); err != nil {
 			return nil, queryStringError{err}
 		}
-		return qs, nil
+		if len(opts.Fields) == 0 {
+			return qs, nil
+		}
+		q, _ := qs.Parse() // parsed without error above
+		return spread(q, opts.Fields), nil
 	}
 	return nil, fmt.Errorf("boolquery: syntax %v: %w", opts.Syntax, ErrInvalidOptions)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/mapping"
 
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
@@ -101,7 +104,7 @@ func BenchmarkIndexVsBleve(b *testing.B) {
 }
 
 func benchIndexVsBleve(b *testing.B, docs []Document) {
-	const batch = 200
+	batch := DefaultRunOptions().BatchSize
 	var plain, dedup run
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -156,6 +159,90 @@ func benchIndexVsBleve(b *testing.B, docs []Document) {
 	b.ReportMetric(dedup.ingest.Seconds()/plain.ingest.Seconds(), "dedup/bleve")
 	b.ReportMetric(dedup.settled.Seconds()/plain.settled.Seconds(), "settled-dedup/bleve")
 	b.ReportMetric(dedup.cpu.Seconds()/plain.cpu.Seconds(), "cpu-dedup/bleve")
+}
+
+// BenchmarkMapping indexes the extracted development pages with plain
+// bleve under three mappings and two batch sizes, settled (merges done),
+// and reports CPU per document and bytes on disk: "lean" is NewMapping,
+// "textdefaults" the same fields with bleve's text-field defaults (stored,
+// doc values, copied into "_all"), "default" bleve's default mapping
+// (standard analyzer, dynamic fields). The figures behind NewMapping.
+func BenchmarkMapping(b *testing.B) {
+	docs, err := neardupDocs()
+	if err != nil {
+		b.Skipf("neardup data absent (%v); it lives in ../shared/data", err)
+	}
+	textDefaults := func() mapping.IndexMapping {
+		m := NewMapping()
+		for _, name := range TextFields() {
+			f := bleve.NewTextFieldMapping()
+			f.Analyzer = cjk.AnalyzerName
+			m.DefaultMapping.Properties[name].Fields[0] = f
+		}
+		m.DefaultField = "_all"
+		return m
+	}
+	mappings := []struct {
+		name string
+		m    func() mapping.IndexMapping
+	}{
+		{"lean", func() mapping.IndexMapping { return NewMapping() }},
+		{"textdefaults", textDefaults},
+		{"default", func() mapping.IndexMapping { return bleve.NewIndexMapping() }},
+	}
+	for _, mp := range mappings {
+		for _, batch := range []int{200, 1000} {
+			b.Run(fmt.Sprintf("%s/batch=%d", mp.name, batch), func(b *testing.B) {
+				var cpu time.Duration
+				var disk int64
+				for b.Loop() {
+					dir := filepath.Join(b.TempDir(), "bleve")
+					start := cpuTime(b)
+					idx, err := bleve.New(dir, mp.m())
+					if err != nil {
+						b.Fatal(err)
+					}
+					for i := 0; i < len(docs); i += batch {
+						bt := idx.NewBatch()
+						for _, d := range docs[i:min(i+batch, len(docs))] {
+							if err := bt.Index(d.ID, map[string]any{FieldTitle: d.Title, FieldText: joinParagraphs(d.Paragraphs), FieldURL: d.URL, FieldCluster: d.ID}); err != nil {
+								b.Fatal(err)
+							}
+						}
+						if err := idx.Batch(bt); err != nil {
+							b.Fatal(err)
+						}
+					}
+					settle(b, idx)
+					if err := idx.Close(); err != nil {
+						b.Fatal(err)
+					}
+					cpu += cpuTime(b) - start
+					disk = dirSize(b, dir)
+				}
+				b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N*len(docs)), "cpu-ms/doc")
+				b.ReportMetric(float64(disk)/float64(len(docs)), "disk-B/doc")
+			})
+		}
+	}
+}
+
+// dirSize is the bytes of the files under dir.
+func dirSize(tb testing.TB, dir string) int64 {
+	tb.Helper()
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		n += fi.Size()
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
 
 // run sums one mode's times over the benchmark's iterations.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/synth"
 )
 
@@ -51,7 +52,7 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		Pages: 20000, Seed: 1, DupShare: 0.3, Batch: 200, Policy: "mark", MemoryLimitMiB: 448,
+		Pages: 20000, Seed: 1, DupShare: 0.3, Batch: indexer.DefaultRunOptions().BatchSize, Policy: "mark", MemoryLimitMiB: 448,
 		Modes: slices.Clone(allModes), Reps: 1, Queries: 200, Rounds: 3,
 		Out: "docs", Format: "text",
 	}
