@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/metrics"
@@ -14,6 +15,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
 	"github.com/bleve-dedup/bleve-dedup/relevance"
+	"github.com/bleve-dedup/bleve-dedup/warcout"
 )
 
 // BenchmarkCrawl crawls 300 pages of the loopback test web, best-first
@@ -27,17 +29,33 @@ func BenchmarkCrawl(b *testing.B) {
 	for _, workers := range []int{1, 4, 16} {
 		for _, index := range []bool{true, false} {
 			b.Run(fmt.Sprintf("workers=%d/index=%v", workers, index), func(b *testing.B) {
-				benchCrawl(b, rw, prof, workers, index)
+				benchCrawl(b, rw, prof, workers, index, false)
 			})
 		}
 	}
 }
 
-func benchCrawl(b *testing.B, rw *realWeb, prof *relevance.Profile, workers int, index bool) {
+// BenchmarkCrawlWARC is BenchmarkCrawl's 4 workers with an index,
+// without and with every exchange archived (warcout, gzipped): pages/s
+// of both in one run, and the archive's bytes per page fetched.
+//
+//	go test -run XXX -bench BenchmarkCrawlWARC -benchtime 3x -count 3 ./crawler/
+func BenchmarkCrawlWARC(b *testing.B) {
+	rw := loadRealWeb(b, testweb.Options{Seed: harvestWebSeed})
+	_, prof := rw.topic(b, "rail", 0)
+	for _, warc := range []bool{false, true} {
+		b.Run(fmt.Sprintf("warc=%v", warc), func(b *testing.B) {
+			benchCrawl(b, rw, prof, 4, true, warc)
+		})
+	}
+}
+
+func benchCrawl(b *testing.B, rw *realWeb, prof *relevance.Profile, workers int, index, warc bool) {
 	b.ReportAllocs()
 	var pages int
 	var elapsed time.Duration
 	var peak uint64
+	var warcBytes int64
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()
@@ -51,6 +69,14 @@ func benchCrawl(b *testing.B, rw *realWeb, prof *relevance.Profile, workers int,
 				b.Fatal(err)
 			}
 			o.Index = ix
+		}
+		var rec *warcout.Recorder
+		if warc {
+			var err error
+			if rec, err = warcout.Open(dir+"/crawl.warc.gz", warcout.DefaultOptions()); err != nil {
+				b.Fatal(err)
+			}
+			o.Recorder = rec
 		}
 		c, err := New(o)
 		if err != nil {
@@ -67,6 +93,12 @@ func benchCrawl(b *testing.B, rw *realWeb, prof *relevance.Profile, workers int,
 		}
 		pages += sum.RunFetched
 		elapsed += sum.Elapsed
+		if rec != nil {
+			if err := errors.Join(rec.Close(), rec.Err()); err != nil {
+				b.Fatal(err)
+			}
+			warcBytes += rec.Stats().Bytes
+		}
 		c.Close()
 		if ix != nil {
 			ix.Close()
@@ -75,6 +107,9 @@ func benchCrawl(b *testing.B, rw *realWeb, prof *relevance.Profile, workers int,
 	}
 	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	if warc {
+		b.ReportMetric(float64(warcBytes)/float64(pages), "warc-bytes/page")
+	}
 }
 
 // sampleHeap records the largest heap (live and unswept objects) seen

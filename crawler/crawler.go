@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -29,6 +30,16 @@ const FieldRelevance = "relevance"
 // Duplicate and Of say whether the page repeats one indexed before.
 type Indexer interface {
 	Index(indexer.Document) (dedupfilter.Decision, error)
+}
+
+// Recorder archives the crawl's HTTP exchanges; *warcout.Recorder is
+// one.
+type Recorder interface {
+	// Transport wraps the crawler's transport: every exchange goes
+	// through the returned one.
+	Transport(http.RoundTripper) http.RoundTripper
+	// Err reports the first exchange that could not be archived.
+	Err() error
 }
 
 // Record is what happened to one fetched page, as written by the
@@ -314,6 +325,11 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 				c.front.push(r.it)
 				continue
 			}
+			if err := c.recorderErr(); err != nil {
+				c.unsee(r)
+				c.front.push(r.it) // perhaps not archived: fetched again next run
+				return finish(err)
+			}
 			if !r.disallowed {
 				runFetched++
 			}
@@ -328,6 +344,18 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 			return finish(ctx.Err())
 		}
 	}
+}
+
+// recorderErr is the Recorder's failure, if any: a page recorded as
+// done after it would be missing from the archive for good.
+func (c *Crawler) recorderErr() error {
+	if c.opts.Recorder == nil {
+		return nil
+	}
+	if err := c.opts.Recorder.Err(); err != nil {
+		return fmt.Errorf("crawler: archive: %w", err)
+	}
+	return nil
 }
 
 func resetTimer(t *time.Timer, d time.Duration) *time.Timer {

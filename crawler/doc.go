@@ -56,6 +56,15 @@
 // resumes at a page boundary: links in flight are fetched again, none is
 // lost, none fetched twice once recorded. MaxPages counts across runs.
 //
+// # Archive
+//
+// With Options.Recorder (package warcout), every HTTP exchange of the
+// crawl, robots.txt and redirects included, goes through the recorder's
+// transport into WARC files. Run checks the recorder before it takes a
+// page as done and stops with its error, the page left queued, so the
+// archive holds every page the store took as done (docs/crawl.md says
+// what re-indexing the archive reproduces).
+//
 // # Bounds
 //
 // Time per page is bounded by ConnectTimeout+ReadTimeout (a trickling

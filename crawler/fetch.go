@@ -42,8 +42,12 @@ func newFetcher(o Options, allowed func(host string) bool) *fetcher {
 		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
 		MaxResponseHeaderBytes: 64 << 10,
 	}
+	var rt http.RoundTripper = tr
+	if o.Recorder != nil {
+		rt = o.Recorder.Transport(tr)
+	}
 	client := &http.Client{
-		Transport: tr,
+		Transport: rt,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > o.MaxRedirects {
 				return fmt.Errorf("crawler: more than %d: %w", o.MaxRedirects, ErrTooManyRedirects)

@@ -129,6 +129,13 @@ type Options struct {
 	// a single goroutine; it must not block for long.
 	OnPage func(Record)
 
+	// Recorder, if set, sees every HTTP exchange of the crawl (pages,
+	// redirects, robots.txt) to archive it; *warcout.Recorder is one.
+	// Once it fails, Run stops with its error and the page at hand stays
+	// queued, so the archive has no hole the crawl store does not know
+	// of. It is the caller's to close, after Run.
+	Recorder Recorder
+
 	// SyncWrites fsyncs the crawl store after every page. Default false:
 	// a power loss may lose the last pages' state (they are fetched
 	// again); a process crash or SIGINT loses nothing.

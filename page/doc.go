@@ -31,7 +31,10 @@
 // resource records their block. A response whose status is not 2xx is
 // reported as ErrHTTPStatus, content that is not HTML (by Content-Type, or
 // sniffed when there is none) as ErrNotHTML; both wrap ErrSkipped, so a
-// caller can count skips apart from failures. Other records (warcinfo,
+// caller can count skips apart from failures. An HTML response the
+// archiver cut short (WARC-Truncated, as for a body over its size
+// limit) is reported as ErrTruncated, an error: a part of a page is not
+// the page, as with Options.MaxBytes. Other records (warcinfo,
 // request, metadata, revisit) and other URIs (dns:, metadata:) are not
 // pages and pass silently. The HTTP Content-Type charset is given to
 // [Decode] as the header label. A record that cannot be read whole (a cut

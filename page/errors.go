@@ -29,6 +29,10 @@ var (
 	ErrNotHTML = fmt.Errorf("not html: %w", ErrSkipped)
 	// ErrHTTPStatus: the archived response's status is not 2xx.
 	ErrHTTPStatus = fmt.Errorf("http status: %w", ErrSkipped)
+	// ErrTruncated: a WARC record holds part of its page only
+	// (WARC-Truncated: the archiver stopped at a size or time limit).
+	// Like a page over MaxBytes it is not read: an error, not a skip.
+	ErrTruncated = errors.New("truncated record")
 )
 
 // Error reports a problem with one document or one input.

@@ -245,7 +245,7 @@ func (r *reader) record(rec gowarc.WarcRecord, f io.ReaderAt, at Error) bool {
 }
 
 // payload returns the body of an HTML page held by rec and its declared
-// content type, or ErrHTTPStatus, ErrNotHTML, ErrTooLarge.
+// content type, or ErrHTTPStatus, ErrNotHTML, ErrTruncated, ErrTooLarge.
 func (r *reader) payload(rec gowarc.WarcRecord) (body []byte, contentType string, err error) {
 	var src io.Reader
 	var chunked bool
@@ -298,6 +298,9 @@ func (r *reader) payload(rec gowarc.WarcRecord) (body []byte, contentType string
 	}
 	if mt, _, _ := mime.ParseMediaType(mediaType); mt != "text/html" && mt != "application/xhtml+xml" {
 		return nil, "", fmt.Errorf("content type %q: %w", mediaType, ErrNotHTML)
+	}
+	if why := rec.WarcHeader().Get(gowarc.WarcTruncated); why != "" {
+		return nil, "", fmt.Errorf("WARC-Truncated %s: %w", why, ErrTruncated)
 	}
 	if body, err = readAll(br, r.opts.MaxBytes); err != nil {
 		return nil, "", err

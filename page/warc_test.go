@@ -85,6 +85,9 @@ func testRecords(tb testing.TB) [][]byte {
 			httpResponse("200 OK", "Content-Type: text/html\r\n", "  ")),
 		warcRecord("1.1", "response", "http://example.com/brotli", map[string]string{"Content-Type": http},
 			httpResponse("200 OK", "Content-Type: text/html\r\nContent-Encoding: br\r\n", "xx")),
+		// Cut at the archiver's size limit (warcout marks such bodies).
+		warcRecord("1.1", "response", "http://example.com/cut", map[string]string{"Content-Type": http, "WARC-Truncated": "length"},
+			httpResponse("200 OK", "Content-Type: text/html\r\n", "<html><body><p>the first part of a long p")),
 	}
 }
 

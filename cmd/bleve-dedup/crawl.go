@@ -6,28 +6,34 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/bleve-dedup/bleve-dedup/crawler"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/warcout"
 )
 
 type crawlCmd struct {
 	config, dir, log string
+	warc             string
+	warcMaxSize      int64
 }
 
 func (o *crawlCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.config, "config", "", "crawl config file, YAML (required)")
 	fs.StringVar(&o.dir, "index", "", "index directory; the crawl state is kept in DIR/crawl (required)")
 	fs.StringVar(&o.log, "log", "", "append one JSON line per fetched page to this file")
+	fs.StringVar(&o.warc, "warc", "", "archive every HTTP exchange (request and response records) in this WARC file, NAME.warc.gz or NAME.warc; later files NAME-00001.warc.gz, ...")
+	fs.Int64Var(&o.warcMaxSize, "warc-max-size", warcout.DefaultMaxSize, "with --warc, start the next file once one has grown past this many bytes (0: one file)")
 }
 
 func newCrawlCmd() *cobra.Command {
 	var o crawlCmd
 	cmd := &cobra.Command{
-		Use:   "crawl --config crawl.yaml --index DIR [--log FILE]",
+		Use:   "crawl --config crawl.yaml --index DIR [--log FILE] [--warc NAME.warc.gz [--warc-max-size BYTES]]",
 		Short: "Crawl the web for a topic and index the relevant pages",
 		Long: `crawl fetches pages from the config's seeds, best-first by predicted link
 value (the link-value paper) or breadth-first, scores each page against the
@@ -37,6 +43,16 @@ state (frontier, seen URLs, learnt link weights) lives in DIR/crawl: after
 SIGINT, the same command continues where it stopped. --log appends one
 JSON line per fetched page: {"url","status","depth","link_value",
 "relevance","relevant","duplicate_of"?,"error"?}.
+
+--warc archives every HTTP exchange of the crawl (pages, redirects,
+robots.txt, errors) as WARC/1.1 request and response records, gzipped a
+record at a time: NAME.warc.gz first, then NAME-00001.warc.gz and so on
+once a file has grown past --warc-max-size. A resumed crawl goes on at the
+next free number. A body the crawler did not read whole (not HTML, too
+large) is archived as far as it was read, marked WARC-Truncated. To index
+the crawl again from its archive, give the files in the order written:
+  bleve-dedup index --index DIR2 NAME.warc.gz NAME-*.warc.gz
+(a shell glob NAME*.warc.gz puts NAME.warc.gz last).
 
 Config (YAML; durations like 500ms or 2s):
   seeds: [https://example.com/]
@@ -84,6 +100,19 @@ func (o *crawlCmd) run(cmd *cobra.Command) error {
 	if done := crawlProgress(cmd.ErrOrStderr(), &opts); done != nil {
 		defer done()
 	}
+	var rec *warcout.Recorder
+	if o.warc != "" {
+		wo := warcout.DefaultOptions()
+		wo.MaxSize = o.warcMaxSize
+		if rec, err = warcout.Open(o.warc, wo); err != nil {
+			return err
+		}
+		defer rec.Close()
+		for _, f := range rec.Stats().Finished {
+			fmt.Fprintln(cmd.ErrOrStderr(), "bleve-dedup: left open by an interrupted crawl:", f)
+		}
+		opts.Recorder = rec
+	}
 	c, err := crawler.New(opts)
 	if err != nil {
 		return err
@@ -92,7 +121,8 @@ func (o *crawlCmd) run(cmd *cobra.Command) error {
 	ctx, stop := stopOnSignal(cmd.Context())
 	defer stop()
 	sum, runErr := c.Run(ctx)
-	fmt.Fprintf(cmd.OutOrStdout(),
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out,
 		"fetched %d, relevant %d, duplicates %d, errors %d, disallowed %d, indexed %d; harvest rate %.3f; %.1f pages/s; %d links left\n",
 		sum.Fetched, sum.Relevant, sum.Duplicates, sum.Errors, sum.Disallowed, sum.Indexed,
 		sum.HarvestRate(), sum.PagesPerSecond(), sum.Frontier)
@@ -103,7 +133,29 @@ func (o *crawlCmd) run(cmd *cobra.Command) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), "stopped; run the same command again to continue")
 		runErr = nil
 	}
-	return errors.Join(runErr, c.Close(), ix.Close())
+	var recErr error
+	if rec != nil {
+		recErr = rec.Close()
+		printWARC(out, rec.Stats())
+	}
+	return errors.Join(runErr, recErr, c.Close(), ix.Close())
+}
+
+// printWARC says where this run's exchanges went.
+func printWARC(w io.Writer, st warcout.Stats) {
+	files := strings.Join(st.Files, " ")
+	if len(st.Files) > 4 {
+		files = st.Files[0] + " ... " + st.Files[len(st.Files)-1]
+	}
+	if len(st.Files) == 0 {
+		files = "no file"
+	}
+	unit := "files"
+	if len(st.Files) == 1 {
+		unit = "file"
+	}
+	fmt.Fprintf(w, "warc: %d exchanges (%d truncated), %d %s, %d bytes: %s\n",
+		st.Exchanges, st.Truncated, len(st.Files), unit, st.Bytes, files)
 }
 
 // crawlLog appends one JSON line per fetched page to the file name; done

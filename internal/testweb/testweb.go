@@ -480,3 +480,43 @@ func PageTitle(name string) (string, error) {
 	}
 	return "", nil
 }
+
+// Generated returns n English articles of invented words, ten
+// paragraphs of about forty words each, every third one labelled with
+// topic "t": long enough for the near-duplicate filter to tell mirrors
+// from other pages, and available without the shared data.
+func Generated(n int, seed uint64) []Doc {
+	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
+	syllables := []string{"ka", "lo", "mi", "ren", "tu", "sa", "vel", "no", "dri", "pa", "ost", "ne", "quo", "bi", "lan", "fe", "gor", "ix", "tha", "mu"}
+	vocab := make([]string, 3000)
+	for i := range vocab {
+		var w strings.Builder
+		for range 2 + rng.IntN(2) {
+			w.WriteString(syllables[rng.IntN(len(syllables))])
+		}
+		vocab[i] = w.String()
+	}
+	docs := make([]Doc, n)
+	for i := range docs {
+		var paras []string
+		for range 10 {
+			var p strings.Builder
+			for k := range 30 + rng.IntN(20) {
+				if k > 0 {
+					p.WriteByte(' ')
+				}
+				p.WriteString(vocab[rng.IntN(len(vocab))])
+				if rng.IntN(10) == 0 {
+					p.WriteByte('.')
+				}
+			}
+			paras = append(paras, p.String()+".")
+		}
+		docs[i] = Doc{ID: fmt.Sprintf("a%03d", i), Title: fmt.Sprintf("Article %d: %s %s", i, vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))]),
+			Body: strings.Join(paras, "\n"), Lang: "en"}
+		if i%3 == 0 {
+			docs[i].Topic = "t"
+		}
+	}
+	return docs
+}

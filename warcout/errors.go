@@ -1,0 +1,12 @@
+package warcout
+
+import "errors"
+
+// Sentinel errors; test with errors.Is.
+var (
+	// ErrInvalidOptions: an Options field out of range, or a file name
+	// that does not end in ".warc" or ".warc.gz".
+	ErrInvalidOptions = errors.New("invalid options")
+	// ErrClosed: an exchange ended after Close; it is not recorded.
+	ErrClosed = errors.New("recorder closed")
+)
