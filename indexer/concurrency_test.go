@@ -166,3 +166,45 @@ func searchable(tb testing.TB, ix *Index, id string, wait time.Duration) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestBatchBytes checks that a batch ends at BatchBytes of text as well as
+// at BatchSize documents.
+func TestBatchBytes(t *testing.T) {
+	tests := []struct {
+		name             string
+		size, bytes      int
+		wantBatches      int
+		wantLastProgress int
+	}{
+		{"by count", 4, 0, 3, 10},
+		{"by bytes", 1000, 2500, 4, 10}, // each page ~1 KB: 3, 3, 3, 1
+		{"both", 2, 2500, 6, 10}, // five full batches and the final, empty flush
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ix, err := Open(t.TempDir(), DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			pages := func(yield func(page.Page, error) bool) {
+				for i := range 10 {
+					text := strings.Repeat(fmt.Sprintf("page %d word ", i), 80) // ~1 KB, distinct
+					if !yield(page.Page{ID: fmt.Sprint("p", i), Text: text}, nil) {
+						return
+					}
+				}
+			}
+			o := DefaultRunOptions()
+			o.BatchSize, o.BatchBytes = tt.size, tt.bytes
+			batches, last := 0, 0
+			o.Progress = func(st Stats) { batches++; last = st.Read }
+			if _, err := ix.IndexPages(context.Background(), pages, o); err != nil {
+				t.Fatal(err)
+			}
+			if batches != tt.wantBatches || last != tt.wantLastProgress {
+				t.Errorf("BatchSize %d, BatchBytes %d: %d batches, last at %d pages read; want %d, %d", tt.size, tt.bytes, batches, last, tt.wantBatches, tt.wantLastProgress)
+			}
+		})
+	}
+}
