@@ -1,0 +1,212 @@
+// Command methods measures candidate settings and lists missed pairs on
+// an index built by bleve-dedup index, for docs/methods.md:
+//
+//	go run ./cmd/bleve-dedup index --index /tmp/dev-index DEV.jsonl
+//	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS candidates
+//	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS missed
+//
+// candidates replays candidate gathering (dedupfilter.EarlierCandidates)
+// under today's settings and under structure-cell gates and the
+// feature-string-only sources, and prints per setting the candidates per
+// page, the share of today's candidate pairs it keeps, and the share of
+// pages with an earlier labelled duplicate that have one among their
+// candidates. missed prints the labelled pairs the index's clusters miss,
+// with the verdict of each.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/eval"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+)
+
+func main() {
+	dir := flag.String("index", "", "index directory")
+	labels := flag.String("labels", "", "labels file")
+	flag.Parse()
+	if err := run(*dir, *labels, flag.Arg(0)); err != nil {
+		fmt.Fprintln(os.Stderr, "methods:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir, labels, what string) error {
+	lf, err := os.Open(labels)
+	if err != nil {
+		return err
+	}
+	gold, err := eval.ReadLabels(lf, labels)
+	lf.Close()
+	if err != nil {
+		return err
+	}
+	o := indexer.DefaultOptions()
+	o.ReadOnly = true
+	ix, err := indexer.Open(dir, o)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	switch what {
+	case "candidates":
+		return candidates(ix.Filter(), gold)
+	case "missed":
+		return missed(ix.Filter(), gold)
+	}
+	return fmt.Errorf("want candidates or missed, got %q", what)
+}
+
+type setting struct {
+	name string
+	edit func(*dedupfilter.Options)
+}
+
+func candidates(f *dedupfilter.Filter, gold eval.Clustering) error {
+	settings := []setting{{"today (all sources)", nil}}
+	for _, r := range []int{0, 1, 2, 3, 5} {
+		settings = append(settings, setting{fmt.Sprintf("structure gate r=%d", r), func(o *dedupfilter.Options) { o.StructureGate = r }})
+	}
+	fs := func(radius, minShared int) func(*dedupfilter.Options) {
+		return func(o *dedupfilter.Options) {
+			o.Sources = []dedupfilter.Source{dedupfilter.PieceSource, dedupfilter.StructureSource}
+			o.StructureRadius, o.MinShared = radius, minShared
+		}
+	}
+	settings = append(settings,
+		setting{"pieces+cell r=0, min-shared 2", fs(0, 2)},
+		setting{"pieces+cell r=0, min-shared 1", fs(0, 1)},
+		setting{"pieces+cell r=1, min-shared 1", fs(1, 1)},
+	)
+	var today map[[2]string]bool
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "setting\tpages\tcandidates/page\tof today's pairs\tpages with an earlier duplicate\tof them with one among candidates\t")
+	for _, s := range settings {
+		o := f.Options()
+		if s.edit != nil {
+			s.edit(&o)
+		}
+		pairs := map[[2]string]bool{}
+		pages, total, withDup, found := 0, 0, 0, 0
+		// earlier[c] counts the labelled documents of cluster c seen so
+		// far: a page has an earlier duplicate when its cluster's count is
+		// positive when it comes. The walk is in cluster order, not seq
+		// order, so "earlier" is decided by the candidates' own rule: the
+		// documents stored before it. Those are the same for every
+		// setting, so the shares compare.
+		err := f.EarlierCandidates(o, func(id string, cands []string) error {
+			pages++
+			total += len(cands)
+			for _, c := range cands {
+				pairs[[2]string{id, c}] = true
+			}
+			g, ok := gold[id]
+			if !ok {
+				return nil
+			}
+			hit := slices.ContainsFunc(cands, func(c string) bool { return gold[c] == g })
+			if hit {
+				found++
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		withDup = earlierDuplicates(f, gold)
+		kept := 1.0
+		if today == nil {
+			today = pairs
+		} else {
+			n := 0
+			for p := range today {
+				if pairs[p] {
+					n++
+				}
+			}
+			kept = float64(n) / float64(len(today))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.4f\t%d\t%.4f\t\n", s.name, pages, float64(total)/float64(pages), kept, withDup, float64(found)/float64(withDup))
+	}
+	return tw.Flush()
+}
+
+// earlierDuplicates counts the pages stored after another page of their
+// labelled cluster.
+func earlierDuplicates(f *dedupfilter.Filter, gold eval.Clustering) int {
+	type doc struct {
+		seq   uint64
+		label string
+	}
+	var docs []doc
+	f.Clusters(func(c dedupfilter.Cluster) error {
+		for _, m := range c.Members {
+			if g, ok := gold[m]; ok {
+				e, err := f.Meta(m)
+				if err == nil {
+					docs = append(docs, doc{e.Seq, g})
+				}
+			}
+		}
+		return nil
+	})
+	slices.SortFunc(docs, func(a, b doc) int { return int(a.seq) - int(b.seq) })
+	seen := map[string]bool{}
+	n := 0
+	for _, d := range docs {
+		if seen[d.label] {
+			n++
+		}
+		seen[d.label] = true
+	}
+	return n
+}
+
+// missed prints the labelled pairs whose documents the index holds in
+// different clusters, with the filter's verdict for the pair.
+func missed(f *dedupfilter.Filter, gold eval.Clustering) error {
+	pred, err := eval.Predicted(f)
+	if err != nil {
+		return err
+	}
+	byLabel := map[string][]string{}
+	for id, g := range gold {
+		byLabel[g] = append(byLabel[g], id)
+	}
+	labels := make([]string, 0, len(byLabel))
+	for g := range byLabel {
+		labels = append(labels, g)
+	}
+	slices.Sort(labels)
+	for _, g := range labels {
+		ids := byLabel[g]
+		slices.Sort(ids)
+		for i, a := range ids {
+			for _, b := range ids[i+1:] {
+				if pred[a] == pred[b] {
+					continue
+				}
+				v, err := f.CompareStored(a, b)
+				if err != nil {
+					return err
+				}
+				var scores []string
+				for _, s := range v.Scores {
+					mark := ""
+					if s.Duplicate {
+						mark = "*"
+					}
+					scores = append(scores, fmt.Sprintf("%s %.2f%s", s.Measure, s.Value, mark))
+				}
+				fmt.Printf("%s ~ %s: %d votes; %s\n", a, b, v.Votes, strings.Join(scores, ", "))
+			}
+		}
+	}
+	return nil
+}
