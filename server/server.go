@@ -43,6 +43,10 @@ type Options struct {
 	// larger headers get 431. The handler checks it, not net/http, so the
 	// answer carries the security headers every response has.
 	MaxHeaderBytes int
+	// Snippets gives every search hit a passage of its text with the
+	// query's terms marked (default true), at the cost of a second search
+	// restricted to the page's hits (BenchmarkSnippets).
+	Snippets bool
 }
 
 // DefaultOptions returns the defaults documented on Options.
@@ -54,6 +58,7 @@ func DefaultOptions() Options {
 		MaxCompareSentences: 400,
 		MaxHeaderBytes:      16 << 10,
 		MaxClusterMembers:   200,
+		Snippets:            true,
 	}
 }
 
@@ -225,16 +230,22 @@ func stringParam(r *http.Request, name string) (string, error) {
 
 // searchResponse is the body of /api/search.
 type searchResponse struct {
-	Query         string         `json:"query"`
-	Syntax        string         `json:"syntax"`
-	Collapse      bool           `json:"collapse"`
-	From          int            `json:"from"`
-	Size          int            `json:"size"`
-	Total         uint64         `json:"total"`
-	Clusters      int            `json:"clusters"`
-	ClustersExact bool           `json:"clusters_exact"`
-	TookMS        float64        `json:"took_ms"`
-	Hits          []collapse.Hit `json:"hits"`
+	Query         string  `json:"query"`
+	Syntax        string  `json:"syntax"`
+	Collapse      bool    `json:"collapse"`
+	From          int     `json:"from"`
+	Size          int     `json:"size"`
+	Total         uint64  `json:"total"`
+	Clusters      int     `json:"clusters"`
+	ClustersExact bool    `json:"clusters_exact"`
+	TookMS        float64 `json:"took_ms"`
+	Hits          []hit   `json:"hits"`
+}
+
+// hit is a search hit with its snippet.
+type hit struct {
+	collapse.Hit
+	Snippet []Segment `json:"snippet"`
 }
 
 // search serves GET /api/search?q=QUERY[&syntax=boolean|querystring]
@@ -275,6 +286,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.SearchTimeout)
 	defer cancel()
+	start := time.Now()
 	res, err := s.searcher.Search(ctx, collapse.Request{Query: q, From: from, Size: size, Collapse: fold})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
@@ -282,10 +294,24 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	var snips map[string][]Segment
+	if s.opts.Snippets {
+		snips, err = s.snippets(ctx, q, res.Hits)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	hits := make([]hit, len(res.Hits))
+	for i, h := range res.Hits {
+		hits[i] = hit{Hit: h, Snippet: snips[h.ID]}
+	}
 	writeJSON(w, http.StatusOK, searchResponse{
 		Query: qs, Syntax: syntax.String(), Collapse: fold, From: from, Size: size,
 		Total: res.Total, Clusters: res.Clusters, ClustersExact: res.ClustersExact,
-		TookMS: float64(res.Took.Microseconds()) / 1000, Hits: res.Hits,
+		TookMS: float64(time.Since(start).Microseconds()) / 1000, Hits: hits,
 	})
 	return nil
 }
