@@ -13,11 +13,14 @@ import (
 )
 
 type reclusterCmd struct {
-	dir         string
-	dryRun      bool
-	minST       float64
-	maxPairwise int
-	format      format
+	dir          string
+	dryRun       bool
+	minST        float64
+	maxPairwise  int
+	policy, keep string
+	format       format
+	filter       filterFlags
+	methods      methodFlags
 }
 
 func (o *reclusterCmd) AddFlags(fs *pflag.FlagSet) {
@@ -26,8 +29,13 @@ func (o *reclusterCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "report the merges and splits without making them")
 	fs.Float64Var(&o.minST, "min-st", def.MinST, "lower end of the range t of ST_m (shared block fingerprints over m) within which documents of different clusters are verified")
 	fs.IntVar(&o.maxPairwise, "max-pairwise", def.MaxPairwise, "check clusters of at most this many members for a split (every pair is verified)")
+	defs := indexer.DefaultOptions()
+	fs.StringVar(&o.policy, "policy", defs.Filter.Policy.String(), "the policy the index was built with (suppress, mark or replace): which copies of a changed cluster bleve holds")
+	fs.StringVar(&o.keep, "keep", defs.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
 	o.format = newFormat("table", "table", "jsonl")
 	o.format.addFlag(fs)
+	o.filter.AddFlags(fs)
+	o.methods.AddFlags(fs)
 }
 
 func newReclusterCmd() *cobra.Command {
@@ -44,7 +52,9 @@ groups with no verified pair between them is split. Incremental indexing
 never merges (a page linking two clusters joins the first it matches) or
 splits (a deleted page may have been the only link); recluster does both.
 
-Each merge and split is printed with its evidence, then applied unless
+The verdict is the filter's under --measure and the method flags, which
+should be those the index was built with, and so should --policy. Each
+merge and split is printed with its evidence, then applied unless
 --dry-run: a cluster that survives keeps its id, parts split off get new
 ones, and the search index follows (under mark every moved document is
 indexed again with its new cluster id; under suppress and replace each
@@ -106,6 +116,19 @@ func (o *reclusterCmd) run(cmd *cobra.Command) error {
 		return fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", o.dir)
 	}
 	iopts := indexer.DefaultOptions()
+	if err := o.filter.apply(&iopts); err != nil {
+		return err
+	}
+	if err := o.methods.apply(&iopts.Filter); err != nil {
+		return err
+	}
+	var err error
+	if iopts.Filter.Policy, err = dedupfilter.ParsePolicy(o.policy); err != nil {
+		return fmt.Errorf("--policy: %w", err)
+	}
+	if iopts.Filter.Keep, err = dedupfilter.ParseKeep(o.keep); err != nil {
+		return fmt.Errorf("--keep: %w", err)
+	}
 	iopts.ReadOnly = o.dryRun && !canWrite(o.dir)
 	ix, err := indexer.Open(o.dir, iopts)
 	if err != nil {
