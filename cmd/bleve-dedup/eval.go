@@ -16,6 +16,7 @@ import (
 
 type evalCmd struct {
 	labels    string
+	keepIndex string
 	recluster bool
 	format    format
 	filter    filterFlags
@@ -26,6 +27,7 @@ type evalCmd struct {
 func (o *evalCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.labels, "labels", "", `labels file, {"id","cluster"} a line (required)`)
 	fs.BoolVar(&o.recluster, "recluster", false, "after indexing, refine the clusters as recluster does and score them again")
+	fs.StringVar(&o.keepIndex, "keep-index", "", "build the index in this new directory and keep it (default: a temporary one, removed)")
 	o.format = newFormat("table", "table", "jsonl")
 	o.format.addFlag(fs)
 	o.filter.AddFlags(fs)
@@ -133,12 +135,18 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 	if err := o.methods.apply(&opts.Filter); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "bleve-dedup-eval-")
-	if err != nil {
-		return err
+	dir := o.keepIndex
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "bleve-dedup-eval-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if _, err := os.Stat(dir); err == nil {
+		return fmt.Errorf("--keep-index %s: exists already (eval builds a new index)", dir)
 	}
-	defer os.RemoveAll(tmp)
-	ix, err := indexer.Open(tmp, opts)
+	ix, err := indexer.Open(dir, opts)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 )
 
 type reclusterCmd struct {
@@ -109,6 +110,10 @@ type reclusterSummary struct {
 	Splits    int     `json:"splits"`
 	Applied   bool    `json:"applied"`
 	Seconds   float64 `json:"seconds"`
+	// Peak resident anonymous memory and live heap, MiB, sampled every
+	// 1,000 documents.
+	RSSAnonMiB uint64 `json:"rss_anon_mib"`
+	HeapMiB    uint64 `json:"heap_mib"`
 }
 
 func (o *reclusterCmd) run(cmd *cobra.Command) error {
@@ -137,6 +142,8 @@ func (o *reclusterCmd) run(cmd *cobra.Command) error {
 	defer ix.Close()
 	ro := dedupfilter.DefaultReclusterOptions()
 	ro.MinST, ro.MaxPairwise = o.minST, o.maxPairwise
+	var peak procmem.Memory
+	ro.Progress = func(string, int) { peak = maxMemory(peak, procmem.Read()) }
 	ctx, stop := stopOnSignal(cmd.Context())
 	defer stop()
 	start := time.Now()
@@ -144,7 +151,8 @@ func (o *reclusterCmd) run(cmd *cobra.Command) error {
 	if plan == nil {
 		return err
 	}
-	if perr := o.print(cmd, plan, time.Since(start)); err == nil {
+	peak = maxMemory(peak, procmem.Read())
+	if perr := o.print(cmd, plan, time.Since(start), peak); err == nil {
 		err = perr
 	}
 	if err != nil {
@@ -153,9 +161,17 @@ func (o *reclusterCmd) run(cmd *cobra.Command) error {
 	return ix.Close()
 }
 
-func (o *reclusterCmd) print(cmd *cobra.Command, p *dedupfilter.Plan, took time.Duration) error {
+// maxMemory is the larger of each of a's and b's resident anonymous
+// memory and live heap.
+func maxMemory(a, b procmem.Memory) procmem.Memory {
+	a.RSSAnon, a.HeapLive = max(a.RSSAnon, b.RSSAnon), max(a.HeapLive, b.HeapLive)
+	return a
+}
+
+func (o *reclusterCmd) print(cmd *cobra.Command, p *dedupfilter.Plan, took time.Duration, peak procmem.Memory) error {
 	out := cmd.OutOrStdout()
-	sum := reclusterSummary{"summary", p.Docs, p.Clusters, p.Classes, p.Pairs, p.Unchecked, len(p.Merges), len(p.Splits), !o.dryRun, took.Seconds()}
+	sum := reclusterSummary{"summary", p.Docs, p.Clusters, p.Classes, p.Pairs, p.Unchecked, len(p.Merges), len(p.Splits), !o.dryRun, took.Seconds(),
+		peak.RSSAnon >> 20, peak.HeapLive >> 20}
 	if o.format.value == "jsonl" {
 		enc := jsonLines(out)
 		for _, m := range p.Merges {
@@ -196,7 +212,7 @@ func (o *reclusterCmd) print(cmd *cobra.Command, p *dedupfilter.Plan, took time.
 	if o.dryRun {
 		verb = "dry run, nothing changed"
 	}
-	fmt.Fprintf(out, "%d documents in %d clusters, %d pairs verified, %d classes (%d clusters too large to check): %d merges, %d splits (%s) in %.1fs\n",
-		sum.Docs, sum.Clusters, sum.Pairs, sum.Classes, sum.Unchecked, sum.Merges, sum.Splits, verb, sum.Seconds)
+	fmt.Fprintf(out, "%d documents in %d clusters, %d pairs verified, %d classes (%d clusters too large to check): %d merges, %d splits (%s) in %.1fs, peak RssAnon %d MiB, heap %d MiB\n",
+		sum.Docs, sum.Clusters, sum.Pairs, sum.Classes, sum.Unchecked, sum.Merges, sum.Splits, verb, sum.Seconds, sum.RSSAnonMiB, sum.HeapMiB)
 	return nil
 }

@@ -23,7 +23,7 @@ func TestReclusterCmd(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &sum); err != nil {
 		t.Fatalf("output %q: %v", out, err)
 	}
-	want := reclusterSummary{Op: "summary", Docs: 15, Clusters: 9, Classes: 9, Pairs: sum.Pairs, Seconds: sum.Seconds}
+	want := reclusterSummary{Op: "summary", Docs: 15, Clusters: 9, Classes: 9, Pairs: sum.Pairs, Seconds: sum.Seconds, RSSAnonMiB: sum.RSSAnonMiB, HeapMiB: sum.HeapMiB}
 	if sum != want || sum.Pairs < 8 {
 		t.Errorf("summary %+v, want %+v with at least the 8 pairs inside clusters verified", sum, want)
 	}

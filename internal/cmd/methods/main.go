@@ -4,6 +4,8 @@
 //	go run ./cmd/bleve-dedup index --index /tmp/dev-index DEV.jsonl
 //	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS candidates
 //	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS missed
+//	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS wrong
+//	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS score
 //
 // candidates replays candidate gathering (dedupfilter.EarlierCandidates)
 // under today's settings and under structure-cell gates and the
@@ -11,7 +13,8 @@
 // page, the share of today's candidate pairs it keeps, and the share of
 // pages with an earlier labelled duplicate that have one among their
 // candidates. missed prints the labelled pairs the index's clusters miss,
-// with the verdict of each.
+// and wrong the pairs its clusters hold that the labels do not, with the
+// verdict of each.
 package main
 
 import (
@@ -59,8 +62,19 @@ func run(dir, labels, what string) error {
 		return candidates(ix.Filter(), gold)
 	case "missed":
 		return missed(ix.Filter(), gold)
+	case "wrong":
+		return wrong(ix.Filter(), gold)
+	case "score":
+		pred, err := eval.Predicted(ix.Filter())
+		if err != nil {
+			return err
+		}
+		r := eval.ScoreRun(pred, gold)
+		fmt.Printf("docs %d, gold pairs %d, predicted %d, true %d: precision %.4f recall %.4f F1 %.4f ARI %.4f\n",
+			r.Docs, r.GoldPairs, r.PredPairs, r.TruePairs, r.Precision, r.Recall, r.F1, r.ARI)
+		return nil
 	}
-	return fmt.Errorf("want candidates or missed, got %q", what)
+	return fmt.Errorf("want candidates, missed, wrong or score, got %q", what)
 }
 
 type setting struct {
@@ -192,21 +206,48 @@ func missed(f *dedupfilter.Filter, gold eval.Clustering) error {
 				if pred[a] == pred[b] {
 					continue
 				}
-				v, err := f.CompareStored(a, b)
-				if err != nil {
+				if err := printPair(f, a, b); err != nil {
 					return err
 				}
-				var scores []string
-				for _, s := range v.Scores {
-					mark := ""
-					if s.Duplicate {
-						mark = "*"
-					}
-					scores = append(scores, fmt.Sprintf("%s %.2f%s", s.Measure, s.Value, mark))
-				}
-				fmt.Printf("%s ~ %s: %d votes; %s\n", a, b, v.Votes, strings.Join(scores, ", "))
 			}
 		}
 	}
+	return nil
+}
+
+// wrong prints the pairs the index's clusters hold that the labels do
+// not, with the filter's verdict for each.
+func wrong(f *dedupfilter.Filter, gold eval.Clustering) error {
+	return f.Clusters(func(c dedupfilter.Cluster) error {
+		for i, a := range c.Members {
+			for _, b := range c.Members[i+1:] {
+				ga, oka := gold[a]
+				gb, okb := gold[b]
+				if !oka || !okb || ga == gb {
+					continue
+				}
+				if err := printPair(f, a, b); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func printPair(f *dedupfilter.Filter, a, b string) error {
+	v, err := f.CompareStored(a, b)
+	if err != nil {
+		return err
+	}
+	var scores []string
+	for _, s := range v.Scores {
+		mark := ""
+		if s.Duplicate {
+			mark = "*"
+		}
+		scores = append(scores, fmt.Sprintf("%s %.2f%s", s.Measure, s.Value, mark))
+	}
+	fmt.Printf("%s ~ %s: %d votes; %s\n", a, b, v.Votes, strings.Join(scores, ", "))
 	return nil
 }
