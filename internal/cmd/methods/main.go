@@ -6,6 +6,7 @@
 //	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS missed
 //	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS wrong
 //	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS score
+//	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS snippets
 //
 // candidates replays candidate gathering (dedupfilter.EarlierCandidates)
 // under today's settings and under structure-cell gates and the
@@ -18,16 +19,23 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
+	"unicode"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
 func main() {
@@ -64,6 +72,8 @@ func run(dir, labels, what string) error {
 		return missed(ix.Filter(), gold)
 	case "wrong":
 		return wrong(ix.Filter(), gold)
+	case "snippets":
+		return snippetCost(ix)
 	case "score":
 		pred, err := eval.Predicted(ix.Filter())
 		if err != nil {
@@ -250,4 +260,81 @@ func printPair(f *dedupfilter.Filter, a, b string) error {
 	}
 	fmt.Printf("%s ~ %s: %d votes; %s\n", a, b, v.Votes, strings.Join(scores, ", "))
 	return nil
+}
+
+// snippetCost times /api/search pages with and without snippets, on
+// queries made of the first word (or first two Han characters) of the
+// titles of the index's first 300 clusters' representatives, in
+// alternating rounds.
+func snippetCost(ix *indexer.Index) error {
+	var queries []string
+	err := ix.Filter().Clusters(func(c dedupfilter.Cluster) error {
+		if len(queries) == 300 {
+			return errEnough
+		}
+		e, err := ix.Filter().Meta(c.Representative)
+		if err != nil {
+			return err
+		}
+		if q := firstWord(e.Title); q != "" {
+			queries = append(queries, q)
+		}
+		return nil
+	})
+	if err != nil && err != errEnough {
+		return err
+	}
+	handlers := map[bool]http.Handler{}
+	for _, on := range []bool{false, true} {
+		o := server.DefaultOptions()
+		o.Snippets = on
+		if handlers[on], err = server.New(ix, o); err != nil {
+			return err
+		}
+	}
+	times := map[bool][]time.Duration{}
+	for round := range 6 {
+		on := round%2 == 1
+		for _, q := range queries {
+			rec := httptest.NewRecorder()
+			start := time.Now()
+			handlers[on].ServeHTTP(rec, httptest.NewRequest("GET", "/api/search?q="+url.QueryEscape(q), nil))
+			if round >= 2 { // the first two rounds warm the caches
+				times[on] = append(times[on], time.Since(start))
+			}
+			if rec.Code != 200 {
+				return fmt.Errorf("%q: %d %s", q, rec.Code, rec.Body)
+			}
+		}
+	}
+	for _, on := range []bool{false, true} {
+		ts := times[on]
+		slices.Sort(ts)
+		var sum time.Duration
+		for _, t := range ts {
+			sum += t
+		}
+		fmt.Printf("snippets %-5v %d searches: mean %.2f ms, p50 %.2f ms, p99 %.2f ms\n", on, len(ts),
+			ms(sum/time.Duration(len(ts))), ms(ts[len(ts)/2]), ms(ts[len(ts)*99/100]))
+	}
+	return nil
+}
+
+var errEnough = errors.New("enough")
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// firstWord is the first Latin word of at least four letters of title, or
+// its first two Han characters.
+func firstWord(title string) string {
+	for _, w := range strings.FieldsFunc(title, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		rs := []rune(w)
+		if unicode.Is(unicode.Han, rs[0]) && len(rs) >= 2 {
+			return string(rs[:2])
+		}
+		if len(rs) >= 4 && rs[0] < 0x80 {
+			return strings.ToLower(w)
+		}
+	}
+	return ""
 }
