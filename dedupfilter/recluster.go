@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Reclustering: a batch pass over the whole store that refines the
@@ -378,7 +380,7 @@ func (r *replanner) finish() error {
 	// Change sets: clusters linked through a component or a split.
 	sets := unionFind{}
 	clusterOf := func(n string) string {
-		if i := indexByte(n, '/'); i >= 0 {
+		if i := strings.IndexByte(n, '/'); i >= 0 {
 			return n[:i]
 		}
 		return n
@@ -427,17 +429,12 @@ func (r *replanner) finish() error {
 			}
 			groups[root] = append(groups[root], n)
 		}
-		roots := make([]string, 0, len(groups))
-		for root := range groups {
-			roots = append(roots, root)
-		}
-		slices.Sort(roots)
-		for _, root := range roots {
+		for _, root := range slices.Sorted(maps.Keys(groups)) {
 			nodes := groups[root]
 			slices.Sort(nodes)
 			g := group{}
 			for _, n := range nodes {
-				if g.target == "" && indexByte(n, '/') < 0 {
+				if g.target == "" && strings.IndexByte(n, '/') < 0 {
 					g.target = n // the oldest whole cluster (ids sort by age)
 				}
 				g.members = append(g.members, nodeMembers[n]...)
@@ -490,15 +487,6 @@ func firstKey(m map[string][]string) string {
 		}
 	}
 	return first
-}
-
-func indexByte(s string, c byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // unionFind is a disjoint-set forest over strings; a name is added by

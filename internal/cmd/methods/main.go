@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -203,12 +204,7 @@ func missed(f *dedupfilter.Filter, gold eval.Clustering) error {
 	for id, g := range gold {
 		byLabel[g] = append(byLabel[g], id)
 	}
-	labels := make([]string, 0, len(byLabel))
-	for g := range byLabel {
-		labels = append(labels, g)
-	}
-	slices.Sort(labels)
-	for _, g := range labels {
+	for _, g := range slices.Sorted(maps.Keys(byLabel)) {
 		ids := byLabel[g]
 		slices.Sort(ids)
 		for i, a := range ids {
