@@ -25,6 +25,7 @@ type group struct {
 type collapser struct {
 	k      int
 	from   int
+	load   bool              // finish loads the page's titles and URLs
 	page   []Hit             // the result, made when the matches end
 	groups map[uint64]*group // the clusters in heap, by hash
 	heap   []*group          // worst first
@@ -137,6 +138,9 @@ func (c *collapser) finish() error {
 	for i, g := range top {
 		h := &c.page[i]
 		h.ID, h.Score, h.Cluster, h.Members = g.id, g.score, g.cluster, []Member{}
+		if !c.load {
+			continue
+		}
 		doc, err := c.reader.Document(g.id)
 		if err != nil {
 			return fmt.Errorf("collapse: document %s: %w", g.id, err)

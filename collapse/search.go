@@ -1,8 +1,12 @@
 package collapse
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -210,21 +214,115 @@ func fieldString(f map[string]any, name string) string {
 }
 
 func (s *Searcher) collapsed(ctx context.Context, req Request) (*Result, error) {
-	c := &collapser{k: req.From + req.Size, from: req.From, bound: req.ClusterBound, exact: true,
-		groups: map[uint64]*group{}, seen: map[uint64]struct{}{}, cache: s.clusters}
-	ctx = context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, search.MakeDocumentMatchHandler(c.handler))
+	// An alias of shards searches each shard with this handler, in
+	// parallel: each gets a collapser of its own, and their top clusters
+	// are merged. A cluster's best member in the union is the best of its
+	// best members in the shards, so each shard's top From+Size holds
+	// every cluster of the union's top From+Size.
+	_, sharded := s.index.(bleve.IndexAlias)
+	var mu sync.Mutex
+	var shards []*collapser
+	handler := func(sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
+		c := &collapser{k: req.From + req.Size, from: req.From, load: !sharded, bound: req.ClusterBound, exact: true,
+			groups: map[uint64]*group{}, seen: map[uint64]struct{}{}, cache: s.clusters}
+		if sharded {
+			c.from = 0
+		}
+		mu.Lock()
+		shards = append(shards, c)
+		mu.Unlock()
+		return c.handler(sctx)
+	}
+	ctx = context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, search.MakeDocumentMatchHandler(handler))
 	// The hook replaces bleve's top-n store, so bleve returns no hits of
 	// its own: size 0 keeps it from preallocating for them.
 	breq := bleve.NewSearchRequestOptions(req.Query, 0, 0, false)
 	if _, err := s.index.SearchInContext(ctx, breq); err != nil {
 		return nil, fmt.Errorf("collapse: search: %w", err)
 	}
-	res := &Result{Total: c.total, MaxScore: c.maxScore,
-		Clusters: len(c.seen), ClustersExact: c.exact, Hits: c.page}
+	var res *Result
+	switch {
+	case !sharded && len(shards) == 1:
+		c := shards[0]
+		res = &Result{Total: c.total, MaxScore: c.maxScore, Clusters: len(c.seen), ClustersExact: c.exact, Hits: c.page}
+	default:
+		var err error
+		if res, err = s.merge(ctx, shards, req); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.fold(res.Hits, req.MaxMembers); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// merge makes the page of the union of the shards' top clusters, with
+// the titles and URLs of its hits read in one more search.
+func (s *Searcher) merge(ctx context.Context, shards []*collapser, req Request) (*Result, error) {
+	res := &Result{ClustersExact: true, Hits: []Hit{}}
+	best := map[string]Hit{}
+	seen := map[uint64]struct{}{}
+	for i, c := range shards {
+		res.Total += c.total
+		res.MaxScore = max(res.MaxScore, c.maxScore)
+		res.ClustersExact = res.ClustersExact && c.exact
+		for k := range c.seen {
+			seen[k] = struct{}{}
+		}
+		for _, h := range c.page {
+			key := h.Cluster
+			if key == "" { // a document without a cluster is one of its own
+				key = fmt.Sprintf("\x00%d\x00%s", i, h.ID)
+			}
+			if b, ok := best[key]; !ok || h.Score > b.Score || (h.Score == b.Score && h.ID < b.ID) {
+				best[key] = h
+			}
+		}
+	}
+	res.Clusters = len(seen)
+	if req.ClusterBound >= 0 && res.Clusters > req.ClusterBound {
+		res.Clusters, res.ClustersExact = req.ClusterBound, false
+	}
+	for _, h := range best {
+		res.Hits = append(res.Hits, h)
+	}
+	slices.SortFunc(res.Hits, func(a, b Hit) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	res.Hits = res.Hits[min(req.From, len(res.Hits)):min(req.From+req.Size, len(res.Hits))]
+	return res, s.loadFields(ctx, res.Hits)
+}
+
+// loadFields reads the hits' titles and URLs from bleve's stored fields.
+func (s *Searcher) loadFields(ctx context.Context, hits []Hit) error {
+	if len(hits) == 0 {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	breq := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
+	breq.Fields = []string{indexer.FieldTitle, indexer.FieldURL}
+	bres, err := s.index.SearchInContext(ctx, breq)
+	if err != nil {
+		return fmt.Errorf("collapse: stored fields: %w", err)
+	}
+	byID := make(map[string]*search.DocumentMatch, len(bres.Hits))
+	for _, m := range bres.Hits {
+		byID[m.ID] = m
+	}
+	for i := range hits {
+		if m := byID[hits[i].ID]; m != nil {
+			hits[i].Title = fieldString(m.Fields, indexer.FieldTitle)
+			hits[i].URL = fieldString(m.Fields, indexer.FieldURL)
+		}
+	}
+	return nil
 }
 
 // fold fills the hits' folded counts and members from the dedup store,

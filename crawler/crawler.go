@@ -229,11 +229,12 @@ func (c *Crawler) summary() Summary {
 }
 
 // Run crawls until the frontier is empty, MaxPages is reached or ctx is
-// cancelled. Cancelling abandons the fetches in flight; their links stay
-// in the store's frontier and a later Run (or New on the same Dir)
-// fetches them. The error is nil when the crawl stopped for either of the
-// first two reasons, ctx.Err() when cancelled, and the store's error if
-// state could not be saved. Per-page failures are counted, not returned.
+// cancelled. Cancelling abandons the pages in flight (their fetches and
+// extractions stop); their links stay in the store's frontier and a later
+// Run (or New on the same Dir) fetches them. The error is nil when the
+// crawl stopped for either of the first two reasons, ctx.Err() when
+// cancelled, and the store's error if state could not be saved. Per-page
+// failures are counted, not returned.
 func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	start := time.Now()
 	runFetched := 0
@@ -258,12 +259,16 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	defer func() {
 		cancel()
 		close(jobs)
-		go func() { // drain results of abandoned fetches so workers exit
-			for range results {
+		drained := make(chan struct{})
+		go func() { // drain the results of abandoned pages so workers exit
+			for r := range results {
+				c.unsee(r)
 			}
+			close(drained)
 		}()
 		wg.Wait()
 		close(results)
+		<-drained
 		// Abandoned fetches go back to the queue for a later Run.
 		for _, it := range flying {
 			c.front.push(it)
@@ -305,6 +310,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 			inflight--
 			delete(flying, r.it.URL)
 			if r.canceled {
+				c.unsee(r)
 				c.front.push(r.it)
 				continue
 			}
@@ -390,7 +396,7 @@ type newLink struct {
 // result is a worker's outcome for one item.
 type result struct {
 	it          *item
-	canceled    bool // ctx ended during the fetch: leave it queued
+	canceled    bool // ctx ended during the fetch or extraction: leave it queued
 	disallowed  bool
 	robotsDelay time.Duration
 	status      int
@@ -428,7 +434,11 @@ func (c *Crawler) process(ctx context.Context, it *item) result {
 		}
 		r.final = final
 	}
-	text, content, err := c.read(resp, r.pageURL())
+	text, content, err := c.read(ctx, resp, r.pageURL())
+	if ctx.Err() != nil {
+		r.canceled = true // the extraction stopped
+		return r
+	}
 	if err != nil {
 		r.err = err
 		return r
@@ -468,15 +478,15 @@ func (c *Crawler) checkRobots(ctx context.Context, r *result) bool {
 	return true
 }
 
-// read decodes a response and extracts its main content; a page with no
-// main content is not an error (it is scored as empty and its links
-// followed).
-func (c *Crawler) read(resp response, pageURL string) (string, extract.Content, error) {
+// read decodes a response and extracts its main content, stopping when
+// ctx is done; a page with no main content is not an error (it is scored
+// as empty and its links followed).
+func (c *Crawler) read(ctx context.Context, resp response, pageURL string) (string, extract.Content, error) {
 	dec, err := page.Decode(resp.body, resp.contentType)
 	if err != nil {
 		return "", extract.Content{}, fmt.Errorf("crawler: decode: %w", err)
 	}
-	content, err := extract.HTML(dec.Text, pageURL)
+	content, err := extract.DefaultOptions().HTMLContext(ctx, dec.Text, pageURL)
 	if err != nil && !errors.Is(err, extract.ErrNoContent) {
 		return "", extract.Content{}, err
 	}
@@ -555,6 +565,19 @@ func (c *Crawler) isSeen(u string) bool {
 	defer c.mu.Unlock()
 	_, ok := c.seen[u]
 	return ok
+}
+
+// unsee removes from the seen set the redirect target a worker marked for
+// a result that is not recorded (its run stopped), which the store does
+// not hold either: the page, fetched again by a later Run, would
+// otherwise be taken for a duplicate of its own target.
+func (c *Crawler) unsee(r result) {
+	if r.final == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.seen, r.final)
 }
 
 // markSeen adds u to the seen set and reports whether it was new.

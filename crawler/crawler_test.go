@@ -3,7 +3,10 @@ package crawler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
 )
@@ -329,5 +333,57 @@ func TestRealWebDuplicates(t *testing.T) {
 	t.Logf("%d pages fetched; relevant mirrors caught %d, missed %d", len(recs), caught, missed)
 	if caught == 0 || missed > caught/4 {
 		t.Errorf("caught %d relevant mirrors, missed %d; want most caught", caught, missed)
+	}
+}
+
+// indexFunc is an Indexer calling a function.
+type indexFunc func(indexer.Document) (dedupfilter.Decision, error)
+
+func (f indexFunc) Index(d indexer.Document) (dedupfilter.Decision, error) { return f(d) }
+
+// TestRunAgainAfterStopInRedirect stops a run while a redirected page is
+// processed (past the point where its target is marked seen) and runs the
+// same crawler again: the page must be processed anew, not taken for a
+// duplicate of its own redirect target.
+func TestRunAgainAfterStopInRedirect(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/", http.RedirectHandler("/article", http.StatusFound))
+	mux.HandleFunc("/article", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, "<title>Salmon fish</title><p>Salmon is a fish that swims in rivers and seas. The salmon fish has fins and scales.</p>")
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := true
+	o := testOptions(t, srv.URL+"/", fishProfile(t))
+	o.Workers = 1
+	o.Index = indexFunc(func(indexer.Document) (dedupfilter.Decision, error) {
+		if stop { // the first run stops here, the page being indexed
+			stop = false
+			cancel()
+			time.Sleep(50 * time.Millisecond) // Run sees the cancellation first
+		}
+		return dedupfilter.Decision{}, nil
+	})
+	var recs []Record
+	o.OnPage = func(r Record) { recs = append(recs, r) }
+	c, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("first run: %v, want context.Canceled", err)
+	}
+	if len(recs) != 0 {
+		t.Fatalf("first run recorded %+v, want nothing", recs)
+	}
+	sum, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].DuplicateOf != "" || sum.Indexed != 1 {
+		t.Errorf("second run recorded %+v (indexed %d), want the page indexed", recs, sum.Indexed)
 	}
 }

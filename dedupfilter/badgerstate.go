@@ -93,6 +93,10 @@ func getCounter(txn *badger.Txn, k string) (uint64, error) {
 
 func (s *badgerStore) readOnly() bool { return s.db.Opts().ReadOnly }
 
+// exclusive just runs fn: the Filter's lock serialises the mutations of
+// the one process that can open the store.
+func (s *badgerStore) exclusive(fn func() error) error { return fn() }
+
 func (s *badgerStore) begin() state {
 	return &badgerState{s: s, txn: s.db.NewTransaction(true)}
 }
@@ -175,6 +179,11 @@ func (b *badgerState) signature(seq uint64) (string, signature, error) {
 	return id, sig, nil
 }
 
+func (b *badgerState) prefetch(reads) error { return nil }
+
+// inSession is false: the embedded store has nothing to read ahead.
+func (s *badgerStore) inSession() bool { return false }
+
 func (b *badgerState) putSignature(seq uint64, enc []byte) error {
 	return b.set(seqKey(nsSignature, seq), enc)
 }
@@ -182,6 +191,17 @@ func (b *badgerState) putSignature(seq uint64, enc []byte) error {
 func (b *badgerState) deleteSignature(seq uint64) error { return b.del(seqKey(nsSignature, seq)) }
 
 func (b *badgerState) payload(id string) ([]byte, error) { return getPayload(b.txn, id) }
+
+func (b *badgerState) hasPayload(id string) (bool, error) { return hasKey(b.txn, key(nsPayload, id)) }
+
+// hasKey reports whether txn sees k.
+func hasKey(txn *badger.Txn, k []byte) (bool, error) {
+	_, err := txn.Get(k)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
 
 func (b *badgerState) putPayload(id string, p []byte) error {
 	return b.set(key(nsPayload, id), encodePayload(p))

@@ -64,3 +64,30 @@ func BenchmarkCompare(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAddExclusive is BenchmarkAdd with the documents added in
+// batches of 200 under one Exclusive call, as the indexer adds them: with
+// a shared store, one lease and one write of the shared state a batch.
+// With DEDUPFILTER_REDIS set it measures the Redis store (round trips).
+func BenchmarkAddExclusive(b *testing.B) {
+	docs := newCorpus(11).clusters(b, testAnalyzer(b), 250, 4)
+	f := openTest(b, nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 200 {
+		err := f.Exclusive(func() error {
+			for j := range min(200, b.N-i) {
+				d := docs[(i+j)%len(docs)].doc
+				d.ID = fmt.Sprintf("%s#%d", d.ID, (i+j)/len(docs))
+				if _, err := f.Add(d); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}

@@ -8,9 +8,9 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 )
 
-// candidate is a stored document sharing hits posting lists with the one
+// cand is a stored document sharing hits posting lists with the one
 // being decided.
-type candidate struct {
+type cand struct {
 	seq  uint64
 	hits int
 }
@@ -20,41 +20,23 @@ type candidate struct {
 // lists and, with StructureGate, lying in a neighbouring structure cell,
 // and returns at most MaxCandidates of them, most shared lists first, then
 // the oldest. Documents numbered in skip are not candidates.
-func (w *mutation) candidates(skip map[uint64]bool, sig signature, lookup [][]byte) ([]candidate, error) {
+func (w *mutation) candidates(skip map[uint64]bool, sig signature, lookup [][]byte) ([]cand, error) {
 	return w.candidatesBefore(skip, sig, lookup, 0)
 }
 
 // candidatesBefore is candidates among the documents numbered below
 // before (0: all).
-func (w *mutation) candidatesBefore(skip map[uint64]bool, sig signature, lookup [][]byte, before uint64) ([]candidate, error) {
+func (w *mutation) candidatesBefore(skip map[uint64]bool, sig signature, lookup [][]byte, before uint64) ([]cand, error) {
 	o := w.f.opts
 	ls, err := w.cached(lookup)
 	if err != nil {
 		return nil, err
 	}
-	hits := map[uint64]int{}
-	for _, l := range ls {
-		if l.full || len(l.seqs) > o.MaxPostings { // (MaxPostings may have been lowered)
-			continue
-		}
-		for _, c := range l.seqs {
-			if !skip[c] && (before == 0 || c < before) {
-				hits[c]++
-			}
-		}
+	lists := make([]postingList, len(ls))
+	for i, l := range ls {
+		lists[i] = l.postingList
 	}
-	cands := make([]candidate, 0, len(hits))
-	for c, n := range hits {
-		if n >= o.MinShared {
-			cands = append(cands, candidate{c, n})
-		}
-	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		if a.hits != b.hits {
-			return b.hits - a.hits
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	cands := ranked(lists, skip, before, o)
 	if o.StructureGate >= 0 {
 		if cands, err = w.gate(cands, sig); err != nil {
 			return nil, err
@@ -66,26 +48,72 @@ func (w *mutation) candidatesBefore(skip map[uint64]bool, sig signature, lookup 
 	return cands, nil
 }
 
+// ranked returns the documents in lists (stop lists skipped) sharing at
+// least MinShared of them, not in skip and, if before > 0, numbered below
+// it: most shared lists first, then the oldest. Without StructureGate at
+// most MaxCandidates; the gate cuts after it has kept them.
+func ranked(lists []postingList, skip map[uint64]bool, before uint64, o Options) []cand {
+	hits := map[uint64]int{}
+	for _, l := range lists {
+		if l.full || len(l.seqs) > o.MaxPostings { // (MaxPostings may have been lowered)
+			continue
+		}
+		for _, c := range l.seqs {
+			if !skip[c] && (before == 0 || c < before) {
+				hits[c]++
+			}
+		}
+	}
+	cands := make([]cand, 0, len(hits))
+	for c, n := range hits {
+		if n >= o.MinShared {
+			cands = append(cands, cand{c, n})
+		}
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		if a.hits != b.hits {
+			return b.hits - a.hits
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	if o.StructureGate < 0 && len(cands) > o.MaxCandidates {
+		cands = cands[:o.MaxCandidates]
+	}
+	return cands
+}
+
 // gate keeps the candidates whose structure cell lies within
 // StructureGate of sig's in every coordinate (the feature-string paper,
 // §3.2: a new feature string is compared only with those in its
 // neighbourhood of the 3-D hash). It reads each candidate's signature,
 // stopping once MaxCandidates are kept.
-func (w *mutation) gate(cands []candidate, sig signature) ([]candidate, error) {
-	r := w.f.opts.StructureGate
-	kept := cands[:0]
-	for _, c := range cands {
-		if len(kept) == w.f.opts.MaxCandidates {
-			break
+func (w *mutation) gate(cands []cand, sig signature) ([]cand, error) {
+	r, most := w.f.opts.StructureGate, w.f.opts.MaxCandidates
+	kept := cands[:0] // (kept never passes the candidate being read)
+	for i := 0; i < len(cands) && len(kept) < most; i += most {
+		// Signatures are read MaxCandidates at once (one round trip on a
+		// shared store).
+		chunk := cands[i:min(i+most, len(cands))]
+		seqs := make([]uint64, len(chunk))
+		for j, c := range chunk {
+			seqs[j] = c.seq
 		}
-		_, cs, err := w.st.signature(c.seq)
-		if err != nil {
+		if err := w.st.prefetch(reads{seqs: seqs}); err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
-		if neighbours(sig.structure.Paragraphs, cs.structure.Paragraphs, r) &&
-			neighbours(sig.structure.Length, cs.structure.Length, r) &&
-			neighbours(sig.structure.Sentences, cs.structure.Sentences, r) {
-			kept = append(kept, c)
+		for _, c := range chunk {
+			if len(kept) == most {
+				break
+			}
+			_, cs, err := w.st.signature(c.seq)
+			if err != nil {
+				return nil, fmt.Errorf("dedupfilter: %w", err)
+			}
+			if neighbours(sig.structure.Paragraphs, cs.structure.Paragraphs, r) &&
+				neighbours(sig.structure.Length, cs.structure.Length, r) &&
+				neighbours(sig.structure.Sentences, cs.structure.Sentences, r) {
+				kept = append(kept, c)
+			}
 		}
 	}
 	return kept, nil

@@ -3,6 +3,8 @@ package dedupfilter
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -131,6 +133,11 @@ type Entry struct {
 	Seq     uint64
 	Cluster string
 	Indexed bool // whether the filter has it in the search index
+	// Local: this process' store holds the document's payload, so its
+	// search index is the one the document went to. Always, with an
+	// embedded store; with a shared one, only for the documents this
+	// process added.
+	Local bool
 }
 
 // Filter is a near-duplicate filter over a store: an embedded Badger
@@ -197,6 +204,92 @@ func (f *Filter) writable() error {
 	}
 	return nil
 }
+
+// Exclusive runs fn, which adds or deletes several documents, holding the
+// right to decide for all of them: with a store shared by several
+// processes (NewRedis), other processes wait until fn returns, and the
+// documents cost one lease instead of one each. With an embedded store it
+// just runs fn. fn must not call Exclusive.
+func (f *Filter) Exclusive(fn func() error) error {
+	return f.store.exclusive(fn)
+}
+
+// Prefetch reads ahead, in four round trips, what adding ps in this order
+// will read from a store shared by several processes: their records and
+// posting lists; the signatures of their candidates; the records of the
+// likeliest ones and their clusters' representatives. Call it inside
+// Exclusive, before the adds: the lease keeps what it read current until
+// fn returns, and the adds see each other's writes over it. Elsewhere,
+// and with an embedded store, it does nothing.
+func (f *Filter) Prefetch(ps []*Prepared) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.store.inSession() {
+		return nil
+	}
+	st := f.store.begin()
+	defer st.discard()
+	var rd reads
+	for _, p := range ps {
+		rd.ids = append(rd.ids, p.doc.ID)
+		rd.keys = append(rd.keys, p.lookup...)
+	}
+	if err := st.prefetch(rd); err != nil {
+		return fmt.Errorf("dedupfilter: prefetch: %w", err)
+	}
+	// Each document's candidates, as its decision will rank them.
+	cands := make([][]cand, len(ps))
+	rd = reads{}
+	for i, p := range ps {
+		skip := map[uint64]bool{}
+		if old, err := st.record(p.doc.ID, false); err == nil {
+			skip[old.Seq] = true
+		}
+		lists, err := st.postings(p.lookup)
+		if err != nil {
+			return fmt.Errorf("dedupfilter: prefetch: %w", err)
+		}
+		cands[i] = ranked(lists, skip, 0, f.opts) // (ungated: the gate reads its own)
+		for n, c := range cands[i] {
+			if n == prefetchCandidates {
+				break
+			}
+			rd.seqs = append(rd.seqs, c.seq)
+		}
+	}
+	if err := st.prefetch(rd); err != nil {
+		return fmt.Errorf("dedupfilter: prefetch: %w", err)
+	}
+	// A duplicate's decision reads its match's record and cluster: the
+	// match is most often among the first candidates.
+	rd = reads{}
+	for _, cs := range cands {
+		for _, c := range cs[:min(len(cs), firstReads)] {
+			if id, _, err := st.signature(c.seq); err == nil {
+				rd.ids = append(rd.ids, id)
+			}
+		}
+	}
+	if err := st.prefetch(rd); err != nil {
+		return fmt.Errorf("dedupfilter: prefetch: %w", err)
+	}
+	clusters := map[string]bool{}
+	for _, id := range rd.ids {
+		if rec, err := st.record(id, false); err == nil && !clusters[rec.Cluster] {
+			clusters[rec.Cluster] = true
+		}
+	}
+	rd = reads{clusters: slices.Collect(maps.Keys(clusters))}
+	if err := st.prefetch(rd); err != nil {
+		return fmt.Errorf("dedupfilter: prefetch: %w", err)
+	}
+	return nil
+}
+
+// prefetchCandidates is how many of a document's candidates Prefetch
+// reads the signatures of: past the first few, a decision reads the rest
+// only when none of those matched.
+const prefetchCandidates = 16
 
 // Options returns the options the filter was opened with.
 func (f *Filter) Options() Options { return f.opts }
@@ -308,6 +401,9 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	defer w.st.discard()
 
 	dec := Decision{ID: d.ID, Seq: w.seq}
+	if err := w.st.prefetch(reads{ids: append([]string{d.ID}, ao.Exclude...), keys: p.lookup}); err != nil {
+		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
+	}
 	old, err := w.record(d.ID)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Decision{}, err

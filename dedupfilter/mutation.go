@@ -321,6 +321,9 @@ func (w *mutation) unpost(rec *record) error {
 	return nil
 }
 
+// firstReads is how many candidates' signatures a decision reads first.
+const firstReads = 4
+
 // bestMatch verifies the candidates (see candidates) in order; the first
 // verified duplicate is the match: a candidate sharing more lists is the
 // likelier copy, and stopping there keeps a popular cluster from costing
@@ -333,6 +336,21 @@ func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byt
 		return "", Verdict{}, 0, err
 	}
 	for n, cd := range cands {
+		// Signatures are read a few at once (the likely match is among
+		// the first), then the rest at once.
+		if n == 0 || n == firstReads {
+			end := len(cands)
+			if n == 0 {
+				end = min(end, firstReads)
+			}
+			var seqs []uint64
+			for _, c := range cands[n:end] {
+				seqs = append(seqs, c.seq)
+			}
+			if err := w.st.prefetch(reads{seqs: seqs}); err != nil {
+				return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
+			}
+		}
 		id, cs, err := w.st.signature(cd.seq)
 		if err != nil {
 			return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)

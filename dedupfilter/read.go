@@ -40,8 +40,12 @@ func meta(st state, id string) (Entry, error) {
 	if err != nil {
 		return Entry{}, fmt.Errorf("dedupfilter: %w", err)
 	}
+	local, err := st.hasPayload(id)
+	if err != nil {
+		return Entry{}, fmt.Errorf("dedupfilter: payload of %q: %w", id, err)
+	}
 	return Entry{Doc: Doc{ID: id, URL: rec.URL, Title: rec.Title, Time: rec.Time, Hash: rec.Hash},
-		Seq: rec.Seq, Cluster: rec.Cluster, Indexed: rec.Indexed}, nil
+		Seq: rec.Seq, Cluster: rec.Cluster, Indexed: rec.Indexed, Local: local}, nil
 }
 
 // Folded is a cluster as a search hit shows it: how many documents it

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,16 +63,73 @@ import (
 // yet replicated (Redis replicates asynchronously): the client fails, and
 // repeating the run redoes the pages the store does not know.
 type redisStore struct {
-	rdb    redis.UniversalClient
-	prefix string
-	local  *badger.DB
-	ttl    time.Duration
-	token  string
+	rdb        redis.UniversalClient
+	ownsClient bool // made by OpenRedis, closed by close
+	prefix     string
+	local      *badger.DB
+	ttl        time.Duration
+	token      string
 
-	mu      sync.Mutex // guards the lease state
+	mu      sync.Mutex // guards the lease state below
 	held    bool
-	session bool // held for a Filter.Exclusive call
-	renewed time.Time
+	session *writes // the committed writes of an Exclusive call, flushed when it ends
+	// sessionReads are the values an Exclusive call's mutations read from
+	// Redis, shared by them: the lease keeps them current, and the
+	// session's writes take precedence over them.
+	sessionReads map[string][]byte
+	renewed      time.Time
+	// Numbers reserved from the counters, a block at a time, while the
+	// lease is held; what is left goes when it is released, so numbers
+	// still follow the order of the leases.
+	seqs, clusters reserved
+}
+
+// reserved is a block of counter values: next up to end (exclusive).
+type reserved struct{ next, end uint64 }
+
+// counterBlock is how many numbers a holder reserves at once.
+const counterBlock = 64
+
+// writes are shared writes not yet made: string values (nil: deleted),
+// set members added (true) or removed (false), clusters created (with
+// their number) and deleted.
+type writes struct {
+	strs  map[string]*[]byte
+	sets  map[string]map[string]bool
+	zadds map[string]float64
+	zrems map[string]bool
+}
+
+func newWrites() *writes {
+	return &writes{strs: map[string]*[]byte{}, sets: map[string]map[string]bool{},
+		zadds: map[string]float64{}, zrems: map[string]bool{}}
+}
+
+// merge adds w2's writes over w's.
+func (w *writes) merge(w2 *writes) {
+	for k, v := range w2.strs {
+		w.strs[k] = v
+	}
+	for k, ms := range w2.sets {
+		if w.sets[k] == nil {
+			w.sets[k] = map[string]bool{}
+		}
+		for m, add := range ms {
+			w.sets[k][m] = add
+		}
+	}
+	for c, n := range w2.zadds {
+		w.zadds[c] = n
+		delete(w.zrems, c)
+	}
+	for c := range w2.zrems {
+		w.zrems[c] = true
+		delete(w.zadds, c)
+	}
+}
+
+func (w *writes) empty() bool {
+	return len(w.strs) == 0 && len(w.sets) == 0 && len(w.zadds) == 0 && len(w.zrems) == 0
 }
 
 // LeaseTTL is how long a decision lease lasts unless its holder renews it
@@ -81,6 +139,58 @@ const LeaseTTL = 10 * time.Second
 // ErrLeaseLost: the decision lease expired while its holder was deciding
 // (a pause longer than LeaseTTL); the mutation was not written.
 var ErrLeaseLost = errors.New("decision lease lost")
+
+// OpenRedis connects to the Redis of url and returns NewRedis's filter,
+// which closes the connection when it closes. url is
+// redis://HOST:PORT[,HOST:PORT...][/PREFIX]: seed addresses of a Redis
+// Cluster (or one server without cluster mode), and the key prefix
+// (default "bleve-dedup"), which names the shared store.
+func OpenRedis(url string, local *badger.DB, opts Options) (*Filter, error) {
+	addrs, prefix, err := ParseRedisURL(url)
+	if err != nil {
+		return nil, err
+	}
+	var rdb redis.UniversalClient = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	err = rdb.Ping(context.Background()).Err()
+	if err != nil && strings.Contains(err.Error(), "cluster support disabled") && len(addrs) == 1 {
+		rdb.Close()
+		rdb = redis.NewClient(&redis.Options{Addr: addrs[0]})
+		err = rdb.Ping(context.Background()).Err()
+	}
+	if err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("dedupfilter: %s: %w", url, err)
+	}
+	f, err := NewRedis(rdb, prefix, local, opts)
+	if err != nil {
+		rdb.Close()
+		return nil, err
+	}
+	f.store.(*redisStore).ownsClient = true
+	return f, nil
+}
+
+// DefaultRedisPrefix is the key prefix of a Redis URL without one.
+const DefaultRedisPrefix = "bleve-dedup"
+
+// ParseRedisURL parses redis://HOST:PORT[,HOST:PORT...][/PREFIX].
+func ParseRedisURL(s string) (addrs []string, prefix string, err error) {
+	rest, ok := strings.CutPrefix(s, "redis://")
+	if !ok {
+		return nil, "", fmt.Errorf("dedupfilter: store %q: want redis://HOST:PORT[,HOST:PORT...][/PREFIX]: %w", s, ErrInvalidOptions)
+	}
+	hosts, prefix, _ := strings.Cut(rest, "/")
+	if prefix == "" {
+		prefix = DefaultRedisPrefix
+	}
+	for _, h := range strings.Split(hosts, ",") {
+		if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
+			return nil, "", fmt.Errorf("dedupfilter: store %q: address %q: want HOST:PORT: %w", s, h, ErrInvalidOptions)
+		}
+		addrs = append(addrs, h)
+	}
+	return addrs, prefix, nil
+}
 
 // NewRedis returns a filter keeping its shared state in Redis (a client of
 // a Redis Cluster, or of one server) under keys starting with prefix, and
@@ -154,7 +264,42 @@ func (s *redisStore) release(ctx context.Context) error {
 		return nil
 	}
 	s.held = false
+	s.seqs, s.clusters = reserved{}, reserved{}
 	return releaseScript.Run(ctx, s.rdb, []string{s.k("lease")}, s.token).Err()
+}
+
+// take returns the next number of counter key, reserving a block while
+// the lease is held.
+func (s *redisStore) take(ctx context.Context, r *reserved, key string) (uint64, error) {
+	if r.next == r.end {
+		end, err := s.rdb.IncrBy(ctx, s.k(key), counterBlock).Uint64()
+		if err != nil {
+			return 0, err
+		}
+		r.next, r.end = end-counterBlock+1, end+1
+	}
+	n := r.next
+	r.next++
+	return n, nil
+}
+
+// flush makes w's writes: the journal first, then the writes themselves
+// (see the package comment on faults). The lease is renewed first when a
+// third of it has gone, or fails with ErrLeaseLost.
+func (s *redisStore) flush(ctx context.Context, w *writes) error {
+	if w.empty() {
+		return nil
+	}
+	if time.Since(s.renewed) > s.ttl/3 {
+		if err := s.renew(ctx); err != nil {
+			return err
+		}
+	}
+	j := s.journal(w)
+	if err := s.rdb.Set(ctx, s.k("journal"), j, 0).Err(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return s.apply(ctx, j)
 }
 
 // renew extends the lease, or fails with ErrLeaseLost.
@@ -171,39 +316,56 @@ func (s *redisStore) renew(ctx context.Context) error {
 	return nil
 }
 
-// exclusive runs fn holding the lease, so that its mutations share it.
+// exclusive runs fn holding the lease; its mutations' shared writes are
+// made together when it ends (one journal, one pipeline).
 func (s *redisStore) exclusive(fn func() error) error {
 	ctx := context.Background()
 	s.mu.Lock()
 	if err := s.acquire(ctx); err != nil {
 		s.mu.Unlock()
-		return err
+		return fmt.Errorf("dedupfilter: %w", err)
 	}
-	s.session = true
+	s.session, s.sessionReads = newWrites(), map[string][]byte{}
 	s.mu.Unlock()
 	err := fn()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.session = false
-	return errors.Join(err, s.release(ctx))
+	w := s.session
+	s.session, s.sessionReads = nil, nil
+	if ferr := s.flush(ctx, w); ferr != nil {
+		err = errors.Join(err, fmt.Errorf("dedupfilter: %w", ferr))
+	}
+	if rerr := s.release(ctx); rerr != nil {
+		err = errors.Join(err, fmt.Errorf("dedupfilter: lease: %w", rerr))
+	}
+	return err
 }
 
 func (s *redisStore) begin() state {
 	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := &redisState{s: s, ctx: ctx, strs: map[string]*[]byte{}, sets: map[string]map[string]bool{}}
+	st := &redisState{s: s, ctx: ctx, w: newWrites(), cache: map[string][]byte{}}
 	if st.err = s.acquire(ctx); st.err == nil {
 		st.txn = s.local.NewTransaction(true)
-		st.owned = !s.session
+		st.owned = s.session == nil
+		if !st.owned {
+			st.cache = s.sessionReads
+		}
 	}
 	return st
+}
+
+func (s *redisStore) inSession() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.session != nil
 }
 
 func (s *redisStore) view(fn func(state) error) error {
 	txn := s.local.NewTransaction(false)
 	defer txn.Discard()
-	return fn(&redisState{s: s, ctx: context.Background(), txn: txn, strs: map[string]*[]byte{}, sets: map[string]map[string]bool{}})
+	return fn(&redisState{s: s, ctx: context.Background(), txn: txn, w: newWrites(), cache: map[string][]byte{}})
 }
 
 func (s *redisStore) pending(fn func(seq uint64, ops []Op) error) error {
@@ -267,12 +429,17 @@ func (s *redisStore) scan(ctx context.Context, pattern string, fn func(string)) 
 func (s *redisStore) close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.release(context.Background())
+	err := s.release(context.Background())
+	if s.ownsClient {
+		err = errors.Join(err, s.rdb.Close())
+	}
+	return err
 }
 
 // redisState is one mutation (or read) of a redisStore: reads go to Redis
-// through the mutation's own writes, which wait in strs and sets until
-// commit; local reads and writes go to the local transaction.
+// through the mutation's own writes and, in an Exclusive call, the writes
+// of its mutations before; writes wait in w until commit. Local reads and
+// writes go to the local transaction.
 type redisState struct {
 	s     *redisStore
 	ctx   context.Context
@@ -280,35 +447,95 @@ type redisState struct {
 	txn   *badger.Txn
 	owned bool // the lease was taken for this mutation alone
 
-	strs  map[string]*[]byte         // string keys written: value, or nil for deleted
-	sets  map[string]map[string]bool // set members added (true) or removed (false)
-	zadds map[string]float64         // clusters created, with their score
-	zrems []string                   // clusters deleted
+	w     *writes
+	cache map[string][]byte // values read from Redis (nil: none there)
 }
 
-// get reads a string key, through the mutation's writes.
+// pending returns the value of key written but not yet in Redis: by this
+// mutation, or by the session's mutations before it.
+func (r *redisState) pending(key string) (v *[]byte, ok bool) {
+	if v, ok := r.w.strs[key]; ok {
+		return v, true
+	}
+	if r.s.session != nil {
+		v, ok := r.s.session.strs[key]
+		return v, ok
+	}
+	return nil, false
+}
+
+// get reads a string key, through the writes not yet made.
 func (r *redisState) get(key string) ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if v, ok := r.strs[key]; ok {
+	if v, ok := r.pending(key); ok {
 		if v == nil {
 			return nil, ErrNotFound
 		}
 		return *v, nil
 	}
-	b, err := r.s.rdb.Get(r.ctx, key).Bytes()
-	if errors.Is(err, redis.Nil) {
+	v, ok := r.cache[key]
+	if !ok {
+		b, err := r.s.rdb.Get(r.ctx, key).Bytes()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, err
+		}
+		v, r.cache[key] = b, b
+	}
+	if v == nil {
 		return nil, ErrNotFound
 	}
-	return b, err
+	return v, nil
+}
+
+// prefetch reads, in one pipeline, the keys not written and not read yet.
+func (r *redisState) prefetch(rd reads) error {
+	if r.err != nil {
+		return r.err
+	}
+	var names []string
+	for _, id := range rd.ids {
+		names = append(names, r.s.k("d", id))
+	}
+	for _, k := range rd.keys {
+		names = append(names, r.listKey(k))
+	}
+	for _, seq := range rd.seqs {
+		names = append(names, r.s.k("s", seqName(seq)))
+	}
+	for _, c := range rd.clusters {
+		names = append(names, r.s.k("c", c))
+	}
+	pipe := r.s.rdb.Pipeline()
+	cmds := map[string]*redis.StringCmd{}
+	for _, n := range names {
+		_, written := r.pending(n)
+		if _, read := r.cache[n]; !written && !read && cmds[n] == nil {
+			cmds[n] = pipe.Get(r.ctx, n)
+		}
+	}
+	if len(cmds) == 0 {
+		return nil
+	}
+	if _, err := pipe.Exec(r.ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	for n, c := range cmds {
+		b, err := c.Bytes()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		r.cache[n] = b
+	}
+	return nil
 }
 
 func (r *redisState) set(key string, v []byte) error {
 	if r.err != nil {
 		return r.err
 	}
-	r.strs[key] = &v
+	r.w.strs[key] = &v
 	return nil
 }
 
@@ -316,7 +543,7 @@ func (r *redisState) del(key string) error {
 	if r.err != nil {
 		return r.err
 	}
-	r.strs[key] = nil
+	r.w.strs[key] = nil
 	return nil
 }
 
@@ -372,6 +599,13 @@ func (r *redisState) payload(id string) ([]byte, error) {
 	return getPayload(r.txn, id)
 }
 
+func (r *redisState) hasPayload(id string) (bool, error) {
+	if r.err != nil {
+		return false, r.err
+	}
+	return hasKey(r.txn, key(nsPayload, id))
+}
+
 func (r *redisState) putPayload(id string, p []byte) error {
 	if r.err != nil {
 		return r.err
@@ -390,38 +624,21 @@ func (r *redisState) listKey(k []byte) string {
 	return r.s.k("p", hex.EncodeToString(k[len(nsPosting):]))
 }
 
-// postings reads the lists not written by this mutation in one pipeline.
+// postings reads the lists in one pipeline (those not read yet).
 func (r *redisState) postings(keys [][]byte) ([]postingList, error) {
-	if r.err != nil {
-		return nil, r.err
-	}
-	out := make([]postingList, len(keys))
-	pipe := r.s.rdb.Pipeline()
-	cmds := make([]*redis.StringCmd, len(keys))
-	for i, k := range keys {
-		if _, ok := r.strs[r.listKey(k)]; !ok {
-			cmds[i] = pipe.Get(r.ctx, r.listKey(k))
-		}
-	}
-	if _, err := pipe.Exec(r.ctx); err != nil && !errors.Is(err, redis.Nil) {
+	if err := r.prefetch(reads{keys: keys}); err != nil {
 		return nil, err
 	}
+	out := make([]postingList, len(keys))
 	for i, k := range keys {
-		var b []byte
-		if cmds[i] != nil {
-			var err error
-			if b, err = cmds[i].Bytes(); errors.Is(err, redis.Nil) {
-				continue
-			} else if err != nil {
-				return nil, err
-			}
-		} else if v := r.strs[r.listKey(k)]; v != nil {
-			b = *v
-		} else {
+		b, err := r.get(r.listKey(k))
+		if errors.Is(err, ErrNotFound) {
 			continue
 		}
-		var err error
-		if out[i].seqs, out[i].full, err = decodePostings(nil, b); err != nil {
+		if err == nil {
+			out[i].seqs, out[i].full, err = decodePostings(nil, b)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("posting list %x: %w", k, err)
 		}
 	}
@@ -454,11 +671,8 @@ func (r *redisState) setRepresentative(cluster, id string) error {
 	if err != nil {
 		return fmt.Errorf("cluster id %q: %w", cluster, err)
 	}
-	if r.zadds == nil {
-		r.zadds = map[string]float64{}
-	}
-	r.zadds[cluster] = float64(n)
-	r.zrems = slices.DeleteFunc(r.zrems, func(c string) bool { return c == cluster })
+	r.w.zadds[cluster] = float64(n)
+	delete(r.w.zrems, cluster)
 	return nil
 }
 
@@ -466,8 +680,8 @@ func (r *redisState) deleteCluster(cluster string) error {
 	if err := r.del(r.s.k("c", cluster)); err != nil {
 		return err
 	}
-	delete(r.zadds, cluster)
-	r.zrems = append(r.zrems, cluster)
+	delete(r.w.zadds, cluster)
+	r.w.zrems[cluster] = true
 	return nil
 }
 
@@ -480,11 +694,16 @@ func (r *redisState) members(cluster string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	for m, add := range r.sets[key] {
-		if add && !slices.Contains(ms, m) {
-			ms = append(ms, m)
-		} else if !add {
-			ms = slices.DeleteFunc(ms, func(x string) bool { return x == m })
+	for _, w := range []*writes{r.s.session, r.w} { // the older writes first
+		if w == nil {
+			continue
+		}
+		for m, add := range w.sets[key] {
+			if add && !slices.Contains(ms, m) {
+				ms = append(ms, m)
+			} else if !add {
+				ms = slices.DeleteFunc(ms, func(x string) bool { return x == m })
+			}
 		}
 	}
 	slices.Sort(ms)
@@ -496,10 +715,10 @@ func (r *redisState) member(cluster, id string, add bool) error {
 		return r.err
 	}
 	key := r.s.k("m", cluster)
-	if r.sets[key] == nil {
-		r.sets[key] = map[string]bool{}
+	if r.w.sets[key] == nil {
+		r.w.sets[key] = map[string]bool{}
 	}
-	r.sets[key][id] = add
+	r.w.sets[key][id] = add
 	return nil
 }
 
@@ -542,15 +761,18 @@ func (r *redisState) nextSeq() (uint64, error) {
 	if r.err != nil {
 		return 0, r.err
 	}
-	n, err := r.s.rdb.Incr(r.ctx, r.s.k("seq")).Uint64()
-	return n, err
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	return r.s.take(r.ctx, &r.s.seqs, "seq")
 }
 
 func (r *redisState) nextCluster() (uint64, error) {
 	if r.err != nil {
 		return 0, r.err
 	}
-	return r.s.rdb.Incr(r.ctx, r.s.k("cluster")).Uint64()
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	return r.s.take(r.ctx, &r.s.clusters, "cluster")
 }
 
 func (r *redisState) setPending(seq uint64, ops []Op) error {
@@ -572,17 +794,17 @@ const (
 	jZRem
 )
 
-// journal encodes the mutation's shared writes.
-func (r *redisState) journal() []byte {
+// journal encodes a write set.
+func (s *redisStore) journal(w *writes) []byte {
 	var b []byte
-	for k, v := range r.strs {
+	for k, v := range w.strs {
 		if v == nil {
 			b = appendString(append(b, jDel), k)
 		} else {
 			b = appendString(appendString(append(b, jSet), k), string(*v))
 		}
 	}
-	for k, ms := range r.sets {
+	for k, ms := range w.sets {
 		for m, add := range ms {
 			op := jSRem
 			if add {
@@ -591,12 +813,12 @@ func (r *redisState) journal() []byte {
 			b = appendString(appendString(append(b, op), k), m)
 		}
 	}
-	for c, score := range r.zadds {
-		b = appendString(append(b, jZAdd), r.s.k("clusters"))
+	for c, score := range w.zadds {
+		b = appendString(append(b, jZAdd), s.k("clusters"))
 		b = binary.BigEndian.AppendUint64(appendString(b, c), uint64(score))
 	}
-	for _, c := range r.zrems {
-		b = appendString(appendString(append(b, jZRem), r.s.k("clusters")), c)
+	for c := range w.zrems {
+		b = appendString(appendString(append(b, jZRem), s.k("clusters")), c)
 	}
 	return b
 }
@@ -632,8 +854,9 @@ func (s *redisStore) apply(ctx context.Context, j []byte) error {
 	return err
 }
 
-// commit commits the local writes, then, still holding the lease, writes
-// the journal and applies it (see the package comment above on faults).
+// commit commits the local writes, then the shared ones: in an
+// Exclusive call, into the session's writes, made when it ends; else now,
+// before the lease goes (see the package comment above on faults).
 func (r *redisState) commit() error {
 	if r.err != nil {
 		return r.err
@@ -643,22 +866,15 @@ func (r *redisState) commit() error {
 	}
 	r.s.mu.Lock()
 	defer r.s.mu.Unlock()
-	if err := r.s.renew(r.ctx); err != nil {
-		return err
+	if r.s.session != nil && !r.owned {
+		r.s.session.merge(r.w)
+		return nil
 	}
-	j := r.journal()
-	if len(j) > 0 {
-		if err := r.s.rdb.Set(r.ctx, r.s.k("journal"), j, 0).Err(); err != nil {
-			return fmt.Errorf("journal: %w", err)
-		}
-		if err := r.s.apply(r.ctx, j); err != nil {
-			return err
-		}
-	}
+	err := r.s.flush(r.ctx, r.w)
 	if r.owned {
-		return r.s.release(r.ctx)
+		err = errors.Join(err, r.s.release(r.ctx))
 	}
-	return nil
+	return err
 }
 
 func (r *redisState) discard() {

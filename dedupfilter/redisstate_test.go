@@ -123,7 +123,7 @@ func TestRedisJournalReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := s.rdb.Set(ctx, s.k("journal"), w.st.(*redisState).journal(), 0).Err(); err != nil {
+	if err := s.rdb.Set(ctx, s.k("journal"), s.journal(w.st.(*redisState).w), 0).Err(); err != nil {
 		t.Fatal(err)
 	}
 	w.st.discard() // dies: the lease goes (here released, as it would expire)
@@ -136,5 +136,75 @@ func TestRedisJournalReplay(t *testing.T) {
 	c, err = fs[1].Cluster(rec.Cluster)
 	if err != nil || !slices.Equal(c.Members, []string{"cut"}) {
 		t.Errorf("after replay: %+v, %v; want the cut commit's cluster", c, err)
+	}
+}
+
+func TestParseRedisURL(t *testing.T) {
+	tests := []struct {
+		in         string
+		addrs      []string
+		prefix     string
+		wantErrSub string
+	}{
+		{"redis://127.0.0.1:7000", []string{"127.0.0.1:7000"}, DefaultRedisPrefix, ""},
+		{"redis://a:1,b:2,[::1]:3/crawl-2026", []string{"a:1", "b:2", "[::1]:3"}, "crawl-2026", ""},
+		{"http://a:1", nil, "", "want redis://"},
+		{"redis://a", nil, "", "want HOST:PORT"},
+		{"redis://a:1,,b:2", nil, "", "want HOST:PORT"},
+	}
+	for _, tt := range tests {
+		addrs, prefix, err := ParseRedisURL(tt.in)
+		if tt.wantErrSub != "" {
+			if !errors.Is(err, ErrInvalidOptions) || !strings.Contains(err.Error(), tt.wantErrSub) {
+				t.Errorf("ParseRedisURL(%q) error = %v, want ErrInvalidOptions mentioning %q", tt.in, err, tt.wantErrSub)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(addrs, tt.addrs) || prefix != tt.prefix {
+			t.Errorf("ParseRedisURL(%q) = %q, %q, %v; want %q, %q", tt.in, addrs, prefix, err, tt.addrs, tt.prefix)
+		}
+	}
+}
+
+// TestRedisPrefetch decides the same batches with and without Prefetch
+// (each in one Exclusive call, copies of a batch's own documents among
+// them): the decisions are the same.
+func TestRedisPrefetch(t *testing.T) {
+	docs := newCorpus(9).clusters(t, testAnalyzer(t), 12, 4)
+	rand.New(rand.NewPCG(9, 9)).Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	var got [2][]string
+	for run, prefetch := range []bool{false, true} {
+		f := redisFilters(t, 1)[0]
+		for start := 0; start < len(docs); start += 16 {
+			var ps []*Prepared
+			for _, d := range docs[start:min(start+16, len(docs))] {
+				p, err := f.Prepare(d.doc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ps = append(ps, p)
+			}
+			err := f.Exclusive(func() error {
+				if prefetch {
+					if err := f.Prefetch(ps); err != nil {
+						return err
+					}
+				}
+				for _, p := range ps {
+					dec, err := f.AddPrepared(p)
+					if err != nil {
+						return err
+					}
+					got[run] = append(got[run], fmt.Sprintf("%s %v %s %s", dec.ID, dec.Duplicate, dec.Of, dec.Cluster))
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !slices.Equal(got[0], got[1]) {
+		t.Errorf("decisions with Prefetch:\n%s\nwithout:\n%s", strings.Join(got[1], "\n"), strings.Join(got[0], "\n"))
 	}
 }

@@ -20,12 +20,17 @@ type state interface {
 
 	// signature reads document seq's id and signature.
 	signature(seq uint64) (string, signature, error)
+	// prefetch announces what the mutation is about to read, so a remote
+	// store can fetch it in one round trip; an embedded store ignores it.
+	prefetch(r reads) error
 	putSignature(seq uint64, encoded []byte) error
 	deleteSignature(seq uint64) error
 
 	// payload reads a document's payload (local to the process that added
 	// it: search indexes are per process).
 	payload(id string) ([]byte, error)
+	// hasPayload reports whether this process' store holds id's payload.
+	hasPayload(id string) (bool, error)
 	putPayload(id string, p []byte) error
 	deletePayload(id string) error
 
@@ -60,6 +65,14 @@ type state interface {
 	discard()
 }
 
+// reads are the keys of a prefetch.
+type reads struct {
+	ids      []string // documents' records
+	keys     [][]byte // posting lists
+	seqs     []uint64 // documents' signatures
+	clusters []string // clusters' representatives
+}
+
 // postingList is a posting list: ascending document numbers, or full (a
 // stop list, which takes no more).
 type postingList struct {
@@ -71,6 +84,9 @@ type postingList struct {
 type store interface {
 	// begin starts a mutation's state; the Filter's lock is held.
 	begin() state
+	// inSession reports whether an exclusive call is running, whose
+	// mutations share what they read from a remote store.
+	inSession() bool
 	// view calls fn with a read-only state over one consistent snapshot.
 	view(fn func(state) error) error
 	// pending calls fn with the ops of each mutation not yet applied to
@@ -82,5 +98,8 @@ type store interface {
 	empty() bool
 	stats() (Stats, error)
 	readOnly() bool
+	// exclusive runs fn with the right to decide held for all of its
+	// mutations (a shared store's lease); an embedded store just runs it.
+	exclusive(fn func() error) error
 	close() error
 }

@@ -17,6 +17,7 @@ var inline = map[string]bool{
 	"s": true, "small": true, "span": true, "strike": true, "strong": true,
 	"sub": true, "sup": true, "time": true, "tt": true, "u": true, "var": true,
 	"hi": true, "ref": true, "del": true, "ins": true, "label": true, "nobr": true,
+	"img": true, "wbr": true,
 }
 
 // block is one paragraph of text and how much of it is link text.
@@ -24,6 +25,12 @@ type block struct {
 	text      string // white space collapsed
 	runes     int    // runes in text
 	linkRunes int    // runes inside <a> (or go-trafilatura's <ref>)
+	// Where a page block is (see tree): its innermost element, the
+	// inherited flags of that element, and the depth of its deepest
+	// ancestor that narrowing skips (-1: none).
+	el        int32
+	flags     elemFlags
+	skipDepth int32
 }
 
 // linkDensity is the share of the block's text that is link text.
@@ -35,21 +42,14 @@ func (b block) linkDensity() float64 {
 }
 
 // blocks returns the block-level runs of text under n in document order,
-// skipping script, style and subtrees whose element is in skip.
-func blocks(n *html.Node, skip map[atom.Atom]bool) []block {
-	return blocksBetween(n, skip, nil, nil)
-}
-
-// blocksBetween is blocks restricted to the text that follows the subtree
-// of after (nil: from the start) and precedes the first node for which stop
-// reports true (nil: to the end).
-func blocksBetween(n *html.Node, skip map[atom.Atom]bool, after *html.Node, stop func(*html.Node) bool) []block {
+// skipping script and style. It reads go-trafilatura's output; pages are
+// read by buildTree.
+func blocks(n *html.Node) []block {
 	var out []block
 	var cur strings.Builder
 	linkRunes := 0
-	started, done := after == nil, false
 	flush := func() {
-		if s := collapse(cur.String()); s != "" && started {
+		if s := collapse(cur.String()); s != "" {
 			out = append(out, block{text: s, runes: utf8.RuneCountInString(s), linkRunes: linkRunes})
 		}
 		cur.Reset()
@@ -57,19 +57,6 @@ func blocksBetween(n *html.Node, skip map[atom.Atom]bool, after *html.Node, stop
 	}
 	var walk func(n *html.Node, inLink bool)
 	walk = func(n *html.Node, inLink bool) {
-		if done {
-			return
-		}
-		if n == after {
-			flush() // drops the text before after, which is outside the range
-			started = true
-			return
-		}
-		if started && stop != nil && stop(n) {
-			flush()
-			done = true
-			return
-		}
 		switch n.Type {
 		case html.TextNode:
 			cur.WriteString(n.Data)
@@ -78,7 +65,7 @@ func blocksBetween(n *html.Node, skip map[atom.Atom]bool, after *html.Node, stop
 			}
 			return
 		case html.ElementNode:
-			if skip[n.DataAtom] || n.DataAtom == atom.Script || n.DataAtom == atom.Style {
+			if n.DataAtom == atom.Script || n.DataAtom == atom.Style {
 				return
 			}
 			inLink = inLink || isLink(n)
@@ -107,12 +94,12 @@ func blocksBetween(n *html.Node, skip map[atom.Atom]bool, after *html.Node, stop
 // related-article cards), which would let such boxes pass as prose.
 type pageLinks map[string]int
 
-// newPageLinks indexes the blocks under root. A text found more than once
-// keeps its fewest link runes: prose that is also a link elsewhere on the
-// page (a headline repeated in a menu) stays prose.
-func newPageLinks(root *html.Node) pageLinks {
-	m := pageLinks{}
-	for _, b := range blocks(root, nil) {
+// links indexes the blocks of the page. A text found more than once keeps
+// its fewest link runes: prose that is also a link elsewhere on the page
+// (a headline repeated in a menu) stays prose.
+func (t *tree) links() pageLinks {
+	m := make(pageLinks, len(t.blocks))
+	for _, b := range t.blocks {
 		if n, ok := m[b.text]; !ok || b.linkRunes < n {
 			m[b.text] = b.linkRunes
 		}
@@ -129,26 +116,6 @@ func (m pageLinks) mark(bs []block) {
 			bs[i].linkRunes = n
 		}
 	}
-}
-
-// titleOf returns the text of the document's <title>.
-func titleOf(root *html.Node) string {
-	var find func(*html.Node) string
-	find = func(n *html.Node) string {
-		if n.Type == html.ElementNode && n.DataAtom == atom.Title {
-			if n.FirstChild != nil {
-				return collapse(n.FirstChild.Data)
-			}
-			return ""
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if t := find(c); t != "" {
-				return t
-			}
-		}
-		return ""
-	}
-	return find(root)
 }
 
 // isLink reports whether n is a hyperlink: an <a> with an href (without

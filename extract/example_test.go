@@ -38,8 +38,8 @@ func ExampleHTML() {
 	// - The change is paid for by running the mobile library on three days a week instead of five.
 }
 
-// A blog page whose title names its first post: go-trafilatura alone
-// keeps all posts, narrowing keeps that one.
+// A blog page whose title names its first post: the engine alone keeps
+// all posts, narrowing keeps that one (with its heading).
 func ExampleOptions_HTML_titleAnchor() {
 	post := func(title, body string) string {
 		return `<div class="post"><div class="post-title">` + title + `</div><div class="post-body">` + body +
@@ -64,6 +64,6 @@ func ExampleOptions_HTML_titleAnchor() {
 		fmt.Printf("narrowing %v: %d paragraphs, the last %.30q\n", anchor, len(c.Paragraphs), c.Paragraphs[len(c.Paragraphs)-1])
 	}
 	// Output:
-	// narrowing false: 9 paragraphs, the last "We talked about the history of"
-	// narrowing true: 2 paragraphs, the last "The floor of the crater is rel"
+	// narrowing false: 10 paragraphs, the last "We talked about the history of"
+	// narrowing true: 3 paragraphs, the last "The floor of the crater is rel"
 }

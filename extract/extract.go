@@ -1,22 +1,42 @@
 package extract
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
 
 	"github.com/bleve-dedup/bleve-dedup/page"
-	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 )
 
-// ErrNoContent is returned with a Content that has no paragraphs: neither
-// go-trafilatura nor the fallback found main text. Content.Title may still be set.
-var ErrNoContent = errors.New("no main content")
+// EngineFunc is an engine other than Native: it returns the page's title
+// (empty when it found none) and the element holding its main content, or
+// a nil content when it cannot read the page, which then goes to Native.
+// An error means it found no main content (the fallback then runs).
+// pageURL is nil when the page's URL is unknown or has no host.
+type EngineFunc func(doc string, pageURL *url.URL, o Options) (title string, content *html.Node, err error)
+
+// engines are the registered engines, written by init functions only.
+var engines = map[Engine]EngineFunc{}
+
+// RegisterEngine makes fn the Trafilatura engine. Package
+// extract/trafilatura calls it from its init, so that only the programs
+// importing that package link go-trafilatura (bleve's analysis components
+// register the same way). It panics for another engine or a second
+// registration, as it runs only in init functions.
+func RegisterEngine(e Engine, fn EngineFunc) {
+	if e != Trafilatura || engines[e] != nil {
+		panic(fmt.Sprintf("extract: RegisterEngine(%v): not a pluggable engine, or registered twice", e))
+	}
+	engines[e] = fn
+}
 
 // Content is the main content of a page.
 type Content struct {
+	// Title is go-trafilatura's title with the Trafilatura engine; with
+	// Native, the heading that names the page's <title> (the title without
+	// the site's name), else the <title>.
 	Title      string
 	Paragraphs []string // main-text paragraphs in page order, white space collapsed
 }
@@ -33,50 +53,102 @@ func HTML(doc, pageURL string) (Content, error) {
 	return DefaultOptions().HTML(doc, pageURL)
 }
 
-// HTML extracts the main content of an HTML page: go-trafilatura first, and
-// when it finds nothing, the paragraphs of the page outside boilerplate
-// elements (see fallback). It is safe for concurrent use.
+// HTML is HTMLContext without a context.
 func (o Options) HTML(doc, pageURL string) (Content, error) {
-	root, err := html.Parse(strings.NewReader(doc))
+	return o.HTMLContext(context.Background(), doc, pageURL)
+}
+
+// HTMLContext extracts the main content of an HTML page with o's engine,
+// narrows it to the article the title names (TitleAnchor), and when
+// nothing is left takes the long text blocks of the page outside
+// boilerplate elements (see fallback). Its cost is linear in the page
+// whatever its shape. It stops with an error wrapping ctx.Err() soon after
+// ctx is done (it looks at ctx every 1,024 tokens, blocks or runes), so a
+// per-page time limit is a context deadline. Invalid options fail with
+// ErrInvalidOptions. It is safe for concurrent use.
+func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content, error) {
+	if err := o.validate(); err != nil {
+		return Content{}, err
+	}
+	t, err := buildTree(ctx, doc)
 	if err != nil {
-		return Content{}, fmt.Errorf("extract: parse html: %w", err)
-	}
-	topts := trafilatura.Options{
-		EnableFallback:  o.Fallback,
-		Focus:           o.Focus,
-		ExcludeComments: true,
-		IncludeLinks:    true,                 // kept to measure link density of paragraphs
-		HtmlDateMode:    trafilatura.Disabled, // dates are not needed, and the date scan is slow
-		Config:          o.trafilaturaConfig(),
-	}
-	if u, err := url.Parse(pageURL); err == nil && u.Host != "" {
-		topts.OriginalURL = u
+		return Content{}, err
 	}
 	var c Content
-	res, err := trafilatura.ExtractDocument(root, topts)
-	if err == nil {
-		c.Title = collapse(res.Metadata.Title)
-		bs := blocks(res.ContentNode, nil)
-		newPageLinks(root).mark(bs)
-		c.Paragraphs = paragraphs(bs)
+	used := false // go-trafilatura read the page
+	if o.Engine == Trafilatura && len(t.els) <= o.MaxTrafilaturaElements && t.runes() <= o.MaxTrafilaturaRunes {
+		if c, used, err = o.runEngine(ctx, t, doc, pageURL); err != nil {
+			return Content{}, err
+		}
 	}
-	pageTitle := titleOf(root)
+	if !used {
+		c.Paragraphs = paragraphs(t.ck, t.mainBlocks())
+	}
 	if c.Title == "" {
-		c.Title = pageTitle
+		c.Title = t.headline()
 	}
 	if o.TitleAnchor {
 		// Only the <title>: go-trafilatura's title may be the page's one
 		// <h1>, which would anchor any page on its own heading.
-		c.Paragraphs = narrow(root, pageTitle, c.Paragraphs)
+		c.Paragraphs = narrow(t, c.Paragraphs)
 	}
 	if len(c.Paragraphs) == 0 {
-		c.Paragraphs = fallback(root)
+		c.Paragraphs = t.fallback()
+	}
+	if err := t.ck.err(); err != nil {
+		return Content{}, err // the stages above gave up part way
 	}
 	if len(c.Paragraphs) == 0 || (len(c.Paragraphs) == 1 && c.Paragraphs[0] == c.Title) {
 		// go-trafilatura's last resort returns the title of an empty page.
 		return Content{Title: c.Title}, ErrNoContent
 	}
 	return c, nil
+}
+
+// runEngine extracts the main content with o's registered engine. Link
+// density is read from the page as well as from the engine's output (see
+// pageLinks). It reports false when the engine cannot read the page,
+// which is then left to the native engine. go-trafilatura cannot be
+// interrupted: when ctx is done first, it is left to finish on its own
+// (the size limits of Options bound that to a fraction of a second) and
+// runEngine returns ctx's error.
+func (o Options) runEngine(ctx context.Context, t *tree, doc, pageURL string) (Content, bool, error) {
+	u, err := url.Parse(pageURL)
+	if err != nil || u.Host == "" {
+		u = nil
+	}
+	type result struct {
+		title   string
+		content *html.Node
+		err     error
+	}
+	out := make(chan result, 1)
+	run := func() {
+		title, content, err := engines[o.Engine](doc, u, o)
+		out <- result{title, content, err}
+	}
+	if ctx.Done() == nil {
+		run() // nothing can cancel it: no goroutine needed
+	} else {
+		go run()
+	}
+	var r result
+	select {
+	case r = <-out:
+	case <-ctx.Done():
+		return Content{}, true, fmt.Errorf("extract: stopped: %w", ctx.Err())
+	}
+	if r.content == nil && r.err == nil {
+		return Content{}, false, nil
+	}
+	var c Content
+	if r.err == nil {
+		c.Title = collapse(r.title)
+		bs := blocks(r.content)
+		t.links().mark(bs)
+		c.Paragraphs = paragraphs(t.ck, bs)
+	}
+	return c, true, nil
 }
 
 // Text splits plain text into paragraphs: on blank lines when the text has
@@ -96,14 +168,24 @@ func Text(text string) Content {
 	return c
 }
 
-// FromPage extracts the content of p: HTML when it has HTML, otherwise its
-// text. The page's own title (from the input record) wins over the one found
-// in the markup.
+// FromPage is FromPageContext without a context.
 func FromPage(p page.Page) (Content, error) {
+	return FromPageContext(context.Background(), p)
+}
+
+// FromPageContext extracts the content of p with DefaultOptions: HTML when
+// it has HTML, otherwise its text. The page's own title (from the input
+// record) wins over the one found in the markup.
+func FromPageContext(ctx context.Context, p page.Page) (Content, error) {
+	return DefaultOptions().FromPageContext(ctx, p)
+}
+
+// FromPageContext is the package's FromPageContext with o.
+func (o Options) FromPageContext(ctx context.Context, p page.Page) (Content, error) {
 	var c Content
 	var err error
 	if p.HTML != "" {
-		c, err = HTML(p.HTML, p.URL)
+		c, err = o.HTMLContext(ctx, p.HTML, p.URL)
 	} else {
 		c = Text(p.Text)
 		if len(c.Paragraphs) == 0 {

@@ -1,9 +1,6 @@
 package extract
 
-import (
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
-)
+import "golang.org/x/net/html/atom"
 
 // boilerplate elements never hold main text.
 var boilerplate = map[atom.Atom]bool{
@@ -17,15 +14,15 @@ var boilerplate = map[atom.Atom]bool{
 // outside <p> are mostly menu items, bylines and buttons.
 const minFallbackRunes = 30
 
-// fallback is the cheap extractor used when go-trafilatura returns nothing:
+// fallback is the cheap extractor used when the engine returns nothing:
 // the text blocks of the page outside boilerplate elements that are long
 // enough to be prose.
-func fallback(root *html.Node) []string {
+func (t *tree) fallback() []string {
 	var long []block
-	for _, b := range blocks(root, boilerplate) {
-		if b.runes >= minFallbackRunes {
+	for _, b := range t.blocks {
+		if b.flags&fBoilerplate == 0 && b.runes >= minFallbackRunes {
 			long = append(long, b)
 		}
 	}
-	return paragraphs(long)
+	return paragraphs(t.ck, long)
 }

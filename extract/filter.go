@@ -23,27 +23,35 @@ const maxBoilerplateRunes = 80
 // Chinese words must be followed by punctuation, space or the end (Go's \b
 // is ASCII-only). An English timestamp needs a digit after its verb, so
 // "Updated guidance ..." stays.
-var boilerplateLine = regexp.MustCompile(`(?i)^[\s\[(（【〖<«←]*(?:` +
-	`(?:稿件来源|文章来源|本文来源|信息来源|新闻来源|来源于|本文转载自|转载自|转自|摘自|原文地址|原文链接|原标题|责任编辑|版权声明|免责声明)` +
-	`|(?:来源|出处|稿源|作者|编辑|责编|相关阅读|相关链接|相关新闻|相关文章|相关信息|相关评论|延伸阅读|推荐阅读|返回|打印|关闭窗口|关闭)(?:[\s：:】\]）)>»]|$)` +
-	`|(?:source|sources|editor|edited by|related|read more|more information|explore further|provided by|citation|advertisement|this (?:article|story) (?:first )?appeared|originally published|copyright)\b` +
-	`|(?:published|updated|posted)\b.*\d)`)
+var boilerplateLine = prefixGate(`(?i)^[\s\[(（【〖<«←]*(?:`+
+	`(?:稿件来源|文章来源|本文来源|信息来源|新闻来源|来源于|本文转载自|转载自|转自|摘自|原文地址|原文链接|原标题|责任编辑|版权声明|免责声明)`+
+	`|(?:来源|出处|稿源|作者|编辑|责编|相关阅读|相关链接|相关新闻|相关文章|相关信息|相关评论|延伸阅读|推荐阅读|返回|打印|关闭窗口|关闭)(?:[\s：:】\]）)>»]|$)`+
+	`|(?:source|sources|editor|edited by|related|read more|more information|explore further|provided by|citation|advertisement|this (?:article|story) (?:first )?appeared|originally published|copyright)\b`+
+	`|(?:published|updated|posted)\b.*\d)`,
+	" \t\n\f\r[(（【〖<«←", "稿件来源", "文章来源", "本文来源", "信息来源", "新闻来源", "来源于", "本文转载自", "转载自", "转自", "摘自",
+	"原文地址", "原文链接", "原标题", "责任编辑", "版权声明", "免责声明", "来源", "出处", "稿源", "作者", "编辑", "责编",
+	"相关阅读", "相关链接", "相关新闻", "相关文章", "相关信息", "相关评论", "延伸阅读", "推荐阅读", "返回", "打印",
+	"关闭窗口", "关闭", "source", "editor", "edited by", "related", "read more", "more information", "explore further",
+	"provided by", "citation", "advertisement", "this article", "this story", "originally published", "copyright",
+	"published", "updated", "posted")
 
 // boilerplateMark matches copyright notices, pagination and post or page
 // timestamps anywhere in a short line: a numeric date with a time, an
 // English month-name date with a time ("NOVEMBER 20, 2019 10:43"), or a
 // US date before a byline ("11/19/2019 by Lars Brandle"). A bare date is
 // left alone: embedded tweets end with one.
-var boilerplateMark = regexp.MustCompile(`(?i)版权所有|未经授权|禁止转载|不得转载|转载请注明|copyright|©|all rights reserved|` +
-	`上一页|下一页|上一篇|下一篇|查看完整版本|返回顶部|返回首页|` +
-	`\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\D{0,4}\d{1,2}:\d{2}|` +
-	`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4},? (?:at )?\d{1,2}:\d{2}|` +
-	`\b\d{1,2}/\d{1,2}/\d{4} by `)
+var boilerplateMark = containsGate(`(?i)版权所有|未经授权|禁止转载|不得转载|转载请注明|copyright|©|all rights reserved|`+
+	`上一页|下一页|上一篇|下一篇|查看完整版本|返回顶部|返回首页|`+
+	`\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\D{0,4}\d{1,2}:\d{2}|`+
+	`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4},? (?:at )?\d{1,2}:\d{2}|`+
+	`\b\d{1,2}/\d{1,2}/\d{4} by `,
+	true, "版权所有", "未经授权", "禁止转载", "不得转载", "转载请注明", "copyright", "©", "all rights reserved",
+	"上一页", "下一页", "上一篇", "下一篇", "查看完整版本", "返回顶部", "返回首页")
 
 // byline matches an English byline alone on its line: "By" and up to five
 // capitalised words ("By Jeff Foust", "BY JERUSALEM POST STAFF"). The
 // capitals keep sentences such as "By then it was over." out.
-var byline = regexp.MustCompile(`^(?:By|BY|by)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:and\s+)?\p{Lu}[\p{L}.'’-]*){0,4}$`)
+var byline = prefixGate(`^(?:By|BY|by)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:and\s+)?\p{Lu}[\p{L}.'’-]*){0,4}$`, "", "by")
 
 // promo matches the calls to action and credits that news sites append to
 // an article: newsletter and subscription prompts, "follow us on Twitter",
@@ -51,12 +59,14 @@ var byline = regexp.MustCompile(`^(?:By|BY|by)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:an
 // contributed to this report", "Reporting by X; Editing by Y"), "share it
 // with a friend", citation lines. They read as prose, so only the tail of
 // the text is tested (see paragraphs).
-var promo = regexp.MustCompile(`(?i)\b(?:subscribe|newsletters?|inbox)\b` +
-	`|\bfollow\b.{0,60}\bon (?:twitter|facebook|instagram)\b|\bfollow (?:us|him|her|them|me) @` +
-	`|\bcontributed (?:to )?(?:this|the) (?:report|story)|\bcontributed reporting\b` +
-	`|\bshare (?:it|this(?: story| article)?) with\b|\bif you (?:enjoyed|liked) this\b` +
-	`|\breporting by\b|\bediting by\b|^contributing:` +
-	`|^citation:|\bretrieved\b.*\bfrom https?://|(?:^|\s)[\w.+-]+@[\w-]+\.[a-z]{2,}`)
+var promo = containsGate(`(?i)\b(?:subscribe|newsletters?|inbox)\b`+
+	`|\bfollow\b.{0,60}\bon (?:twitter|facebook|instagram)\b|\bfollow (?:us|him|her|them|me) @`+
+	`|\bcontributed (?:to )?(?:this|the) (?:report|story)|\bcontributed reporting\b`+
+	`|\bshare (?:it|this(?: story| article)?) with\b|\bif you (?:enjoyed|liked) this\b`+
+	`|\breporting by\b|\bediting by\b|^contributing:`+
+	`|^citation:|\bretrieved\b.*\bfrom https?://|(?:^|\s)[\w.+-]+@[\w-]+\.[a-z]{2,}`,
+	false, "subscribe", "newsletter", "inbox", "follow", "contributed", "share", "if you", "reporting by",
+	"editing by", "contributing:", "citation:", "retrieved", "@")
 
 // A promo is dropped only among the last tailParagraphs paragraphs and up
 // to maxPromoRunes: earlier in an article, or in a long paragraph,
@@ -65,6 +75,53 @@ const (
 	tailParagraphs = 5
 	maxPromoRunes  = 300
 )
+
+// gated is a regular expression run only on text that passes its gate,
+// a test every match passes: most lines do not, and the backtracking
+// matcher costs microseconds a line. The gate is one of the literals at
+// the start of the text (after runes in lead), with prefix, or anywhere
+// in it, else; with digit, an ASCII digit anywhere opens it too. The
+// literals are lower case; the text is lower-cased for the gate, not for
+// the expression.
+type gated struct {
+	re       *regexp.Regexp
+	prefix   bool
+	lead     string
+	digit    bool
+	literals []string
+}
+
+// containsGate returns a gated expression opened by any of literals
+// anywhere in the text, or with digit by an ASCII digit.
+func containsGate(expr string, digit bool, literals ...string) gated {
+	return gated{re: regexp.MustCompile(expr), digit: digit, literals: literals}
+}
+
+// prefixGate returns a gated expression opened by any of literals at the
+// start of the text after a run of runes in lead.
+func prefixGate(expr, lead string, literals ...string) gated {
+	return gated{re: regexp.MustCompile(expr), prefix: true, lead: lead, literals: literals}
+}
+
+// match reports whether the expression matches s; lower is s in lower
+// case.
+func (g gated) match(s, lower string) bool {
+	open := g.digit && strings.ContainsAny(s, "0123456789")
+	if g.prefix {
+		lower = strings.TrimLeft(lower, g.lead)
+	}
+	for _, l := range g.literals {
+		if open {
+			break
+		}
+		if g.prefix {
+			open = strings.HasPrefix(lower, l)
+		} else {
+			open = strings.Contains(lower, l)
+		}
+	}
+	return open && g.re.MatchString(s)
+}
 
 // isBoilerplate reports whether a paragraph is template text rather than
 // article text: link-heavy, without any letter or digit, or a short
@@ -76,8 +133,11 @@ func isBoilerplate(b block) bool {
 	if !strings.ContainsFunc(b.text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 		return true
 	}
-	return b.runes <= maxBoilerplateRunes &&
-		(boilerplateLine.MatchString(b.text) || boilerplateMark.MatchString(b.text) || byline.MatchString(b.text))
+	if b.runes > maxBoilerplateRunes {
+		return false
+	}
+	lower := strings.ToLower(b.text)
+	return boilerplateLine.match(b.text, lower) || boilerplateMark.match(b.text, lower) || byline.match(b.text, lower)
 }
 
 // maxBoxHeadingRunes: a paragraph this short right before a link-heavy
@@ -86,11 +146,14 @@ const maxBoxHeadingRunes = 10
 
 // paragraphs keeps the text of the blocks that are not boilerplate, after
 // joining broken sentences (see joinBroken) and without the promotional
-// lines that end many articles (see promo).
-func paragraphs(bs []block) []string {
-	bs = joinBroken(bs)
-	var kept []block
+// lines that end many articles (see promo). It overwrites bs.
+func paragraphs(ck *check, bs []block) []string {
+	bs = joinBroken(ck, bs)
+	kept := bs[:0] // filtered in place: kept never passes the block read
 	for i, b := range bs {
+		if ck.stop() {
+			return nil
+		}
 		if !isBoilerplate(b) {
 			kept = append(kept, b)
 			continue
@@ -103,7 +166,7 @@ func paragraphs(bs []block) []string {
 	}
 	var out []string
 	for i, b := range kept {
-		if i >= len(kept)-tailParagraphs && b.runes <= maxPromoRunes && promo.MatchString(b.text) {
+		if i >= len(kept)-tailParagraphs && b.runes <= maxPromoRunes && promo.match(b.text, strings.ToLower(b.text)) {
 			continue
 		}
 		out = append(out, b.text)
@@ -115,21 +178,53 @@ func paragraphs(bs []block) []string {
 // before it when that one ends in a letter or a comma: go-trafilatura
 // splits a paragraph of loose text (text between <br>s) at a link, and
 // the piece that starts with the link, mostly link text, would otherwise
-// fail the link-density test. Scripts without case are left alone.
-func joinBroken(bs []block) []block {
+// fail the link-density test; pages break sentences at <br> too
+// (hard-wrapped text). Scripts without case are left alone. A run of
+// joined blocks is written once, so the cost stays linear however many
+// blocks a run joins (appending each block to the text so far was
+// quadratic: 25 s for 8 MB of lower-case text).
+func joinBroken(ck *check, bs []block) []block {
+	if !anyBroken(bs) {
+		return bs // most pages, and all Chinese ones
+	}
 	var out []block
-	for _, b := range bs {
-		n := len(out)
-		if n == 0 || !continues(out[n-1].text, b.text) {
-			out = append(out, b)
+	for i := 0; i < len(bs) && !ck.stop(); {
+		j := i + 1
+		for j < len(bs) && continues(bs[j-1].text, bs[j].text) {
+			j++
+		}
+		if j == i+1 {
+			out = append(out, bs[i])
+			i = j
 			continue
 		}
-		p := &out[n-1]
-		p.text += " " + b.text
-		p.runes = utf8.RuneCountInString(p.text)
-		p.linkRunes += b.linkRunes
+		joined := bs[i]
+		var sb strings.Builder
+		sb.WriteString(bs[i].text)
+		for _, b := range bs[i+1 : j] {
+			if ck.stop() {
+				return out
+			}
+			sb.WriteByte(' ')
+			sb.WriteString(b.text)
+			joined.runes += 1 + b.runes
+			joined.linkRunes += b.linkRunes
+		}
+		joined.text = sb.String()
+		out = append(out, joined)
+		i = j
 	}
 	return out
+}
+
+// anyBroken reports whether a block of bs continues the one before it.
+func anyBroken(bs []block) bool {
+	for i := 1; i < len(bs); i++ {
+		if continues(bs[i-1].text, bs[i].text) {
+			return true
+		}
+	}
+	return false
 }
 
 // continues reports whether next continues the sentence that prev leaves

@@ -1,12 +1,12 @@
 package extract
 
 import (
+	"iter"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/text/unicode/norm"
 )
@@ -71,39 +71,39 @@ var sectionSkip = map[atom.Atom]bool{
 }
 
 // narrow returns the paragraphs of the article the page title names when
-// they should replace extracted, go-trafilatura's paragraphs: when
-// extracted holds them, starts with them and is much longer (the other
-// posts of a multi-post page, a template's boxes). It returns extracted
-// otherwise, in particular when no heading names the title. Headings that
-// name the title are tried best first (see anchors); the first whose
-// section passes wins, so a title repeated in a side box does not hide
-// the article's own heading.
+// they should replace extracted, the engine's paragraphs: when extracted
+// holds them, starts with them and is much longer (the other posts of a
+// multi-post page, a template's boxes). It returns extracted otherwise, in
+// particular when no heading names the title. Headings that name the
+// title are tried best first (see anchors); the first whose section
+// passes wins, so a title repeated in a side box does not hide the
+// article's own heading.
 //
 // It never uses a section that extracted does not hold: measured, taking
 // the section when go-trafilatura found other text made a few good
 // extractions empty or wrong (a picture caption under the heading, a
 // heading repeated in a side box) for a small gain on broken ones.
-func narrow(root *html.Node, title string, extracted []string) []string {
+func narrow(t *tree, extracted []string) []string {
 	ext := strings.Join(extracted, "\n")
 	extRunes := float64(utf8.RuneCountInString(ext))
-	var extShingles map[string]bool // computed when first needed
-	hs := anchors(root, titleKeys(title))
+	var extShingles shingleSet // computed when first needed
+	hs := t.titleAnchors()
 	for _, h := range hs[:min(len(hs), maxAnchors)] {
-		ps := section(h)
+		ps := t.section(h)
 		sec := strings.Join(ps, "\n")
-		if tokenCount(ps) < minSectionTokens || float64(utf8.RuneCountInString(sec)) >= maxSectionShare*extRunes {
+		if !hasTokens(t.ck, ps, minSectionTokens) || float64(utf8.RuneCountInString(sec)) >= maxSectionShare*extRunes {
 			continue
 		}
 		if extShingles == nil {
-			extShingles = shingleSet(ext)
+			extShingles = shinglesOf(t.ck, ext)
 		}
-		secShingles := shingleSet(sec)
+		secShingles := shinglesOf(t.ck, sec)
 		if containment(secShingles, extShingles) < minContained ||
-			float64(lead(extracted, secShingles)) > maxLeadShare*extRunes {
+			float64(lead(t.ck, extracted, secShingles)) > maxLeadShare*extRunes {
 			continue
 		}
-		// Keep go-trafilatura's copy of the heading, if it kept one.
-		key := normKey(textOf(h))
+		// Keep the engine's copy of the heading, if it kept one.
+		key := normKey(t.text(h))
 		for _, p := range extracted {
 			if normKey(p) == key {
 				return append([]string{p}, ps...)
@@ -145,42 +145,67 @@ func normKey(s string) string {
 	}, norm.NFKC.String(s))
 }
 
+// titleAnchors returns the headings that name the page's title (see
+// anchors), computed once.
+func (t *tree) titleAnchors() []int32 {
+	if !t.anchorsFound {
+		t.anchorList, t.anchorsFound = t.anchors(titleKeys(t.title)), true
+	}
+	return t.anchorList
+}
+
+// headline returns the text of the heading that best names the page's
+// title, without the site's name the title adds ("Tide tables" for "Tide
+// tables · Field Notes"), or the title when no heading names it.
+func (t *tree) headline() string {
+	if hs := t.titleAnchors(); len(hs) > 0 {
+		return t.text(hs[0])
+	}
+	return t.title
+}
+
 // anchors returns the h1-h6 elements of the page that name one of keys,
 // best first: exact matches before similar ones, then by the key's rank,
-// then in document order.
-func anchors(root *html.Node, keys []string) []*html.Node {
+// then in document order. Headings inside a heading are not tried.
+func (t *tree) anchors(keys []string) []int32 {
 	if len(keys) == 0 {
 		return nil
 	}
 	type candidate struct {
-		n       *html.Node
+		el      int32
 		similar bool // not equal, only similar
 		key     int
 	}
+	maxKey := 0
+	keyBigrams := make([]map[[2]rune]int, len(keys))
+	for i, k := range keys {
+		maxKey = max(maxKey, utf8.RuneCountInString(k))
+		keyBigrams[i] = bigrams(k)
+	}
 	var cs []candidate
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if headingLevel(n) > 0 {
-			text := normKey(textOf(n))
-			for i, k := range keys {
-				if text == k {
-					cs = append(cs, candidate{n, false, i})
-					return
-				}
-			}
-			for i, k := range keys {
-				if dice(text, k) >= minHeadingSimilarity {
-					cs = append(cs, candidate{n, true, i})
-					return
-				}
-			}
-			return
+	for i := int32(1); i < int32(len(t.els)) && !t.ck.stop(); i++ {
+		e := &t.els[i]
+		if e.flags&fHeading == 0 {
+			continue
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+		h := i
+		i = e.last // headings inside this one are skipped
+		text := normKey(t.text(h))
+		if j := slices.Index(keys, text); j >= 0 {
+			cs = append(cs, candidate{h, false, j})
+			continue
+		}
+		if utf8.RuneCountInString(text) > 2*maxKey {
+			continue // too long to be similar to a key
+		}
+		tb := bigrams(text)
+		for j := range keys {
+			if dice(tb, keyBigrams[j]) >= minHeadingSimilarity {
+				cs = append(cs, candidate{h, true, j})
+				break
+			}
 		}
 	}
-	walk(root)
 	slices.SortStableFunc(cs, func(a, b candidate) int {
 		if a.similar != b.similar {
 			if a.similar {
@@ -190,9 +215,9 @@ func anchors(root *html.Node, keys []string) []*html.Node {
 		}
 		return a.key - b.key
 	})
-	out := make([]*html.Node, len(cs))
+	out := make([]int32, len(cs))
 	for i, c := range cs {
-		out[i] = c.n
+		out[i] = c.el
 	}
 	return out
 }
@@ -202,94 +227,78 @@ func anchors(root *html.Node, keys []string) []*html.Node {
 // it, up to the heading that starts the next item (see nextItem). The
 // search starts above the <header> or <hgroup> that holds h, if any: those
 // hold the heading's own standfirst, byline and picture, not the article.
-func section(h *html.Node) []string {
-	start := h.Parent
-	for a := h.Parent; a != nil; a = a.Parent {
-		if a.DataAtom == atom.Header || a.DataAtom == atom.Hgroup {
-			start = a.Parent
+// Text in a sectionSkip element inside the ancestor is left out. The climb
+// gives up after a work budget linear in the page, which only deep,
+// pathological pages reach.
+func (t *tree) section(h int32) []string {
+	he := &t.els[h]
+	start := he.parent
+	for a := he.parent; a > 0; a = t.els[a].parent {
+		if tag := t.els[a].tag; tag == atom.Header || tag == atom.Hgroup {
+			start = t.els[a].parent
 		}
 	}
-	stop := nextItem(h)
+	stop := t.nextItem(h)
+	budget := 16*len(t.blocks) + 1<<16
 	var ps []string
-	for a := start; a != nil; a = a.Parent {
-		bs := blocksBetween(a, sectionSkip, h, stop)
-		if runesOf(bs) < minSectionTokens && a.DataAtom != atom.Body {
+	for a := start; a >= 0; a = t.els[a].parent {
+		ae := &t.els[a]
+		top := a == 0 || ae.tag == atom.Body
+		lo, hi := he.end, max(he.end, min(ae.end, stop))
+		if budget -= int(hi - lo); budget < 0 {
+			return nil
+		}
+		var bs []block
+		runes := 0
+		for _, b := range t.blocks[lo:hi] {
+			if t.ck.stop() {
+				return nil
+			}
+			if b.skipDepth < ae.depth {
+				bs = append(bs, b)
+				runes += b.runes
+			}
+		}
+		if runes < minSectionTokens && !top {
 			continue // too short even before filtering (a token has a rune at least)
 		}
-		ps = paragraphs(bs)
-		if tokenCount(ps) >= minSectionTokens || a.DataAtom == atom.Body {
+		ps = paragraphs(t.ck, bs)
+		if hasTokens(t.ck, ps, minSectionTokens) || top {
 			break
 		}
 	}
 	return ps
 }
 
-// nextItem returns a test for the heading that ends the section of h: one
-// of the same or a higher rank that is no deeper in the tree than h, such
-// as the title of the next post. Deeper ones are the article's own
-// subheadings, nested in its body.
-func nextItem(h *html.Node) func(*html.Node) bool {
-	level, depth := headingLevel(h), depthOf(h)
-	return func(n *html.Node) bool {
-		l := headingLevel(n)
-		return l > 0 && l <= level && depthOf(n) <= depth
+// nextItem returns the first block of the heading that ends the section
+// of h: one of the same or a higher rank that is no deeper in the tree
+// than h, such as the title of the next post. Deeper ones are the
+// article's own subheadings, nested in its body.
+func (t *tree) nextItem(h int32) int32 {
+	he := &t.els[h]
+	level := headingLevelOf(he.tag)
+	for i := he.last + 1; i < int32(len(t.els)); i++ {
+		e := &t.els[i]
+		if l := headingLevelOf(e.tag); l > 0 && l <= level && e.depth <= he.depth {
+			return e.first
+		}
 	}
+	return int32(len(t.blocks))
 }
 
-// depthOf returns the number of ancestors of n.
-func depthOf(n *html.Node) int {
-	d := 0
-	for p := n.Parent; p != nil; p = p.Parent {
-		d++
-	}
-	return d
-}
-
-// headingLevel returns n for an <hn> element, 0 for any other node.
-func headingLevel(n *html.Node) int {
-	if n.Type != html.ElementNode {
-		return 0
-	}
-	switch n.DataAtom {
-	case atom.H1:
-		return 1
-	case atom.H2:
-		return 2
-	case atom.H3:
-		return 3
-	case atom.H4:
-		return 4
-	case atom.H5:
-		return 5
-	case atom.H6:
-		return 6
-	}
-	return 0
-}
-
-// textOf returns the text under n, outside script and style.
-func textOf(n *html.Node) string {
-	var sb strings.Builder
-	for _, b := range blocks(n, nil) {
-		sb.WriteString(b.text)
-		sb.WriteByte(' ')
-	}
-	return sb.String()
-}
-
-// dice returns the Dice coefficient of the rune bigrams of a and b.
-func dice(a, b string) float64 {
-	ba, bb := bigrams(a), bigrams(b)
-	if len(ba) == 0 || len(bb) == 0 {
+// dice returns the Dice coefficient of two bigram multisets.
+func dice(a, b map[[2]rune]int) float64 {
+	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
 	common := 0
-	for g, n := range ba {
-		common += min(n, bb[g])
+	for g, n := range a {
+		common += min(n, b[g])
 	}
-	return 2 * float64(common) / float64(sumCounts(ba)+sumCounts(bb))
+	return 2 * float64(common) / float64(sumCounts(a)+sumCounts(b))
 }
 
+// bigrams returns the multiset of rune bigrams of s.
 func bigrams(s string) map[[2]rune]int {
 	rs := []rune(s)
 	m := map[[2]rune]int{}
@@ -307,30 +316,25 @@ func sumCounts[K comparable](m map[K]int) int {
 	return n
 }
 
-// runesOf returns the number of runes in bs.
-func runesOf(bs []block) int {
-	n := 0
-	for _, b := range bs {
-		n += b.runes
-	}
-	return n
-}
-
-// tokenCount returns the number of tokens in ps.
-func tokenCount(ps []string) int {
-	n := 0
+// hasTokens reports whether ps hold at least n tokens (see tokenHashes),
+// reading only as far as it needs to.
+func hasTokens(ck *check, ps []string, n int) bool {
 	for _, p := range ps {
-		n += len(tokens(p))
+		for range tokenHashes(ck, p) {
+			if n--; n <= 0 {
+				return true
+			}
+		}
 	}
-	return n
+	return n <= 0
 }
 
 // lead returns the runes of the paragraphs of ps before the first one that
 // is mostly in the shingle set sec.
-func lead(ps []string, sec map[string]bool) int {
+func lead(ck *check, ps []string, sec shingleSet) int {
 	n := 0
 	for _, p := range ps {
-		if containment(shingleSet(p), sec) >= 0.5 {
+		if containment(shinglesOf(ck, p), sec) >= 0.5 {
 			break
 		}
 		n += utf8.RuneCountInString(p)
@@ -338,67 +342,101 @@ func lead(ps []string, sec map[string]bool) int {
 	return n
 }
 
-// tokens splits s into comparison tokens: each Han character is a token
-// (Chinese has no spaces), other runs of letters and digits are lowercased
-// word tokens, everything else separates.
-func tokens(s string) []string {
-	var out []string
-	var word strings.Builder
-	flush := func() {
-		if word.Len() > 0 {
-			out = append(out, word.String())
-			word.Reset()
+// tokenHashes yields a hash of each comparison token of s: each Han character
+// is a token (Chinese has no spaces), other runs of letters, digits and
+// '_' are lower-cased word tokens, everything else separates. It gives up
+// when ck stops.
+func tokenHashes(ck *check, s string) iter.Seq[uint64] {
+	const (
+		offset = 14695981039346656037 // FNV-1a
+		prime  = 1099511628211
+	)
+	return func(yield func(uint64) bool) {
+		h, inWord := uint64(offset), false
+		for _, r := range s {
+			if ck.stop() {
+				return
+			}
+			word := false
+			switch {
+			case r < utf8.RuneSelf:
+				if 'A' <= r && r <= 'Z' {
+					r += 'a' - 'A'
+				}
+				word = 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '_'
+			case unicode.Is(unicode.Han, r):
+				if inWord && !yield(h) {
+					return
+				}
+				h, inWord = offset, false
+				if !yield((offset ^ uint64(r)) * prime) {
+					return
+				}
+				continue
+			default:
+				word = unicode.IsLetter(r) || unicode.IsDigit(r)
+				r = unicode.ToLower(r)
+			}
+			switch {
+			case word:
+				h, inWord = (h^uint64(r))*prime, true
+			case inWord:
+				if !yield(h) {
+					return
+				}
+				h, inWord = offset, false
+			}
+		}
+		if inWord {
+			yield(h)
 		}
 	}
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case unicode.Is(unicode.Han, r):
-			flush()
-			out = append(out, string(r))
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
-			word.WriteRune(r)
-		default:
-			flush()
-		}
-	}
-	flush()
-	return out
 }
 
 // shingleLen is the number of tokens in a shingle.
 const shingleLen = 4
 
-// shingles counts the shingles of s; a text shorter than shingleLen tokens
-// is one shingle.
-func shingles(s string) map[string]int {
-	t := tokens(s)
-	m := map[string]int{}
-	if len(t) > 0 && len(t) < shingleLen {
-		m[strings.Join(t, " ")]++
+// shingleSet is a sorted set of shingle hashes.
+type shingleSet []uint64
+
+// shinglesOf returns the set of shingles (runs of shingleLen tokens) of
+// s; a text shorter than shingleLen tokens is one shingle.
+func shinglesOf(ck *check, s string) shingleSet {
+	var toks []uint64
+	for h := range tokenHashes(ck, s) {
+		toks = append(toks, h)
 	}
-	for i := 0; i+shingleLen <= len(t); i++ {
-		m[strings.Join(t[i:i+shingleLen], " ")]++
+	var set shingleSet
+	if len(toks) > 0 && len(toks) < shingleLen {
+		set = append(set, mix(toks))
 	}
-	return m
+	for i := 0; i+shingleLen <= len(toks); i++ {
+		set = append(set, mix(toks[i:i+shingleLen]))
+	}
+	slices.Sort(set)
+	return slices.Compact(set)
 }
 
-// shingleSet is shingles without the counts.
-func shingleSet(s string) map[string]bool {
-	set := map[string]bool{}
-	for k := range shingles(s) {
-		set[k] = true
+// mix combines token hashes into a shingle hash.
+func mix(toks []uint64) uint64 {
+	h := uint64(len(toks))
+	for _, t := range toks {
+		h = (h^t)*0x9E3779B97F4A7C15 + (h >> 29)
 	}
-	return set
+	return h
 }
 
 // containment returns the share of a's shingles that are in b.
-func containment(a, b map[string]bool) float64 {
+func containment(a, b shingleSet) float64 {
 	if len(a) == 0 {
 		return 0
 	}
-	n := 0
-	for k := range a {
-		if b[k] {
+	n, j := 0, 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j < len(b) && b[j] == x {
 			n++
 		}
 	}

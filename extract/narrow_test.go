@@ -1,13 +1,12 @@
 package extract
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"golang.org/x/net/html"
 )
 
 // TestTitleAnchor extracts pages with and without title-anchored narrowing
@@ -126,14 +125,14 @@ func TestAnchorSection(t *testing.T) {
 		{"no heading", `<title>Alpha - site</title><p>` + long + `</p>`, "", nil},
 	}
 	for _, tt := range tests {
-		root, err := html.Parse(strings.NewReader(tt.doc))
+		tr, err := buildTree(context.Background(), tt.doc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var heading string
 		var got []string
-		if hs := anchors(root, titleKeys(titleOf(root))); len(hs) > 0 {
-			heading, got = strings.TrimSpace(textOf(hs[0])), section(hs[0])
+		if hs := tr.anchors(titleKeys(tr.title)); len(hs) > 0 {
+			heading, got = tr.text(hs[0]), tr.section(hs[0])
 		}
 		if heading != tt.wantHeading || !slices.Equal(got, tt.want) {
 			t.Errorf("%s: first anchor %q, section %q; want %q, %q", tt.name, heading, got, tt.wantHeading, tt.want)
@@ -163,18 +162,18 @@ func TestNarrow(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		root, err := html.Parse(strings.NewReader(tt.doc))
+		tr, err := buildTree(context.Background(), tt.doc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := narrow(root, titleOf(root), tt.extracted); !slices.Equal(got, tt.want) {
+		if got := narrow(tr, tt.extracted); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: narrow = %.60q, want %.60q", tt.name, got, tt.want)
 		}
 	}
 }
 
 // FuzzNarrow checks narrowing's promise on arbitrary markup: it returns
-// go-trafilatura's paragraphs untouched, or collapsed paragraphs that are
+// the engine's paragraphs untouched, or collapsed paragraphs that are
 // mostly text of those.
 func FuzzNarrow(f *testing.F) {
 	for _, name := range []string{"multipost.html", "newsheader.html", "nomatch.html"} {
@@ -184,12 +183,12 @@ func FuzzNarrow(f *testing.F) {
 	}
 	f.Add("<title>A - b</title><h1>A</h1><p>"+words("w", 60)+"</p>", words("w", 60)+"\n"+words("v", 200))
 	f.Fuzz(func(t *testing.T, doc, extractedText string) {
-		root, err := html.Parse(strings.NewReader(doc))
+		tr, err := buildTree(context.Background(), doc)
 		if err != nil {
-			t.Skip()
+			t.Fatal(err)
 		}
 		extracted := Text(extractedText).Paragraphs
-		got := narrow(root, titleOf(root), extracted)
+		got := narrow(tr, extracted)
 		if slices.Equal(got, extracted) {
 			return
 		}
@@ -198,7 +197,7 @@ func FuzzNarrow(f *testing.F) {
 				t.Errorf("paragraph %q is not collapsed", p)
 			}
 		}
-		if c := containment(shingleSet(strings.Join(got, "\n")), shingleSet(strings.Join(extracted, "\n"))); c < minContained {
+		if c := containment(shinglesOf(nil, strings.Join(got, "\n")), shinglesOf(nil, strings.Join(extracted, "\n"))); c < minContained {
 			t.Errorf("narrowed text is %.2f in the extracted text, want >= %.2f", c, minContained)
 		}
 	})

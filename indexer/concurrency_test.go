@@ -1,14 +1,18 @@
 package indexer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/blevesearch/bleve/v2"
 )
 
 // partition returns the store's clusters as sorted member lists, sorted.
@@ -88,5 +92,77 @@ func TestBatchStoreFailure(t *testing.T) {
 	decs, err := ix.Batch(docs)
 	if !errors.Is(err, dedupfilter.ErrClosed) || len(decs) != 0 {
 		t.Errorf("Batch on a closed store = %d decisions, %v; want none and ErrClosed", len(decs), err)
+	}
+}
+
+// TestFlushAfter feeds pages slowly, as a crawler posting to a server
+// would: with FlushAfter each page becomes searchable while the input is
+// still open, without it only when the batch fills or the input ends.
+func TestFlushAfter(t *testing.T) {
+	tests := []struct {
+		name       string
+		flushAfter time.Duration
+		wantSeen   bool
+	}{
+		{"flush after 100ms", 100 * time.Millisecond, true},
+		{"full batches only", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ix, err := Open(t.TempDir(), DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			feed := make(chan page.Page)
+			pages := func(yield func(page.Page, error) bool) {
+				for p := range feed {
+					if !yield(p, nil) {
+						return
+					}
+				}
+			}
+			o := DefaultRunOptions()
+			o.FlushAfter = tt.flushAfter
+			done := make(chan error, 1)
+			go func() {
+				_, err := ix.IndexPages(context.Background(), pages, o)
+				done <- err
+			}()
+			for i := range 3 {
+				feed <- page.Page{ID: fmt.Sprint("p", i), Text: strings.Join(article(fmt.Sprint("slow feed ", i), 3), "\n\n")}
+				seen := searchable(t, ix, fmt.Sprint("p", i), time.Second)
+				if seen != tt.wantSeen {
+					t.Errorf("page %d searchable with the input open: got %v, want %v", i, seen, tt.wantSeen)
+				}
+			}
+			close(feed)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := ix.Bleve().DocCount(); n != 3 {
+				t.Errorf("after the input ended: got %d documents, want 3", n)
+			}
+		})
+	}
+}
+
+// searchable reports whether id is in ix's search index within wait
+// (looked at once at least).
+func searchable(tb testing.TB, ix *Index, id string, wait time.Duration) bool {
+	tb.Helper()
+	end := time.Now().Add(wait)
+	for {
+		res, err := ix.Search(bleve.NewSearchRequest(bleve.NewDocIDQuery([]string{id})))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if res.Total == 1 {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

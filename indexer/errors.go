@@ -12,6 +12,8 @@ var (
 	ErrInvalidDocument = errors.New("invalid document")
 	// ErrInvalidOptions: an Options or RunOptions field out of range.
 	ErrInvalidOptions = errors.New("invalid options")
+	// ErrPageTimeout: a page's extraction ran past RunOptions.PageTimeout.
+	ErrPageTimeout = errors.New("page timed out")
 	// ErrLocked: another process has the index open for writing.
 	ErrLocked = errors.New("index in use by another process")
 	// ErrReadOnly: a write to an index opened with Options.ReadOnly. It is

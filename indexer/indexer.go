@@ -58,6 +58,13 @@ type Options struct {
 	// same-site copy). Turning it off makes different articles in one
 	// template look alike.
 	KeepSiteText bool
+	// SharedStore, when set, is the URL of a store shared by several
+	// indexes, each this process' own bleve shard:
+	// redis://HOST:PORT[,HOST:PORT...][/NAME] (see dedupfilter.OpenRedis).
+	// The shared store holds the decisions (signatures, posting lists,
+	// clusters); DIR/store keeps what is this shard's own (payloads,
+	// pending bleve writes, site tables). Default "": the embedded store.
+	SharedStore string
 	// ReadOnly opens the index for searching only: no pending writes are
 	// repaired, and every write fails with ErrReadOnly. It works on a
 	// read-only file system, or on a copy of an index; not on an index
@@ -68,6 +75,15 @@ type Options struct {
 	// cluster re-decided (sitetext.DefaultStaleShare, the default; 0
 	// re-decides on every reveal).
 	StaleShare float64
+	// MaxTextBytes caps the main text of a document that is analysed and
+	// indexed (default 256 KiB; 0: no cap); the rest is left out, at a
+	// paragraph or character boundary, and the document counted as
+	// Truncated. Indexing is linear in the text, but 8 MB of unbroken
+	// Chinese costs bleve seconds and a GiB (its bigrams), and a stop
+	// waits for the batch being committed; an article is rarely past 100
+	// KB. Like Google's 15 MB cut of a page, a bound on one page's cost
+	// whatever the page.
+	MaxTextBytes int
 }
 
 // TextFields are the fields a search term without a field name looks in
@@ -78,11 +94,12 @@ func TextFields() []string { return []string{FieldTitle, FieldText} }
 // a zero Options: start from these.
 func DefaultOptions() Options {
 	return Options{
-		Filter:      dedupfilter.DefaultOptions(""),
-		Analyzer:    analyzer.DefaultOptions(),
-		Mapping:     NewMapping(),
-		BleveConfig: DefaultBleveConfig(),
-		StaleShare:  sitetext.DefaultStaleShare,
+		Filter:       dedupfilter.DefaultOptions(""),
+		Analyzer:     analyzer.DefaultOptions(),
+		Mapping:      NewMapping(),
+		BleveConfig:  DefaultBleveConfig(),
+		StaleShare:   sitetext.DefaultStaleShare,
+		MaxTextBytes: 256 << 10,
 	}
 }
 
@@ -147,6 +164,8 @@ type Index struct {
 	site     *sitetext.Table // nil when Options.KeepSiteText or NoDedup
 	noDedup  bool
 	readOnly bool
+	maxText  int
+	shared   bool // the filter's store is shared (Options.SharedStore)
 
 	mu       sync.Mutex // one filter decision and its bleve write at a time
 	repaired int
@@ -178,7 +197,7 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
 	}
-	ix := &Index{analyzer: an, noDedup: opts.NoDedup, readOnly: opts.ReadOnly}
+	ix := &Index{analyzer: an, noDedup: opts.NoDedup, readOnly: opts.ReadOnly, maxText: opts.MaxTextBytes}
 	if err := ix.open(dir, opts); err != nil {
 		return nil, errors.Join(err, ix.Close())
 	}
@@ -209,7 +228,13 @@ func (ix *Index) open(dir string, opts Options) error {
 		return openError(dir, fo.Dir, err)
 	}
 	ix.store = db
-	if ix.filter, err = dedupfilter.New(db, fo); err != nil {
+	if opts.SharedStore != "" {
+		ix.shared = true
+		ix.filter, err = dedupfilter.OpenRedis(opts.SharedStore, db, fo)
+	} else {
+		ix.filter, err = dedupfilter.New(db, fo)
+	}
+	if err != nil {
 		return fmt.Errorf("indexer: %s: %w", fo.Dir, err)
 	}
 	if !opts.KeepSiteText && !opts.NoDedup {
@@ -259,7 +284,7 @@ func openError(dir, store string, err error) error {
 			holder = "process " + pid
 		}
 	}
-	return fmt.Errorf("indexer: %s is open in %s (an index or serve command): search it through that process' server (--server URL), or stop it first: %w", dir, holder, ErrLocked)
+	return fmt.Errorf("indexer: %s is open in %s (an index or serve command): reach it through that process' server (--server URL: search, dups, and index when it serves with --ingest), or stop it first: %w", dir, holder, ErrLocked)
 }
 
 // Repaired is the number of pending bleve operations Open re-applied
@@ -268,6 +293,9 @@ func (ix *Index) Repaired() int { return ix.repaired }
 
 // Bleve returns the underlying bleve index, for reading.
 func (ix *Index) Bleve() bleve.Index { return ix.bleve }
+
+// Doc returns document id with its payload (see dedupfilter.Filter.Doc).
+func (ix *Index) Doc(id string) (dedupfilter.Entry, error) { return ix.filter.Doc(id) }
 
 // Filter returns the dedup filter, for reading clusters and documents.
 func (ix *Index) Filter() *dedupfilter.Filter { return ix.filter }

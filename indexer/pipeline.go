@@ -26,6 +26,19 @@ type RunOptions struct {
 	// BatchSize is the number of documents per bleve batch. Larger
 	// batches index faster and hold more pages in memory. Default 200.
 	BatchSize int
+	// FlushAfter, when positive, commits a batch once its first page has
+	// waited that long, full or not: pages arriving slowly (a crawler
+	// feeding a server) become searchable within about FlushAfter plus a
+	// commit. Zero (the default) commits full batches only, the fastest
+	// for a bulk run.
+	FlushAfter time.Duration
+	// PageTimeout bounds the extraction of one page (default 10s; 0: no
+	// bound): a page that takes longer is skipped with an error wrapping
+	// ErrPageTimeout. Extraction is linear in the page and a page is at
+	// most page.Options.MaxBytes, so this is a safety net that only a
+	// starved machine should meet; it makes a run's outcome depend on
+	// the machine's load, so it is generous.
+	PageTimeout time.Duration
 	// Progress, when set, is called after each batch with running totals.
 	Progress func(Stats)
 	// OnError, when set, is called with each per-document error (an
@@ -35,12 +48,12 @@ type RunOptions struct {
 
 // DefaultRunOptions returns the defaults documented on RunOptions.
 func DefaultRunOptions() RunOptions {
-	return RunOptions{Workers: runtime.GOMAXPROCS(0), BatchSize: 200}
+	return RunOptions{Workers: runtime.GOMAXPROCS(0), BatchSize: 200, PageTimeout: 10 * time.Second}
 }
 
 func (o RunOptions) validate() error {
-	if o.Workers < 1 || o.BatchSize < 1 {
-		return fmt.Errorf("indexer: Workers %d and BatchSize %d must be positive: %w", o.Workers, o.BatchSize, ErrInvalidOptions)
+	if o.Workers < 1 || o.BatchSize < 1 || o.FlushAfter < 0 || o.PageTimeout < 0 {
+		return fmt.Errorf("indexer: Workers %d and BatchSize %d must be positive, FlushAfter %v and PageTimeout %v not negative: %w", o.Workers, o.BatchSize, o.FlushAfter, o.PageTimeout, ErrInvalidOptions)
 	}
 	return nil
 }
@@ -59,6 +72,9 @@ type Stats struct {
 	// Updated are pages that replaced the stored version of a document:
 	// the same id, or the same canonical URL, with other content.
 	Updated int
+	// Truncated are documents indexed with their text cut at
+	// Options.MaxTextBytes.
+	Truncated int
 	// NotHTML and BadStatus are archive records that hold no page to
 	// index (page.ErrNotHTML, page.ErrHTTPStatus): skipped, not errors.
 	NotHTML, BadStatus int
@@ -75,7 +91,12 @@ func (s Stats) DocsPerSecond() float64 {
 
 // FromPage extracts p's main content as a Document.
 func FromPage(p page.Page) (Document, error) {
-	c, err := extract.FromPage(p)
+	return fromPage(context.Background(), p)
+}
+
+// fromPage is FromPage giving up soon after ctx is done.
+func fromPage(ctx context.Context, p page.Page) (Document, error) {
+	c, err := extract.FromPageContext(ctx, p)
 	if err != nil {
 		return Document{}, &page.Error{Source: p.Source, ID: p.ID, Err: err}
 	}
@@ -103,7 +124,11 @@ type job struct {
 // a stop redoes only what was not decided. The documents decided before
 // the stop are decided exactly as in an uninterrupted run (each commits
 // with its site writes), and so are those after it, given the same input
-// order: the same clusters, representatives and cluster ids.
+// order: the same clusters, representatives and cluster ids. Workers do
+// not change that (decisions are made in input order). Several indexes
+// writing one shared store (Options.SharedStore) interleave their batches
+// in the order they take the store's lease: their clusters are those of
+// some serial order of all their pages, which two runs need not share.
 func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, error], o RunOptions) (Stats, error) {
 	if err := o.validate(); err != nil {
 		return Stats{}, err
@@ -125,7 +150,7 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	for range o.Workers {
 		wg.Go(func() {
 			for j := range jobs {
-				j.done <- ix.stagePage(j.p)
+				j.done <- ix.stagePage(ctx, j.p, o.PageTimeout)
 			}
 		})
 	}
@@ -166,17 +191,27 @@ func read(ctx context.Context, pages iter.Seq2[page.Page, error], jobs, order ch
 // that document, and takes its id (the feature-string paper's cheapest
 // test, same URL). A page the store holds with the same content hash is
 // not extracted again.
-func (ix *Index) stagePage(p page.Page) staged {
+func (ix *Index) stagePage(ctx context.Context, p page.Page, timeout time.Duration) staged {
 	if id := ix.urlOwner(p.URL); id != "" {
 		p.ID = id
 	}
 	h := pageHash(p)
 	e, err := ix.filter.Meta(p.ID)
 	known := err == nil
-	if known && e.Hash == h {
+	// With a shared store, a document another shard added is not this
+	// shard's to skip: it is a page of this run's input all the same.
+	if known && e.Hash == h && e.Local {
 		return staged{doc: dedupfilter.Doc{ID: p.ID}, unchanged: true}
 	}
-	d, err := FromPage(p)
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, ErrPageTimeout)
+		defer cancel()
+	}
+	d, err := fromPage(ctx, p)
+	if err != nil && context.Cause(ctx) == ErrPageTimeout {
+		err = &page.Error{Source: p.Source, ID: p.ID, Err: fmt.Errorf("extraction took longer than %v: %w", timeout, ErrPageTimeout)}
+	}
 	var s staged
 	if err == nil {
 		d.Hash = h
@@ -224,7 +259,23 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		}
 		return err
 	}
-	for j := range order {
+	// due fires FlushAfter after the first page of a batch came in.
+	var due <-chan time.Time
+	for {
+		var j *job
+		var ok bool
+		select {
+		case j, ok = <-order:
+		case <-due:
+			due = nil
+			if err := flush(); err != nil {
+				return st, err
+			}
+			continue
+		}
+		if !ok {
+			break
+		}
 		s := <-j.done
 		if ctx.Err() != nil {
 			break
@@ -254,6 +305,9 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		if s.err == nil && s.update {
 			st.Updated++
 		}
+		if s.err == nil && s.truncated {
+			st.Truncated++
+		}
 		if s.err != nil {
 			st.Errors++
 			if o.OnError != nil {
@@ -261,8 +315,12 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 			}
 			continue
 		}
+		if len(batch) == 0 && o.FlushAfter > 0 {
+			due = time.After(o.FlushAfter)
+		}
 		batch = append(batch, s)
 		if len(batch) == o.BatchSize {
+			due = nil
 			if err := flush(); err != nil {
 				return st, err
 			}

@@ -77,12 +77,15 @@ type staged struct {
 	// unchanged: the store holds the document with the same content hash
 	// already (IndexPages skips it); update: it holds another version.
 	unchanged, update bool
+	truncated         bool // text past Options.MaxTextBytes left out
 }
 
 func (ix *Index) stage(d Document) (staged, error) {
 	if err := validate(d); err != nil {
 		return staged{}, err
 	}
+	paras, truncated := capText(d.Paragraphs, ix.maxText)
+	d.Paragraphs = paras
 	body := map[string]any{}
 	for k, v := range d.Fields {
 		body[k] = v
@@ -97,7 +100,29 @@ func (ix *Index) stage(d Document) (staged, error) {
 		return staged{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
 	}
 	return staged{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time, Hash: d.Hash},
-		body: body, paras: d.Paragraphs, tags: d.Tags}, nil
+		body: body, paras: d.Paragraphs, tags: d.Tags, truncated: truncated}, nil
+}
+
+// capText returns the paragraphs within max bytes in all (max <= 0: no
+// cap), the last one cut at a character boundary, and whether any text
+// was left out.
+func capText(ps []string, max int) ([]string, bool) {
+	if max <= 0 {
+		return ps, false
+	}
+	n := 0
+	for i, p := range ps {
+		if n+len(p) <= max {
+			n += len(p)
+			continue
+		}
+		kept := ps[:i:i]
+		if cut := strings.ToValidUTF8(p[:max-n], ""); cut != "" {
+			kept = append(kept, cut)
+		}
+		return kept, true
+	}
+	return ps, false
 }
 
 func joinParagraphs(ps []string) string {
@@ -134,7 +159,29 @@ func (ix *Index) commit(docs []staged) ([]dedupfilter.Decision, error) {
 		return nil, err
 	}
 	ready, stop := ix.analyze(docs)
-	decs, ops, decideErr := ix.decide(docs, ready)
+	var decs []dedupfilter.Decision
+	var ops []dedupfilter.Op
+	// One right to decide for the batch: a shared store's other writers
+	// wait until its decisions are made.
+	decideErr := ix.filter.Exclusive(func() error {
+		if ix.shared {
+			// A shared store answers in round trips: the batch's reads in
+			// two of them beat a few for each document, though analysis
+			// then no longer overlaps the decisions.
+			var fps []*dedupfilter.Prepared
+			for i := range docs {
+				if <-ready[i]; docs[i].err == nil {
+					fps = append(fps, docs[i].fp)
+				}
+			}
+			if err := ix.filter.Prefetch(fps); err != nil {
+				return err
+			}
+		}
+		var err error
+		decs, ops, err = ix.decide(docs, ready)
+		return err
+	})
 	stop() // after an error, analysis of the documents left is dropped
 	// Ops of decisions already committed must reach bleve even when a later
 	// Add failed, or the stores would disagree until the next Open.

@@ -42,11 +42,7 @@ func FuzzReadJSONL(f *testing.F) {
 	}
 	f.Add([]byte("{\"id\":\"a\",\"text\":\"x\"}\r\n\n{\"id\":\"a\"}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(t.TempDir(), "f.jsonl")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for p, err := range Read([]string{path}, Options{MaxBytes: 64}) {
+		for p, err := range ReadJSONL("f.jsonl", bytes.NewReader(data), Options{MaxBytes: 64}) {
 			if err != nil {
 				if _, ok := err.(*Error); !ok {
 					t.Errorf("error %v is %T, want *Error", err, err)
@@ -67,18 +63,11 @@ func FuzzReadWARC(f *testing.F) {
 		f.Add(gzipMember(f, r))
 	}
 	f.Add(bytes.Join(recs[:4], nil))
+	f.Add(gzipMember(f, bytes.Join(recs[:3], nil)))
 	f.Add(append(gzipMember(f, recs[2]), gzipMember(f, recs[3])[:40]...))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		name := "f.warc"
-		if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-			name = "f.warc.gz"
-		}
-		path := filepath.Join(t.TempDir(), name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
 		var last int64 = -1
-		for p, err := range Read([]string{path}, Options{MaxBytes: 1 << 16}) {
+		for p, err := range ReadWARC("f.warc", bytes.NewReader(data), int64(len(data)), Options{MaxBytes: 1 << 16}) {
 			if err != nil {
 				var pe *Error
 				if !errors.As(err, &pe) {

@@ -190,31 +190,48 @@ func (r *reader) jsonl(path string) bool {
 		return r.fail(Error{Source: path}, "", err)
 	}
 	defer f.Close()
-	var src io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return r.fail(Error{Source: path}, "", err)
-		}
-		src = gz
+	return r.jsonlStream(path, f)
+}
+
+// ReadJSONL yields the pages of one JSONL stream, gzipped or not (told by
+// its first bytes), such as a request body; name stands for it in
+// errors. Problems are yielded as *Error as by Read.
+func ReadJSONL(name string, src io.Reader, opts Options) iter.Seq2[Page, error] {
+	return func(yield func(Page, error) bool) {
+		r := reader{opts: opts, yield: yield}
+		r.jsonlStream(name, src)
 	}
+}
+
+// gzipMagic starts every gzip member.
+var gzipMagic = []byte{0x1f, 0x8b}
+
+func (r *reader) jsonlStream(name string, src io.Reader) bool {
 	br := bufio.NewReaderSize(src, 64<<10)
+	if magic, _ := br.Peek(2); bytes.Equal(magic, gzipMagic) {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return r.fail(Error{Source: name}, "", err)
+		}
+		br = bufio.NewReaderSize(gz, 64<<10)
+	}
 	for n := 1; ; n++ {
 		line, err := readLine(br, r.opts.lineLimit())
 		if errors.Is(err, ErrTooLarge) {
-			if !r.fail(Error{Source: path, Line: n}, "", err) {
+			if !r.fail(Error{Source: name, Line: n}, "", err) {
 				return false
 			}
 			continue
 		}
-		if len(bytes.TrimSpace(line)) > 0 && !r.jsonLine(line, path, n) {
+		if err != nil && err != io.EOF {
+			// The line is cut short: the read error says why.
+			return r.fail(Error{Source: name, Line: n}, "", err)
+		}
+		if len(bytes.TrimSpace(line)) > 0 && !r.jsonLine(line, name, n) {
 			return false
 		}
 		if err == io.EOF {
 			return true
-		}
-		if err != nil {
-			return r.fail(Error{Source: path, Line: n}, "", err)
 		}
 	}
 }

@@ -1,9 +1,14 @@
 package page
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
+	"iter"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -123,3 +128,71 @@ func TestReadStopsEarly(t *testing.T) {
 		t.Errorf("got %d iterations, want 2", n)
 	}
 }
+
+// TestReadStreams reads a JSONL and a WARC input as streams (a request
+// body), plain and gzipped: the pages and problems are those of the file,
+// named by the stream's name.
+func TestReadStreams(t *testing.T) {
+	var plainWARC, gzWARC []byte
+	for _, r := range testRecords(t) {
+		plainWARC = append(plainWARC, r...)
+		gzWARC = append(gzWARC, gzipMember(t, r)...)
+	}
+	jsonl, err := os.ReadFile(filepath.Join("testdata", "pages.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in.jsonl"), string(jsonl))
+	writeFile(t, filepath.Join(dir, "in.warc"), string(plainWARC))
+	tests := []struct {
+		name, file string
+		seq        iter.Seq2[Page, error]
+	}{
+		{"jsonl", "in.jsonl", ReadJSONL("body", bytes.NewReader(jsonl), DefaultOptions())},
+		{"jsonl gzip", "in.jsonl", ReadJSONL("body", bytes.NewReader(gzipMember(t, jsonl)), DefaultOptions())},
+		{"warc", "in.warc", ReadWARC("body", bytes.NewReader(plainWARC), int64(len(plainWARC)), DefaultOptions())},
+		{"warc gzip", "in.warc", ReadWARC("body", bytes.NewReader(gzWARC), int64(len(gzWARC)), DefaultOptions())},
+		{"warc gzipped whole", "in.warc", ReadWARC("body", bytes.NewReader(gzipMember(t, plainWARC)), int64(len(gzipMember(t, plainWARC))), DefaultOptions())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var want, got []string
+			for p, err := range Read([]string{filepath.Join(dir, tt.file)}, DefaultOptions()) {
+				want = append(want, fmt.Sprint(p.ID, p.URL, len(p.HTML), p.Text, err))
+			}
+			for p, err := range tt.seq {
+				if err != nil && !strings.HasPrefix(err.Error(), "page: body") {
+					t.Errorf("error %q does not name the stream", err)
+				}
+				got = append(got, fmt.Sprint(p.ID, p.URL, len(p.HTML), p.Text, err))
+			}
+			if len(want) == 0 {
+				t.Fatal("the file yielded nothing")
+			}
+			for i := range max(len(got), len(want)) {
+				var g, w string
+				if i < len(got) {
+					g = got[i]
+				}
+				if i < len(want) {
+					w = strings.ReplaceAll(want[i], filepath.Join(dir, tt.file), "body")
+				}
+				if tt.name == "warc gzipped whole" {
+					g = strings.ReplaceAll(g, "body (gunzipped)", "body")
+				}
+				if tt.name != "warc" {
+					g = offsets.ReplaceAllString(g, "@N")
+					w = offsets.ReplaceAllString(w, "@N")
+				}
+				if g != w {
+					t.Errorf("item %d: got %q, want %q", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// offsets are the byte offsets in WARC errors, which differ between a
+// plain and a gzipped file.
+var offsets = regexp.MustCompile(`at byte \d+`)

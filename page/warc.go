@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"mime"
 	"net/http"
 	"net/http/httputil"
@@ -26,27 +27,53 @@ import (
 // sniffLen is how many bytes net/http's content sniffing looks at.
 const sniffLen = 512
 
-// warc yields the HTML pages of a WARC file (.warc or .warc.gz, one gzip
-// member per record). A record that cannot be read is reported with its
-// offset, and reading starts again one byte after that record's start:
-// gowarc scans forward to the next gzip member or "WARC/" line, so a cut
-// member does not take the records after it along. A damaged stretch is
-// reported once, at its first record; failures met while scanning on
-// through it are not reported again.
+// warc yields the HTML pages of a WARC file (.warc or .warc.gz).
 func (r *reader) warc(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return r.fail(Error{Source: path}, "", err)
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return r.fail(Error{Source: path}, "", err)
+	}
+	return r.warcStream(path, f, info.Size())
+}
+
+// ReadWARC yields the HTML pages of the WARC file in src's first size
+// bytes, gzipped per record or not, such as a request body spooled to a
+// temporary file; name stands for it in errors. Problems are yielded as
+// *Error as by Read.
+func ReadWARC(name string, src io.ReaderAt, size int64, opts Options) iter.Seq2[Page, error] {
+	return func(yield func(Page, error) bool) {
+		r := reader{opts: opts, yield: yield}
+		r.warcStream(name, src, size)
+	}
+}
+
+// warcStream yields the pages of a WARC file, one gzip member per record
+// when compressed. A record that cannot be read is reported with its
+// offset, and reading starts again one byte after that record's start:
+// gowarc scans forward to the next gzip member or "WARC/" line, so a cut
+// member does not take the records after it along. A damaged stretch is
+// reported once, at its first record; failures met while scanning on
+// through it are not reported again.
+func (r *reader) warcStream(name string, src io.ReaderAt, size int64) bool {
+	whole, err := gzippedWhole(src)
+	if err != nil {
+		return r.fail(Error{Source: name}, "", fmt.Errorf("%w: %w", err, ErrCorrupt))
+	}
+	if whole {
+		return r.gunzipped(name, src, size)
+	}
 	n, resync := 0, false
 	for start := int64(0); ; {
-		// noClose keeps the file open across the restarts.
-		wf, err := gowarc.NewWarcFileReaderFromStream(noClose{f}, start)
+		wf, err := gowarc.NewWarcFileReaderFromStream(io.NewSectionReader(src, 0, size), start)
 		if err != nil {
-			return r.fail(Error{Source: path}, "", err)
+			return r.fail(Error{Source: name}, "", err)
 		}
-		next, cont := r.records(wf, f, path, &n, resync)
+		next, cont := r.records(wf, src, name, &n, resync)
 		wf.Close()
 		if !cont || next < 0 {
 			return cont
@@ -55,7 +82,59 @@ func (r *reader) warc(path string) bool {
 	}
 }
 
-type noClose struct{ io.ReadSeeker }
+// gzippedWhole reports whether src is gzipped as a whole (gzip
+// crawl.warc) rather than a member per record: its first member holds
+// more than one record. gowarc would read that record alone and take the
+// rest of the member for its padding.
+func gzippedWhole(src io.ReaderAt) (bool, error) {
+	var magic [2]byte
+	if _, err := src.ReadAt(magic[:], 0); err != nil || !bytes.Equal(magic[:], gzipMagic) {
+		return false, nil
+	}
+	z, err := gzip.NewReader(io.NewSectionReader(src, 0, 1<<62))
+	if err != nil {
+		return false, err
+	}
+	z.Multistream(false)
+	br := bufio.NewReader(z)
+	tp := textproto.NewReader(br)
+	if _, err := tp.ReadLine(); err != nil { // WARC/1.x
+		return false, nil // not a record: the reader says what is wrong
+	}
+	h, err := tp.ReadMIMEHeader()
+	n, cerr := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
+	if err != nil || cerr != nil {
+		return false, nil
+	}
+	if _, err := br.Discard(int(n)); err != nil {
+		return false, nil
+	}
+	rest, _ := br.Peek(64)
+	return len(bytes.TrimLeft(rest, "\r\n")) > 0, nil
+}
+
+// gunzipped reads a WARC file gzipped as a whole from a decompressed
+// temporary copy (one member can only be read from its start); offsets in
+// its errors are those of the decompressed file.
+func (r *reader) gunzipped(name string, src io.ReaderAt, size int64) bool {
+	z, err := gzip.NewReader(io.NewSectionReader(src, 0, size))
+	if err != nil {
+		return r.fail(Error{Source: name}, "", fmt.Errorf("%w: %w", err, ErrCorrupt))
+	}
+	tmp, err := os.CreateTemp("", "bleve-dedup-gunzipped-*.warc")
+	if err != nil {
+		return r.fail(Error{Source: name}, "", err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	// What was decompressed before a cut is read; the cut is reported
+	// after it.
+	n, cutErr := io.Copy(tmp, z)
+	if cont := r.warcStream(name+" (gunzipped)", tmp, n); !cont || cutErr == nil {
+		return cont
+	}
+	return r.fail(Error{Source: name}, "", fmt.Errorf("gzip: %w: %w", cutErr, ErrCorrupt))
+}
 
 // records yields the pages of wf's records, numbering them from *n, until
 // the end of the file (next < 0) or a record that cannot be read (next is

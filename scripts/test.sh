@@ -16,9 +16,28 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null || echo "warning: chromium could not be installed; browser tests will skip"
 fi
 
+# The shared store's tests run on a Redis Cluster of 3 masters and 3
+# replicas on loopback, started here (installed from Debian when missing)
+# and stopped at exit; where none can start they skip with a message.
+if ! command -v redis-server >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-tools >/dev/null || echo "warning: redis-server could not be installed; the Redis tests will skip"
+fi
+redis_dir=$(mktemp -d)
+trap 'scripts/redis-cluster.sh stop "$redis_dir" >/dev/null 2>&1 || true' EXIT
+if addrs=$(PORT=${REDIS_PORT:-7300} scripts/redis-cluster.sh start "$redis_dir"); then
+	export DEDUPFILTER_REDIS=$addrs
+else
+	echo "warning: no Redis Cluster; the Redis tests will skip"
+fi
+
 go vet ./...
 go test -count=1 ./...
 go test -count=1 -race ./dedupfilter/ ./indexer/
+# The filter's whole suite once more, on the embedded store (the run above
+# used Redis where a cluster is up).
+if [ -n "${DEDUPFILTER_REDIS:-}" ]; then
+	DEDUPFILTER_REDIS= go test -count=1 ./dedupfilter/
+fi
 # The collapse race test is TestSearchCollapsedAfterWrites; -short skips
 # indexing the development set, which says nothing about races.
 go test -count=1 -race -short ./collapse/

@@ -10,12 +10,14 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/boolquery"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/blevesearch/bleve/v2"
 )
 
 //go:embed static
@@ -47,6 +49,9 @@ type Options struct {
 	// query's terms marked (default true), at the cost of a second search
 	// restricted to the page's hits (BenchmarkSnippets).
 	Snippets bool
+	// Ingest, when set, takes pages on POST /api/ingest; nil (the
+	// default) leaves the server read-only.
+	Ingest *Ingest
 }
 
 // DefaultOptions returns the defaults documented on Options.
@@ -67,20 +72,37 @@ func (o Options) validate() error {
 		o.MaxHeaderBytes < 1 || o.MaxHeaderBytes > hardHeaderBytes {
 		return fmt.Errorf("server: every Options field must be positive, got %+v: %w", o, ErrInvalidOptions)
 	}
+	if o.Ingest != nil {
+		return o.Ingest.validate()
+	}
 	return nil
+}
+
+// Index is what a Server reads: an *indexer.Index, or *indexer.Shards
+// sharing one store.
+type Index interface {
+	// Bleve is the search index (an alias of the shards).
+	Bleve() bleve.Index
+	// Filter reads the clusters and the documents' metadata.
+	Filter() *dedupfilter.Filter
+	// Doc reads a document with its payload.
+	Doc(id string) (dedupfilter.Entry, error)
 }
 
 // Server is the HTTP handler of the search API and the web page.
 type Server struct {
-	ix       *indexer.Index
+	ix       Index
 	searcher *collapse.Searcher
 	opts     Options
 	mux      *http.ServeMux
+	// ingesting is held by the one ingest that may run.
+	ingesting sync.Mutex
+	progress  ingestProgress
 }
 
 // New returns a Server reading ix, which the caller keeps open while the
 // Server runs and closes after.
-func New(ix *indexer.Index, opts Options) (*Server, error) {
+func New(ix Index, opts Options) (*Server, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
@@ -99,6 +121,7 @@ func New(ix *indexer.Index, opts Options) (*Server, error) {
 	s.mux.Handle("/api/clusters", get(s.clusters))
 	s.mux.Handle("/api/cluster", get(s.cluster))
 	s.mux.Handle("/api/compare", get(s.compare))
+	s.mux.Handle("/api/ingest", handler(s.ingest))
 	return s, nil
 }
 
@@ -150,8 +173,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			msg: fmt.Sprintf("query string longer than %d bytes", s.opts.MaxQueryBytes)})
 		return
 	}
-	// API requests carry no body; a client sending one gets it cut off.
-	r.Body = http.MaxBytesReader(w, r.Body, 0)
+	// Other requests carry no body; a client sending one gets it cut off.
+	if r.URL.Path != "/api/ingest" {
+		r.Body = http.MaxBytesReader(w, r.Body, 0)
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -179,6 +204,14 @@ func get(h func(http.ResponseWriter, *http.Request) error) http.Handler {
 			writeError(w, &httpError{status: http.StatusMethodNotAllowed, msg: "method " + r.Method + " not allowed"})
 			return
 		}
+		handler(h).ServeHTTP(w, r)
+	})
+}
+
+// handler adapts a handler returning an error to http.Handler: errors
+// become JSON {"error": ...} responses.
+func handler(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			writeError(w, err)
 		}
@@ -328,7 +361,7 @@ type document struct {
 
 // loadDoc reads id from the dedup store, text from its payload.
 func (s *Server) loadDoc(id string) (document, error) {
-	e, err := s.ix.Filter().Doc(id)
+	e, err := s.ix.Doc(id)
 	if errors.Is(err, dedupfilter.ErrNotFound) {
 		return document{}, &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no document %q", id)}
 	}

@@ -143,10 +143,10 @@ func TestAPISearch(t *testing.T) {
 		folded   float64
 		clusters float64
 	}{
-		{"/api/search?q=bees+OR+tide", 4, "en/harbor-gazette/library-bees", 2, 4},
-		{"/api/search?q=bees+OR+tide&collapse=false", 7, "en/harbor-gazette/library-bees", 0, 0},
+		{"/api/search?q=bees+OR+tide", 4, "en/field-notes/tide-tables", 1, 4},
+		{"/api/search?q=bees+OR+tide&collapse=false", 7, "en/field-notes/tide-tables", 0, 0},
 		{"/api/search?q=bees+OR+tide&size=2&from=2", 2, "en/green-column/plant-a-meadow", 0, 4},
-		{"/api/search?q=%2Bbees+-rooftop&syntax=querystring", 2, "en/harbor-gazette/library-bees", 2, 2},
+		{"/api/search?q=%2Bbees+-rooftop&syntax=querystring", 2, "en/bee-archive/library-bees", 2, 2},
 		{"/api/search?q=%E5%9B%BE%E4%B9%A6%E9%A6%86", 1, "zh/hedong-news/library-night", 2, 1}, // the GBK reprint and the Big5 (traditional) mirror fold
 	}
 	for _, tt := range tests {

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/collapse"
+	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
 // client reads an index through the JSON API of a running serve, for the
@@ -101,4 +105,133 @@ func (c *client) clusters(ctx context.Context, fn func(clusterLine) error) error
 		}
 		after = r.Next
 	}
+}
+
+// ingestSummary is the answer of /api/ingest.
+type ingestSummary struct {
+	Read       int      `json:"read"`
+	Indexed    int      `json:"indexed"`
+	Duplicates int      `json:"duplicates"`
+	Unchanged  int      `json:"unchanged"`
+	Updated    int      `json:"updated"`
+	Truncated  int      `json:"truncated"`
+	NotHTML    int      `json:"not_html"`
+	BadStatus  int      `json:"bad_status"`
+	Errors     int      `json:"errors"`
+	ErrorList  []string `json:"error_list"`
+	ElapsedMS  int64    `json:"elapsed_ms"`
+	Error      string   `json:"error"`
+}
+
+// ingest sends pages to the server's /api/ingest as a JSONL body and
+// returns its summary. The body is sent only once the server takes it
+// (Expect: 100-continue): while another ingest runs, the request is made
+// again after the server's Retry-After, until ctx is done. Pages that
+// cannot be read here go to onError.
+func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], onError func(error)) (ingestSummary, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ExpectContinueTimeout = 10 * time.Second
+	hc := &http.Client{Transport: tr} // no overall time-out: the run lasts as long as the input
+	u := c.base.JoinPath("/api/ingest").String()
+	for {
+		body := &pageBody{pages: pages, onError: onError}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, body)
+		if err != nil {
+			return ingestSummary{}, err
+		}
+		req.Header.Set("Content-Type", "application/x-ndjson")
+		req.Header.Set("Expect", "100-continue")
+		resp, err := hc.Do(req)
+		body.Close()
+		if err != nil {
+			return ingestSummary{}, fmt.Errorf("--server: %w", err)
+		}
+		var sum ingestSummary
+		data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		resp.Body.Close()
+		if err != nil {
+			return ingestSummary{}, fmt.Errorf("--server: %s: %w", u, err)
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			select {
+			case <-time.After(time.Duration(max(wait, 1)) * time.Second):
+				continue
+			case <-ctx.Done():
+				return ingestSummary{}, ctx.Err()
+			}
+		}
+		if json.Unmarshal(data, &sum) != nil || (resp.StatusCode != http.StatusOK && sum.Error == "" && resp.StatusCode != http.StatusRequestEntityTooLarge) {
+			var e struct{ Error string }
+			if json.Unmarshal(data, &e) == nil && e.Error != "" {
+				return ingestSummary{}, fmt.Errorf("--server: %s", e.Error)
+			}
+			return ingestSummary{}, fmt.Errorf("--server: %s: %s", u, resp.Status)
+		}
+		if sum.Error != "" {
+			return sum, fmt.Errorf("--server: %s", sum.Error)
+		}
+		if resp.StatusCode == http.StatusRequestEntityTooLarge {
+			return sum, fmt.Errorf("--server: the input is larger than the server takes in one request (serve --ingest-max-body); the pages before the limit are indexed")
+		}
+		return sum, nil
+	}
+}
+
+// pageBody is a request body of pages as JSONL lines, made as it is read.
+type pageBody struct {
+	pages   iter.Seq2[page.Page, error]
+	onError func(error)
+	once    sync.Once
+	pr      *io.PipeReader
+}
+
+func (b *pageBody) Read(p []byte) (int, error) {
+	b.once.Do(b.start)
+	return b.pr.Read(p)
+}
+
+// Close stops the writer when the request ends before the pages do.
+func (b *pageBody) Close() error {
+	b.once.Do(func() {}) // a body never read starts nothing
+	if b.pr != nil {
+		b.pr.Close()
+	}
+	return nil
+}
+
+func (b *pageBody) start() {
+	pr, pw := io.Pipe()
+	b.pr = pr
+	go func() {
+		bw := bufio.NewWriterSize(pw, 256<<10)
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		for p, err := range b.pages {
+			if err != nil {
+				b.onError(err)
+				continue
+			}
+			rec := jsonlPage{ID: p.ID, URL: p.URL, Title: p.Title}
+			if p.HTML != "" {
+				rec.HTML = &p.HTML
+			} else {
+				rec.Text = &p.Text
+			}
+			if err := enc.Encode(rec); err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+		pw.CloseWithError(bw.Flush())
+	}()
+}
+
+// jsonlPage is a page as a JSONL input line (see page.Read).
+type jsonlPage struct {
+	ID    string  `json:"id"`
+	URL   string  `json:"url,omitempty"`
+	Title string  `json:"title,omitempty"`
+	HTML  *string `json:"html,omitempty"`
+	Text  *string `json:"text,omitempty"`
 }

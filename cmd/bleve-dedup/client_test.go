@@ -2,10 +2,12 @@ package main
 
 import (
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
@@ -53,5 +55,47 @@ func TestServerClient(t *testing.T) {
 	_, err = runCmd(t, "search", "--index", dir, "library")
 	if err == nil || !strings.Contains(err.Error(), "--server URL") {
 		t.Errorf("search --index on a held index: %v, want a message pointing to --server", err)
+	}
+}
+
+// TestIndexThroughServer sends pages to a serving index with index
+// --server: the clusters are those of index --index, a second run finds
+// every page unchanged, and an input the client cannot read is reported
+// and fails the command, as with --index.
+func TestIndexThroughServer(t *testing.T) {
+	pages := testindex.PagesDir(t)
+	local := t.TempDir()
+	if _, err := runCmd(t, "index", "--index", local, pages); err != nil {
+		t.Fatal(err)
+	}
+	want, err := runCmd(t, "dups", "--format", "jsonl", "--index", local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	o := server.DefaultOptions()
+	o.Ingest = server.DefaultIngest(ix)
+	srv, err := server.New(ix, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	out, err := runCmd(t, "index", "--server", ts.URL, pages)
+	if err != nil || !strings.HasPrefix(out, "read 15, indexed 9, duplicates 6, errors 0, unchanged 0") {
+		t.Fatalf("index --server: %v\n%s", err, out)
+	}
+	if got, err := runCmd(t, "dups", "--format", "jsonl", "--server", ts.URL); err != nil || got != want {
+		t.Errorf("dups after index --server: %v\n%s\nwant (as after index --index):\n%s", err, got, want)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.jsonl")
+	out, err = runCmd(t, "index", "--server", ts.URL, pages, missing)
+	if err == nil || !strings.Contains(err.Error(), "1 of the inputs could not be read") || !strings.Contains(out, "read 16, indexed 0, duplicates 0, errors 1, unchanged 15") || !strings.Contains(out, missing) {
+		t.Errorf("index --server again with a missing input: %v\n%s", err, out)
 	}
 }

@@ -75,18 +75,24 @@ func (f *filterFlags) apply(o *indexer.Options) error {
 
 // ingestFlags say how pages are read and indexed (index, eval).
 type ingestFlags struct {
+	store        string
 	policy, keep string
 	workers      int
 	maxBytes     int64
+	maxText      int
+	pageTimeout  time.Duration
 	noDedup      bool
 }
 
+// AddFlags adds the flags but --store, which serve has in indexFlags.
 func (f *ingestFlags) AddFlags(fs *pflag.FlagSet) {
 	def := indexer.DefaultOptions()
 	fs.StringVar(&f.policy, "policy", def.Filter.Policy.String(), "what happens to a duplicate: suppress (not indexed), mark (indexed with its cluster id) or replace (keep the better copy)")
 	fs.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
 	fs.IntVar(&f.workers, "workers", indexer.DefaultRunOptions().Workers, "pages extracted in parallel")
-	fs.Int64Var(&f.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes (0: no limit)")
+	fs.Int64Var(&f.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes (0: no limit); a page's memory is bounded by a small multiple of it")
+	fs.IntVar(&f.maxText, "max-text", def.MaxTextBytes, "index at most this many bytes of a page's main text (0: no limit)")
+	fs.DurationVar(&f.pageTimeout, "page-timeout", indexer.DefaultRunOptions().PageTimeout, "skip a page whose extraction takes longer (0: no limit)")
 	fs.BoolVar(&f.noDedup, "no-dedup", false, "index every page into bleve without the filter (to measure its cost)")
 }
 
@@ -99,7 +105,15 @@ func (f *ingestFlags) apply(o *indexer.Options) error {
 		return fmt.Errorf("--keep: %w", err)
 	}
 	o.NoDedup = f.noDedup
+	o.SharedStore = f.store
+	o.MaxTextBytes = f.maxText
 	return nil
+}
+
+func (f *ingestFlags) runOptions() indexer.RunOptions {
+	o := indexer.DefaultRunOptions()
+	o.Workers, o.PageTimeout = f.workers, f.pageTimeout
+	return o
 }
 
 func (f *ingestFlags) pageOptions() page.Options {
@@ -120,17 +134,9 @@ func indexOptions(ff *filterFlags, inf *ingestFlags) (indexer.Options, error) {
 // runIndex indexes inputs into ix, reporting per-page errors on errw and,
 // when errw is a terminal, a progress bar.
 func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, f *ingestFlags, errw io.Writer) (indexer.Stats, error) {
-	// A bad page is skipped and the run goes on; an input that cannot be
-	// read at all (a mistyped path) fails the command once the rest is in.
-	var badInputs int
-	ro := indexer.DefaultRunOptions()
-	ro.Workers = f.workers
-	ro.OnError = func(err error) {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, errors.ErrUnsupported) {
-			badInputs++
-		}
-		fmt.Fprintln(errw, "bleve-dedup: skipped:", err)
-	}
+	skips := skipLog{w: errw}
+	ro := f.runOptions()
+	ro.OnError = skips.add
 	if bar := progressBar(errw, -1, "indexing", "docs"); bar != nil {
 		last := 0
 		ro.Progress = func(s indexer.Stats) {
@@ -150,10 +156,35 @@ func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, f *ingest
 		}
 	}
 	st, err := ix.IndexPages(ctx, page.Read(inputs, f.pageOptions()), ro)
-	if err == nil && badInputs > 0 {
-		err = fmt.Errorf("%d of the inputs could not be read (see above)", badInputs)
+	if err == nil {
+		err = skips.err()
 	}
 	return st, err
+}
+
+// skipLog reports the pages a run skips. A bad page is skipped and the run
+// goes on; an input that cannot be read at all (a mistyped path) fails the
+// command once the rest is in.
+type skipLog struct {
+	w         io.Writer
+	n         int // pages and inputs skipped
+	badInputs int
+}
+
+func (l *skipLog) add(err error) {
+	l.n++
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, errors.ErrUnsupported) {
+		l.badInputs++
+	}
+	fmt.Fprintln(l.w, "bleve-dedup: skipped:", err)
+}
+
+// err is the run's failure when an input could not be read.
+func (l *skipLog) err() error {
+	if l.badInputs > 0 {
+		return fmt.Errorf("%d of the inputs could not be read (see above)", l.badInputs)
+	}
+	return nil
 }
 
 // logEvery is how often a run logs its progress when stderr is not a
@@ -185,17 +216,43 @@ func progressBar(w io.Writer, total int64, desc, unit string) *progressbar.Progr
 		progressbar.OptionClearOnFinish())
 }
 
-// openExisting opens an index that must already exist, so a mistyped
-// --index is an error rather than a new empty index. An index this
-// process may not write (a read-only file system, a copy it does not own)
-// is opened read-only, for reading.
-func openExisting(dir string) (*indexer.Index, error) {
-	if !indexer.Exists(dir) {
-		return nil, fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", dir)
+// indexFlags name the indexes a read command opens: one --index, or
+// several shards with their shared --store.
+type indexFlags struct {
+	dirs  []string
+	store string
+}
+
+func (f *indexFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.dirs, "index", nil, "index directory; several, with --store, are shards searched together")
+	addStoreFlag(fs, &f.store)
+}
+
+// addStoreFlag adds --store, the Redis store shared by indexes.
+func addStoreFlag(fs *pflag.FlagSet, store *string) {
+	fs.StringVar(store, "store", "", "a store shared by several indexes, each a shard in its own --index: redis://HOST:PORT[,HOST:PORT...][/NAME] (default: the store embedded in DIR)")
+}
+
+// open opens the indexes, which must already exist, so a mistyped --index
+// is an error rather than a new empty index. An index this process may not
+// write (a read-only file system, a copy it does not own) is opened
+// read-only.
+func (f *indexFlags) open() (*indexer.Shards, error) {
+	if len(f.dirs) == 0 {
+		return nil, errors.New("--index: name an index directory")
 	}
 	o := indexer.DefaultOptions()
-	o.ReadOnly = !canWrite(dir)
-	return indexer.Open(dir, o)
+	o.SharedStore = f.store
+	for _, d := range f.dirs {
+		if !indexer.Exists(d) {
+			return nil, fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", d)
+		}
+		o.ReadOnly = o.ReadOnly || !canWrite(d)
+	}
+	if len(f.dirs) > 1 && f.store == "" {
+		return nil, errors.New("--index: several indexes are shards of one crawl only with the --store they share")
+	}
+	return indexer.OpenShards(f.dirs, o)
 }
 
 // canWrite reports whether this process can create files in dir.

@@ -6,19 +6,22 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dgraph-io/badger/v4"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
 type dupsCmd struct {
-	dir, server string
-	format      format
+	index  indexFlags
+	server string
+	format format
 }
 
 func (o *dupsCmd) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.dir, "index", "", "index directory (this or --server)")
+	o.index.AddFlags(fs)
 	fs.StringVar(&o.server, "server", "", "read the clusters through the JSON API of a running serve at this URL")
 	o.format = newFormat("table", "table", "jsonl")
 	o.format.addFlag(fs)
@@ -27,7 +30,7 @@ func (o *dupsCmd) AddFlags(fs *pflag.FlagSet) {
 func newDupsCmd() *cobra.Command {
 	var o dupsCmd
 	cmd := &cobra.Command{
-		Use:   "dups --index DIR|--server URL [--format table|jsonl]",
+		Use:   "dups --index DIR | --store redis://... | --server URL [--format table|jsonl]",
 		Short: "List the clusters of near-duplicate documents",
 		Long: `dups lists every cluster of two or more documents: its id, its representative
 (the copy in search results) and its members, representative and suppressed
@@ -37,8 +40,9 @@ copies included. --format jsonl prints one
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagsOneRequired("index", "server")
+	cmd.MarkFlagsOneRequired("index", "store", "server")
 	cmd.MarkFlagsMutuallyExclusive("index", "server")
+	cmd.MarkFlagsMutuallyExclusive("store", "server")
 	return cmd
 }
 
@@ -88,16 +92,38 @@ func (o *dupsCmd) clusters(ctx context.Context) (walk func(func(clusterLine) err
 		}
 		return func(fn func(clusterLine) error) error { return c.clusters(ctx, fn) }, func() {}, nil
 	}
-	ix, err := openExisting(o.dir)
+	filter, done, err := o.filter()
 	if err != nil {
 		return nil, nil, err
 	}
 	return func(fn func(clusterLine) error) error {
-		return ix.Filter().Clusters(func(c dedupfilter.Cluster) error {
+		return filter.Clusters(func(c dedupfilter.Cluster) error {
 			if len(c.Members) < 2 {
 				return nil
 			}
 			return fn(clusterLine{c.ID, c.Representative, c.Members})
 		})
-	}, func() { ix.Close() }, nil
+	}, done, nil
+}
+
+// filter opens the store the clusters are in: the indexes', or the shared
+// store alone (a local store of nothing in memory beside it).
+func (o *dupsCmd) filter() (*dedupfilter.Filter, func(), error) {
+	if len(o.index.dirs) > 0 {
+		ix, err := o.index.open()
+		if err != nil {
+			return nil, nil, err
+		}
+		return ix.Filter(), func() { ix.Close() }, nil
+	}
+	local, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := dedupfilter.OpenRedis(o.index.store, local, indexer.DefaultOptions().Filter)
+	if err != nil {
+		local.Close()
+		return nil, nil, err
+	}
+	return f, func() { f.Close(); local.Close() }, nil
 }

@@ -33,6 +33,7 @@ func (o *evalCmd) AddFlags(fs *pflag.FlagSet) {
 	o.filter.AddFlags(fs)
 	o.methods.AddFlags(fs)
 	o.ingest.AddFlags(fs)
+	addStoreFlag(fs, &o.ingest.store)
 }
 
 // methodFlags are the settings of the source documents' further methods

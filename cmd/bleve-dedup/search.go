@@ -14,7 +14,7 @@ import (
 )
 
 type searchCmd struct {
-	dir        string
+	index      indexFlags
 	server     string
 	format     format
 	syntax     string
@@ -23,7 +23,7 @@ type searchCmd struct {
 }
 
 func (o *searchCmd) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.dir, "index", "", "index directory (this or --server)")
+	o.index.AddFlags(fs)
 	fs.StringVar(&o.server, "server", "", "search through the JSON API of a running serve at this URL (an index it holds cannot be opened here)")
 	o.format = newFormat("table", "table", "jsonl")
 	o.format.addFlag(fs)
@@ -36,7 +36,7 @@ func (o *searchCmd) AddFlags(fs *pflag.FlagSet) {
 func newSearchCmd() *cobra.Command {
 	var o searchCmd
 	cmd := &cobra.Command{
-		Use:   "search --index DIR|--server URL QUERY",
+		Use:   "search --index DIR... [--store redis://...] | --server URL QUERY",
 		Short: "Search the index, one hit per duplicate cluster",
 		Long: `search runs QUERY against the index in DIR and prints one hit per duplicate
 cluster (the best-scoring copy) with the number of copies folded under it.
@@ -78,7 +78,7 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 			return err
 		}
 	} else {
-		ix, err := openExisting(o.dir)
+		ix, err := o.index.open()
 		if err != nil {
 			return err
 		}

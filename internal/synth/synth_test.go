@@ -353,3 +353,26 @@ func TestFindData(t *testing.T) {
 		t.Errorf("FindData() = %q, %v; want a shared/data directory", dir, err)
 	}
 }
+
+func TestPageSeq(t *testing.T) {
+	m := testModel(t)
+	seq, err := m.Pages(DefaultOptions(20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := generate(t, m, DefaultOptions(20))
+	i := 0
+	for p, err := range PageSeq(seq) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := want[i]
+		if p.ID != w.ID || p.URL != w.URL || p.Title != w.Title || p.Text != w.Text || p.HTML != "" {
+			t.Errorf("page %d: got %+v, want the fields of %s", i, p, w.ID)
+		}
+		i++
+	}
+	if i != len(want) {
+		t.Errorf("got %d pages, want %d", i, len(want))
+	}
+}

@@ -46,6 +46,7 @@ type config struct {
 	Commit         string `json:"-"`
 	Profile        string `json:"-"`
 	Replot         string `json:"-"` // a saved NAME.json to report again instead of running
+	CorpusOnly     bool   `json:"-"` // write the corpus under Work and stop
 }
 
 func defaultConfig() config {
@@ -124,7 +125,10 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		}
 	}
 	c, err := prepareCorpus(cfg, work, stderr)
-	if err != nil {
+	if err != nil || cfg.CorpusOnly {
+		if err == nil {
+			fmt.Fprintf(stdout, "pages %s\nlabels %s\n", c.Pages, c.Labels)
+		}
 		return err
 	}
 	var results []modeResult

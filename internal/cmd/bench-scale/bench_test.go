@@ -93,6 +93,21 @@ func TestRun(t *testing.T) {
 	if err != nil || !bytes.Contains(md, []byte("F1")) {
 		t.Errorf("md: %v, F1 line present: %v", err, bytes.Contains(md, []byte("F1")))
 	}
+	// The saved report gives the same summary again.
+	replotted := t.TempDir()
+	var again bytes.Buffer
+	log.Reset()
+	args = []string{"-replot", filepath.Join(out, "scale-300.json"), "-out", replotted, "-format", "json"}
+	if err := mainArgs(context.Background(), args, &again, &log); err != nil {
+		t.Fatalf("replot: %v\n%s", err, log.String())
+	}
+	if again.String() != stdout.String() {
+		t.Errorf("replot summary differs:\n%s\nwant:\n%s", again.String(), stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(replotted, "scale-300.svg")); err != nil {
+		t.Errorf("replot: %v", err)
+	}
+
 	// A second run reuses the corpus.
 	log.Reset()
 	stdout.Reset()
@@ -217,5 +232,34 @@ func TestAxis(t *testing.T) {
 		if got := tick(tt.in); got != tt.want {
 			t.Errorf("tick(%v) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestProfilerTenths(t *testing.T) {
+	dir := t.TempDir()
+	p, err := startProfiler(childConfig{Mode: "dedup", Rep: 1, Profile: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tenth := range []int{1, 2, 5, 10} {
+		if err := p.tenth(tenth); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.stop()
+	for _, name := range []string{"cpu-dedup-1-t01.pprof", "cpu-dedup-1-t03.pprof", "cpu-dedup-1-t06.pprof", "heap-dedup-1-t05.pprof", "heap-dedup-1-t10.pprof"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cpu-dedup-1-t11.pprof")); err == nil {
+		t.Error("a CPU profile was started after the last tenth")
+	}
+	none, err := startProfiler(childConfig{Mode: "dedup"})
+	if none != nil || err != nil {
+		t.Errorf("without a directory: %v, %v; want nil, nil", none, err)
+	}
+	if err := none.tenth(1); err != nil {
+		t.Errorf("nil profiler: %v", err)
 	}
 }

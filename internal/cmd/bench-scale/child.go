@@ -114,6 +114,8 @@ type recorder struct {
 	samples []sample
 	log     io.Writer
 	mode    string
+	prof    *profiler // nil without -profile
+	profErr error     // the first profiling failure; profiling stops there
 }
 
 // progress is called after each batch. A batch that passes several
@@ -151,6 +153,11 @@ func (r *recorder) progress(read, dups int) {
 	}
 	r.samples = append(r.samples, s)
 	r.last = s
+	if err := r.prof.tenth(tenth); err != nil && r.profErr == nil {
+		r.profErr = err
+		r.prof.stop()
+		r.prof = nil
+	}
 	fmt.Fprintf(r.log, "%s: %d/%d pages, %.0f docs/s (slice %.1fs, CPU %.1f ms/doc), RssAnon %s, RssFile %s, heap %s, bleve %s, store %s\n",
 		r.mode, read, r.n, s.DocsPerS, s.SliceS, s.CPUMsPerDoc, mb(s.RSSAnon), mb(s.RSSFile), mb(s.HeapLive), mb(uint64(s.BleveBytes)), mb(uint64(s.StoreBytes)))
 }
@@ -175,15 +182,17 @@ func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
 	defer pk.close()
 	rec := &recorder{e: e, n: cc.Pages, next: 1, peaks: pk, log: log, mode: cc.Mode}
 	pages := page.Read([]string{cc.Corpus}, page.DefaultOptions())
-	stopProfile, err := startProfile(cc)
+	prof, err := startProfiler(cc)
 	if err != nil {
 		return err
 	}
+	defer prof.stop()
+	rec.prof = prof
 	cpu0 := cpuTime()
 	rec.start, rec.cpu0 = time.Now(), cpu0
 	st, err := e.index(ctx, pages, cc.Batch, rec.progress)
-	if perr := stopProfile(); err == nil {
-		err = perr
+	if err == nil {
+		err = rec.profErr
 	}
 	if err != nil {
 		return err
@@ -212,7 +221,11 @@ func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
 		fmt.Fprintf(log, "%s: P %.4f R %.4f F1 %.4f ARI %.4f\n", cc.Mode, res.Eval.Precision, res.Eval.Recall, res.Eval.F1, res.Eval.ARI)
 	}
 	if cc.Mode == modeDedup && cc.Queries != "" {
-		s, err := searchBench(ctx, e, cc.Queries, cc.Rounds)
+		var profile string
+		if cc.Profile != "" {
+			profile = filepath.Join(cc.Profile, fmt.Sprintf("cpu-search-%s-%d.pprof", cc.Mode, cc.Rep))
+		}
+		s, err := searchBench(ctx, e, cc.Queries, cc.Rounds, profile)
 		if err != nil {
 			return err
 		}
@@ -263,7 +276,8 @@ func score(e engine, labels string, res *modeResult) error {
 // searchBench runs every query collapsed and plain, interleaved (the order
 // alternating per query, so that load from other processes and cache
 // warmth hit both alike), after one untimed warm-up pass.
-func searchBench(ctx context.Context, e engine, path string, rounds int) (*searchStats, error) {
+// With a profile path, the timed rounds are CPU-profiled into it.
+func searchBench(ctx context.Context, e engine, path string, rounds int, profile string) (*searchStats, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("bench-scale: %w", err)
@@ -288,6 +302,17 @@ func searchBench(ctx context.Context, e engine, path string, rounds int) (*searc
 			}
 			matches += n
 		}
+	}
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return nil, fmt.Errorf("bench-scale: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, fmt.Errorf("bench-scale: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var col, pl []time.Duration
 	for r := range rounds {
@@ -342,34 +367,68 @@ func (c *closeOnce) close() error {
 	return c.err
 }
 
-// startProfile starts a CPU profile of the indexing when asked to; the
-// function it returns stops it and writes a heap profile of that moment.
-func startProfile(cc childConfig) (stop func() error, err error) {
+// profiler writes a CPU profile of each tenth of the indexing
+// (cpu-MODE-REP-tNN.pprof) and a heap profile at its end
+// (heap-MODE-REP-tNN.pprof), so that where time and memory go can be
+// compared between early and late tenths (go tool pprof -diff_base); the
+// tenths of a run merge with go tool pprof cpu-MODE-REP-t*.pprof.
+type profiler struct {
+	dir, name string
+	cpu       *os.File // the profile running, nil when none
+}
+
+// startProfiler starts the first tenth's CPU profile; nil when cc asks
+// for no profiles.
+func startProfiler(cc childConfig) (*profiler, error) {
 	if cc.Profile == "" {
-		return func() error { return nil }, nil
+		return nil, nil
 	}
-	name := fmt.Sprintf("%s-%d.pprof", cc.Mode, cc.Rep)
 	if err := os.MkdirAll(cc.Profile, 0o755); err != nil {
 		return nil, fmt.Errorf("bench-scale: %w", err)
 	}
-	f, err := os.Create(filepath.Join(cc.Profile, "cpu-"+name))
+	p := &profiler{dir: cc.Profile, name: fmt.Sprintf("%s-%d", cc.Mode, cc.Rep)}
+	return p, p.start(1)
+}
+
+func (p *profiler) start(tenth int) error {
+	f, err := os.Create(filepath.Join(p.dir, fmt.Sprintf("cpu-%s-t%02d.pprof", p.name, tenth)))
 	if err != nil {
-		return nil, fmt.Errorf("bench-scale: %w", err)
+		return fmt.Errorf("bench-scale: %w", err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("bench-scale: %w", err)
+		return fmt.Errorf("bench-scale: %w", err)
 	}
-	return func() error {
-		pprof.StopCPUProfile()
-		err := f.Close()
-		h, herr := os.Create(filepath.Join(cc.Profile, "heap-"+name))
-		if herr == nil {
-			herr = errors.Join(pprof.Lookup("heap").WriteTo(h, 0), h.Close())
-		}
-		if err = errors.Join(err, herr); err != nil {
-			return fmt.Errorf("bench-scale: profile: %w", err)
-		}
+	p.cpu = f
+	return nil
+}
+
+// tenth ends the profiles of a tenth and starts the next CPU profile.
+func (p *profiler) tenth(tenth int) error {
+	if p == nil || p.cpu == nil {
 		return nil
-	}, nil
+	}
+	pprof.StopCPUProfile()
+	err := p.cpu.Close()
+	p.cpu = nil
+	h, herr := os.Create(filepath.Join(p.dir, fmt.Sprintf("heap-%s-t%02d.pprof", p.name, tenth)))
+	if herr == nil {
+		herr = errors.Join(pprof.Lookup("heap").WriteTo(h, 0), h.Close())
+	}
+	if err = errors.Join(err, herr); err != nil {
+		return fmt.Errorf("bench-scale: profile: %w", err)
+	}
+	if tenth < 10 {
+		return p.start(tenth + 1)
+	}
+	return nil
+}
+
+// stop ends a profile still running (a run that stopped early).
+func (p *profiler) stop() {
+	if p != nil && p.cpu != nil {
+		pprof.StopCPUProfile()
+		p.cpu.Close()
+		p.cpu = nil
+	}
 }

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/extract"
+	"github.com/bleve-dedup/bleve-dedup/internal/synth"
+)
+
+// roundTrips counts the client's round trips: commands and pipelines.
+type roundTrips struct {
+	n     atomic.Int64
+	mu    sync.Mutex
+	names map[string]int
+}
+
+func (h *roundTrips) count(name string) {
+	h.n.Add(1)
+	h.mu.Lock()
+	if h.names == nil {
+		h.names = map[string]int{}
+	}
+	h.names[name]++
+	h.mu.Unlock()
+}
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { h.count(cmd.Name()); return next(ctx, cmd) }
+}
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { h.count("pipeline"); return next(ctx, cmds) }
+}
+
+// decisions measures the filter's decisions alone, from one process, on
+// synthetic text pages: on Redis and on the embedded Badger store.
+func decisions(ctx context.Context, c config) error {
+	data, err := synth.FindData()
+	if err != nil {
+		return err
+	}
+	model, err := synth.Load(data)
+	if err != nil {
+		return err
+	}
+	an, err := analyzer.New(analyzer.DefaultOptions())
+	if err != nil {
+		return err
+	}
+	for _, store := range []string{"redis", "badger"} {
+		local, err := badger.Open(dedupfilter.DefaultOptions(filepath.Join(c.work, store)).BadgerOptions())
+		if err != nil {
+			return err
+		}
+		opts := dedupfilter.DefaultOptions("")
+		var f *dedupfilter.Filter
+		hook := &roundTrips{}
+		var rdb *redis.ClusterClient
+		prefix := fmt.Sprintf("distbench-decisions-%d", time.Now().UnixNano())
+		if store == "redis" {
+			rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(c.redis, ",")})
+			rdb.AddHook(hook)
+			f, err = dedupfilter.NewRedis(rdb, prefix, local, opts)
+		} else {
+			opts.KeyFilter = filepath.Join(c.work, store+".keys")
+			f, err = dedupfilter.New(local, opts)
+		}
+		if err != nil {
+			return err
+		}
+		mem0 := usedMemory(ctx, rdb)
+		pages, err := model.Pages(synth.DefaultOptions(c.decisions))
+		if err != nil {
+			return err
+		}
+		var took time.Duration
+		batch := make([]*dedupfilter.Prepared, 0, 200)
+		flush := func() error {
+			start := time.Now()
+			err := f.Exclusive(func() error {
+				if err := f.Prefetch(batch); err != nil {
+					return err
+				}
+				for _, p := range batch {
+					if _, err := f.AddPrepared(p); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			took += time.Since(start)
+			batch = batch[:0]
+			return err
+		}
+		n := 0
+		for p := range pages {
+			feat := an.Analyze(extract.Text(p.Text).Paragraphs)
+			pp, err := f.Prepare(dedupfilter.Doc{ID: p.ID, URL: p.URL, Title: p.Title, Features: feat})
+			if err != nil {
+				return err
+			}
+			if batch = append(batch, pp); len(batch) == cap(batch) {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			n++
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		fmt.Printf("%-6s %d decisions in %.1fs: %.0f decisions/s", store, n, took.Seconds(), float64(n)/took.Seconds())
+		if rdb != nil {
+			fmt.Printf(", %.2f round trips per decision, %.0f bytes per document in Redis", float64(hook.n.Load())/float64(n),
+				float64(usedMemory(ctx, rdb)-mem0)/float64(n))
+		}
+		fmt.Println()
+		if rdb != nil {
+			fmt.Println("round trips by command:", hook.names)
+		}
+		f.Close()
+		local.Close()
+		if rdb != nil {
+			rdb.Close()
+			if err := dropPrefix(ctx, c.redis, prefix); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// usedMemory sums used_memory over the cluster's masters (0 without one).
+func usedMemory(ctx context.Context, rdb *redis.ClusterClient) int64 {
+	if rdb == nil {
+		return 0
+	}
+	var total atomic.Int64
+	rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		info, err := c.Info(ctx, "memory").Result()
+		for _, l := range strings.Split(info, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "used_memory:"); ok {
+				var n int64
+				fmt.Sscan(v, &n)
+				total.Add(n)
+			}
+		}
+		return err
+	})
+	return total.Load()
+}

@@ -1,0 +1,108 @@
+// Command distbench measures indexing on a shared store (issue 8): several
+// `bleve-dedup index` processes, each with a bleve shard of its own, share
+// a Redis Cluster; their clusters are scored against labels and checked
+// for duplicates both admitted as representatives.
+//
+//	go run ./internal/cmd/distbench -bin BIN -redis ADDRS -pages DEV.jsonl -labels LABELS.jsonl [-procs 1,2,4] [-reps 5]
+//	go run ./internal/cmd/distbench -bin BIN -redis ADDRS -pages DEV.jsonl -labels LABELS.jsonl -fault indexer|master
+//	go run ./internal/cmd/distbench -redis ADDRS -decisions 100000
+//
+// BIN is a built bleve-dedup; DEV.jsonl is the development set's pages as
+// `bleve-dedup extract --format jsonl` prints them (extraction done once,
+// so the runs measure the store). Each run's input is shuffled with the
+// repetition's seed and dealt round-robin to the processes. The
+// single-process run on the embedded Badger store is the reference.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+type config struct {
+	bin, redis, pages, labels, work string
+	procs                           []int
+	reps                            int
+	fault                           string
+	decisions                       int
+	policy                          string
+}
+
+func main() {
+	var c config
+	var procs string
+	flag.StringVar(&c.bin, "bin", "", "a built bleve-dedup")
+	flag.StringVar(&c.redis, "redis", "", "Redis Cluster seed addresses, comma-separated")
+	flag.StringVar(&c.pages, "pages", "", "pages, JSONL")
+	flag.StringVar(&c.labels, "labels", "", "labels, JSONL")
+	flag.StringVar(&c.work, "work", "", "work directory (default: a temporary one)")
+	flag.StringVar(&procs, "procs", "1,2,4", "numbers of indexer processes")
+	flag.IntVar(&c.reps, "reps", 5, "repetitions, each with its own input order")
+	flag.StringVar(&c.fault, "fault", "", "a fault in a 2-process run: indexer (kill -9 one at mid-run, then run it again) or master (kill -9 a Redis master at mid-run)")
+	flag.IntVar(&c.decisions, "decisions", 0, "measure this many filter decisions from one process on Redis and on Badger (synthetic pages), instead")
+	flag.StringVar(&c.policy, "policy", "suppress", "dedup policy")
+	flag.Parse()
+	for _, p := range strings.Split(procs, ",") {
+		var n int
+		fmt.Sscan(p, &n)
+		c.procs = append(c.procs, n)
+	}
+	if err := run(context.Background(), c); err != nil {
+		fmt.Fprintln(os.Stderr, "distbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	if c.redis == "" {
+		return fmt.Errorf("-redis: name the cluster")
+	}
+	if c.work == "" {
+		dir, err := os.MkdirTemp("", "distbench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		c.work = dir
+	}
+	if c.decisions > 0 {
+		return decisions(ctx, c)
+	}
+	if c.bin == "" || c.pages == "" || c.labels == "" {
+		return fmt.Errorf("-bin, -pages and -labels are needed")
+	}
+	if c.fault != "" {
+		return faults(ctx, c)
+	}
+	return shares(ctx, c)
+}
+
+// dropPrefix removes a run's keys (those under prefix) from the cluster
+// at addrs, so repeated runs do not fill it.
+func dropPrefix(ctx context.Context, addrs, prefix string) error {
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ",")})
+	defer rdb.Close()
+	return rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		it := c.Scan(ctx, 0, prefix+":*", 1000).Iterator()
+		pipe := c.Pipeline()
+		for it.Next(ctx) {
+			pipe.Unlink(ctx, it.Val())
+			if pipe.Len() == 1000 {
+				if _, err := pipe.Exec(ctx); err != nil {
+					return err
+				}
+			}
+		}
+		if pipe.Len() > 0 {
+			if _, err := pipe.Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return it.Err()
+	})
+}

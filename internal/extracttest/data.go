@@ -1,0 +1,173 @@
+// Package extracttest holds what the tests of package extract and of its
+// engine packages share: the pages and gold texts of the extraction
+// benchmarks and the near-duplicate corpus, their shingle scoring, and the
+// tests and benchmarks that run an extractor over them. It does not import
+// extract, so that extract's own tests can import it; an extractor is any
+// function of a page with extract.Options.FromPageContext's shape.
+package extracttest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/page"
+)
+
+// dataDir returns the shared data directory, ../shared/data from the
+// module root, found by walking up from the test's working directory, so
+// that packages at any depth find it.
+func dataDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "data")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("extracttest: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// skipWithout skips the test when path is absent.
+func skipWithout(tb testing.TB, path string) {
+	tb.Helper()
+	if _, err := os.Stat(path); err != nil {
+		tb.Skipf("benchmark data absent (%v)", err)
+	}
+}
+
+// Sample is one benchmark page with its gold main text.
+type Sample struct {
+	Name, URL, HTML, Gold string
+}
+
+// page returns the sample as a page to extract.
+func (s Sample) page() page.Page {
+	return page.Page{ID: s.Name, URL: s.URL, HTML: s.HTML}
+}
+
+// LoadEN reads extract/en: gzipped pages and ground-truth.json.
+func LoadEN(tb testing.TB) []Sample {
+	dir := filepath.Join(dataDir(tb), "extract", "en")
+	skipWithout(tb, dir)
+	b, err := os.ReadFile(filepath.Join(dir, "ground-truth.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var gt map[string]struct{ ArticleBody, URL string }
+	if err := json.Unmarshal(b, &gt); err != nil {
+		tb.Fatal(err)
+	}
+	var out []Sample
+	for p, err := range page.Read([]string{filepath.Join(dir, "html")}, page.DefaultOptions()) {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		g, ok := gt[p.ID]
+		if !ok {
+			tb.Fatalf("%s: no ground truth", p.ID)
+		}
+		out = append(out, Sample{p.ID, g.URL, p.HTML, g.ArticleBody})
+	}
+	if len(out) != len(gt) {
+		tb.Fatalf("read %d pages, ground truth has %d", len(out), len(gt))
+	}
+	return out
+}
+
+var wrapperURL = regexp.MustCompile(`^\s*<text id="([^"]*)"`)
+
+// LoadZH reads extract/zh: raw pages in <text id=URL ...> wrappers, decoded
+// with page.Decode alone (the wrapper's encoding attribute is not used, so
+// charset detection is exercised too), and cleaned/<uuid>.txt gold.
+func LoadZH(tb testing.TB) []Sample {
+	dir := filepath.Join(dataDir(tb), "extract", "zh")
+	skipWithout(tb, dir)
+	names, err := filepath.Glob(filepath.Join(dir, "original", "*.html"))
+	if err != nil || len(names) == 0 {
+		tb.Fatalf("no pages in %s: %v", dir, err)
+	}
+	var out []Sample
+	for _, name := range names {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		d, err := page.Decode(raw, "")
+		if err != nil {
+			tb.Fatalf("%s: %v", name, err)
+		}
+		doc := d.Text
+		uuid := strings.TrimSuffix(filepath.Base(name), ".html")
+		gold, err := os.ReadFile(filepath.Join(dir, "cleaned", uuid+".txt"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var url string
+		if m := wrapperURL.FindStringSubmatch(doc); m != nil {
+			url = m[1]
+		}
+		out = append(out, Sample{uuid, url, doc, string(gold)})
+	}
+	return out
+}
+
+// LoadNeardup reads the near-duplicate development corpus.
+func LoadNeardup(tb testing.TB) []page.Page {
+	path := filepath.Join(dataDir(tb), "neardup", "dev-corpus.jsonl.gz")
+	skipWithout(tb, path)
+	var pages []page.Page
+	for p, err := range page.Read([]string{path}, page.DefaultOptions()) {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		pages = append(pages, p)
+	}
+	return pages
+}
+
+// neardupGold maps the clusters of the near-duplicate corpus to the article
+// their pages reprint, where the corpus ids tell: "en-<key prefix>" to
+// extract/en, "zh-<uuid prefix>" to extract/zh, "wk-dev_<n>" to the CMRC
+// passage DEV_<n> (its title, then its text).
+func neardupGold(tb testing.TB) map[string]string {
+	gold := map[string]string{}
+	for _, s := range LoadEN(tb) {
+		gold["en-"+s.Name[:12]] = s.Gold
+	}
+	for _, s := range LoadZH(tb) {
+		gold["zh-"+s.Name[:12]] = s.Gold
+	}
+	path := filepath.Join(dataDir(tb), "text", "zh", "cmrc2018_dev.json")
+	skipWithout(tb, path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var passages []struct {
+		ContextID   string `json:"context_id"`
+		Title       string `json:"title"`
+		ContextText string `json:"context_text"`
+	}
+	if err := json.Unmarshal(b, &passages); err != nil {
+		tb.Fatal(err)
+	}
+	for _, p := range passages {
+		gold["wk-dev_"+strings.TrimPrefix(p.ContextID, "DEV_")] = p.Title + "\n" + p.ContextText
+	}
+	return gold
+}
+
+// copySuffix is the copy suffix ("-r2") of a corpus id, stripped to get
+// its cluster.
+var copySuffix = regexp.MustCompile(`-r\d+$`)
