@@ -18,6 +18,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
 )
 
 //go:embed static
@@ -47,7 +48,10 @@ type Options struct {
 	MaxHeaderBytes int
 	// Snippets gives every search hit a passage of its text with the
 	// query's terms marked (default true), at the cost of a second search
-	// restricted to the page's hits (BenchmarkSnippets).
+	// restricted to the page's hits (BenchmarkSnippets). A search index
+	// that does not store the text with its term vectors (a mapping other
+	// than indexer.NewMapping's) still gets them, from the texts the
+	// filter's store keeps, at a higher cost.
 	Snippets bool
 	// Ingest, when set, takes pages on POST /api/ingest; nil (the
 	// default) leaves the server read-only.
@@ -95,6 +99,9 @@ type Server struct {
 	searcher *collapse.Searcher
 	opts     Options
 	mux      *http.ServeMux
+	// snippetMapping is the mapping storedSnippets indexes the hits'
+	// texts with; nil when the search index keeps the text itself.
+	snippetMapping *mapping.IndexMappingImpl
 	// ingesting is held by the one ingest that may run.
 	ingesting sync.Mutex
 	progress  ingestProgress
@@ -107,6 +114,12 @@ func New(ix Index, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{ix: ix, searcher: collapse.New(ix.Bleve(), ix.Filter()), opts: opts, mux: http.NewServeMux()}
+	if opts.Snippets {
+		var err error
+		if s.snippetMapping, err = snippetMapping(ix.Bleve().Mapping()); err != nil {
+			return nil, err
+		}
+	}
 	sub, _ := fs.Sub(static, "static") // cannot fail: the directory is embedded
 	files := http.FileServerFS(sub)
 	s.mux.Handle("/", get(func(w http.ResponseWriter, r *http.Request) error {

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
@@ -18,7 +21,12 @@ type snippetHit struct {
 
 func searchHits(t *testing.T, o server.Options, q string) []snippetHit {
 	t.Helper()
-	r := do(t, newServer(t, fixture(t), o), "GET", "/api/search?q="+url.QueryEscape(q))
+	return searchHitsIn(t, fixture(t), o, q)
+}
+
+func searchHitsIn(t *testing.T, ix *indexer.Index, o server.Options, q string) []snippetHit {
+	t.Helper()
+	r := do(t, newServer(t, ix, o), "GET", "/api/search?q="+url.QueryEscape(q))
 	if r.status != 200 {
 		t.Fatalf("%q: status %d: %s", q, r.status, r.body)
 	}
@@ -31,8 +39,29 @@ func searchHits(t *testing.T, o server.Options, q string) []snippetHit {
 
 // TestSnippets: every hit has a passage of its text with the query's
 // terms marked, in English and in Chinese (bigrams merged into one mark),
-// and not the terms of a NOT.
+// and not the terms of a NOT; the same when the search index stores
+// neither the text nor its term vectors (the snippets come from the
+// filter's store).
 func TestSnippets(t *testing.T) {
+	t.Run("stored", func(t *testing.T) { testSnippets(t, fixture(t)) })
+	t.Run("unstored", func(t *testing.T) { testSnippets(t, unstoredFixture(t)) })
+}
+
+// unstoredFixture is the test pages in an index whose text field is
+// neither stored nor given term vectors.
+func unstoredFixture(tb testing.TB) *indexer.Index {
+	tb.Helper()
+	o := indexer.DefaultOptions()
+	o.Filter.Policy = dedupfilter.Mark
+	m := indexer.NewMapping()
+	for _, f := range m.DefaultMapping.Properties[indexer.FieldText].Fields {
+		f.Store, f.IncludeTermVectors = false, false
+	}
+	o.Mapping = m
+	return testindex.PagesWith(tb, "", o)
+}
+
+func testSnippets(t *testing.T, ix *indexer.Index) {
 	tests := []struct {
 		query string
 		marks []string // lower-cased marked texts every hit's snippet must hold one of
@@ -44,7 +73,7 @@ func TestSnippets(t *testing.T) {
 		{"bees NOT tide", []string{"bees"}, "tide"},
 	}
 	for _, tt := range tests {
-		hits := searchHits(t, server.DefaultOptions(), tt.query)
+		hits := searchHitsIn(t, ix, server.DefaultOptions(), tt.query)
 		if len(hits) == 0 {
 			t.Errorf("%q: no hits", tt.query)
 		}
@@ -88,16 +117,18 @@ func TestSnippetsOff(t *testing.T) {
 
 // BenchmarkSnippets is a search page's cost with and without snippets
 // (the second, highlighted search of the page's hits).
+// "unstored" is an index that keeps neither the text nor its term
+// vectors, whose snippets come from the filter's store.
 func BenchmarkSnippets(b *testing.B) {
-	ix := fixture(b)
-	for _, on := range []bool{false, true} {
+	stored, unstored := fixture(b), unstoredFixture(b)
+	for _, name := range []string{"off", "on", "unstored"} {
 		o := server.DefaultOptions()
-		o.Snippets = on
-		h := newServer(b, ix, o)
-		name := "off"
-		if on {
-			name = "on"
+		o.Snippets = name != "off"
+		ix := stored
+		if name == "unstored" {
+			ix = unstored
 		}
+		h := newServer(b, ix, o)
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if r := do(b, h, "GET", "/api/search?q=library+OR+bees+OR+%E5%9B%BE%E4%B9%A6%E9%A6%86"); r.status != 200 {
