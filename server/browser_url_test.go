@@ -2,26 +2,18 @@ package server_test
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
 // TestBrowserSnippetsAndURL opens a search from its URL, as a link or a
 // bookmark would, checks the snippets' marks (English and Chinese), and
 // walks two searches and a comparison with back and forward.
 func TestBrowserSnippetsAndURL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
-	ctx := newBrowser(t)
-	ts := httptest.NewServer(newServer(t, fixture(t), server.DefaultOptions()))
-	defer ts.Close()
+	ctx, ts := startBrowser(t)
 
 	// A linked search: the page runs it on load, with its options.
 	browse(t, ctx,
