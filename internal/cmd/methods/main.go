@@ -7,6 +7,7 @@
 //	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS wrong
 //	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS score
 //	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS snippets
+//	go run ./internal/cmd/methods -index /tmp/dev-index-copy -labels LABELS splits
 //
 // candidates replays candidate gathering (dedupfilter.EarlierCandidates)
 // under today's settings and under structure-cell gates and the
@@ -15,10 +16,14 @@
 // pages with an earlier labelled duplicate that have one among their
 // candidates. missed prints the labelled pairs the index's clusters miss,
 // and wrong the pairs its clusters hold that the labels do not, with the
-// verdict of each.
+// verdict of each. splits changes the index: in every cluster whose
+// members' verified pairs hang on one member (the only link between two
+// halves), it deletes that member, runs recluster, and checks that each
+// such cluster is split into the halves.
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -42,14 +47,15 @@ import (
 func main() {
 	dir := flag.String("index", "", "index directory")
 	labels := flag.String("labels", "", "labels file")
+	measure := flag.String("measure", "combined", "the measure the index was built with (eval --measure)")
 	flag.Parse()
-	if err := run(*dir, *labels, flag.Arg(0)); err != nil {
+	if err := run(*dir, *labels, *measure, flag.Arg(0)); err != nil {
 		fmt.Fprintln(os.Stderr, "methods:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, labels, what string) error {
+func run(dir, labels, measure, what string) error {
 	lf, err := os.Open(labels)
 	if err != nil {
 		return err
@@ -60,7 +66,10 @@ func run(dir, labels, what string) error {
 		return err
 	}
 	o := indexer.DefaultOptions()
-	o.ReadOnly = true
+	o.ReadOnly = what != "splits"
+	if o.Filter.Measure, err = dedupfilter.ParseMeasure(measure); err != nil {
+		return err
+	}
 	ix, err := indexer.Open(dir, o)
 	if err != nil {
 		return err
@@ -75,6 +84,8 @@ func run(dir, labels, what string) error {
 		return wrong(ix.Filter(), gold)
 	case "snippets":
 		return snippetCost(ix)
+	case "splits":
+		return splits(ix)
 	case "score":
 		pred, err := eval.Predicted(ix.Filter())
 		if err != nil {
@@ -85,7 +96,7 @@ func run(dir, labels, what string) error {
 			r.Docs, r.GoldPairs, r.PredPairs, r.TruePairs, r.Precision, r.Recall, r.F1, r.ARI)
 		return nil
 	}
-	return fmt.Errorf("want candidates, missed, wrong or score, got %q", what)
+	return fmt.Errorf("want candidates, missed, wrong, score, snippets or splits, got %q", what)
 }
 
 type setting struct {
@@ -333,4 +344,110 @@ func firstWord(title string) string {
 		}
 	}
 	return ""
+}
+
+// link is a cluster whose verified pairs all pass through one member:
+// without it the others fall into halves (two or more groups).
+type link struct {
+	cluster, member string
+	halves          [][]string
+}
+
+// splits deletes the linking member of every cluster that has one (the
+// first in id order), runs recluster, and reports whether each of those
+// clusters was split into its halves, and what else recluster changed.
+func splits(ix *indexer.Index) error {
+	f := ix.Filter()
+	var links []link
+	err := f.Clusters(func(c dedupfilter.Cluster) error {
+		if len(c.Members) < 3 || len(c.Members) > 50 {
+			return nil
+		}
+		dup := map[[2]string]bool{}
+		for i, a := range c.Members {
+			for _, b := range c.Members[i+1:] {
+				v, err := f.CompareStored(a, b)
+				if err != nil {
+					return err
+				}
+				dup[[2]string{a, b}], dup[[2]string{b, a}] = v.Duplicate, v.Duplicate
+			}
+		}
+		for _, m := range c.Members {
+			rest := slices.DeleteFunc(slices.Clone(c.Members), func(x string) bool { return x == m })
+			if halves := components(rest, dup); len(halves) > 1 {
+				links = append(links, link{c.ID, m, halves})
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		if err := ix.Delete(l.member); err != nil {
+			return err
+		}
+	}
+	plan, err := ix.Recluster(context.Background(), dedupfilter.DefaultReclusterOptions(), false)
+	if err != nil {
+		return err
+	}
+	found := map[string][][]string{}
+	for _, s := range plan.Splits {
+		found[s.Cluster] = s.Parts
+	}
+	ok := 0
+	for _, l := range links {
+		after := map[string]bool{} // one cluster id per half after the pass
+		for _, h := range l.halves {
+			c, err := f.ClusterOf(h[0])
+			if err != nil {
+				return err
+			}
+			for _, m := range h[1:] {
+				if cm, err := f.ClusterOf(m); err != nil || cm.ID != c.ID {
+					return fmt.Errorf("%s: half %v not kept together", l.cluster, h)
+				}
+			}
+			after[c.ID] = true
+		}
+		split := len(after) == len(l.halves)
+		if split {
+			ok++
+		}
+		fmt.Printf("%s: deleted %s, halves %v: split %v (parts leaving: %v)\n", l.cluster, l.member, l.halves, split, found[l.cluster])
+	}
+	fmt.Printf("clusters with a linking member %d, deleted %d, split into their halves %d; recluster: %d splits, %d merges, %d pairs verified\n",
+		len(links), len(links), ok, len(plan.Splits), len(plan.Merges), plan.Pairs)
+	return nil
+}
+
+// components are the connected groups of ids under the pairs in dup,
+// each sorted, in the order of their first member.
+func components(ids []string, dup map[[2]string]bool) [][]string {
+	seen := map[string]bool{}
+	var out [][]string
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		group, queue := []string{id}, []string{id}
+		for len(queue) > 0 {
+			a := queue[0]
+			queue = queue[1:]
+			for _, b := range ids {
+				if !seen[b] && dup[[2]string{a, b}] {
+					seen[b] = true
+					group = append(group, b)
+					queue = append(queue, b)
+				}
+			}
+		}
+		slices.Sort(group)
+		out = append(out, group)
+	}
+	return out
 }
