@@ -24,6 +24,7 @@ type work struct {
 	words  []word
 	seg    segmenter
 	hashes []uint64
+	counts []uint32 // CharDims zeros, for the character frequencies
 }
 
 // New returns an Analyzer for opts, or an error wrapping ErrInvalidOptions.
@@ -67,6 +68,10 @@ func (a *Analyzer) Analyze(paragraphs []string) *Features {
 	f.Pieces = a.pieces(w)
 	f.Structure = w.sc.structure()
 	f.Runes = w.sc.letters
+	if w.counts == nil {
+		w.counts = make([]uint32, CharDims)
+	}
+	f.CharFreq = appendCharFreq(nil, text, w.counts)
 
 	w.words = appendWords(w.words[:0], text, &w.seg)
 	f.Terms = make(map[string]int, len(w.words)/2)

@@ -37,6 +37,14 @@ type Features struct {
 	// (letters, digits and marks; spaces and punctuation do not count, so
 	// reprints that change them keep the length). Length derives from it.
 	Runes int
+	// CharFreq is the feature-string paper's character-frequency vector
+	// (§2.1), sparse and sorted by index: how often each GB2312 character,
+	// and each Latin letter, occurs in the text (see CharIndex).
+	CharFreq []CharCount
+	// Tags is the page's HTML tag sequence (package htmltags), for the
+	// feature-string paper's tag edit distance (§2.3). Analyze sees only
+	// the text and leaves it nil; a caller holding the page sets it.
+	Tags []byte
 }
 
 // Bounds of the structure signature (the feature-string paper, §3.2): 50x200x100 cells.

@@ -7,12 +7,18 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/klauspost/compress/s2"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
 )
 
 // Stored values are versioned binary records: a version byte, then uvarint
 // lengths and counts, and fixed-width hashes in big-endian order.
 const (
 	signatureV2 = 2
+	// signatureV3 adds, after v2's fields, a byte of flags and the parts
+	// it names: the character frequencies, the tag sequence, the URL hash
+	// (see Options.Voters).
+	signatureV3 = 3
 	recordV1    = 1
 	// pendingV3 holds the ops of one mutation, without payloads: they are
 	// in y/<id>, written in the same transaction.
@@ -52,11 +58,33 @@ func encodePayload(p []byte) []byte {
 	return s2.Encode(nil, p)
 }
 
+// Flags of a v3 signature's optional parts.
+const (
+	sigChars = 1 << iota
+	sigTags
+	sigURL
+)
+
 // encodeSignature encodes a document's id and signature (s/<seq>): the id
-// tells a verified candidate's document.
+// tells a verified candidate's document. A signature without the optional
+// parts is written as v2, byte for byte what earlier versions wrote.
 func encodeSignature(id string, sig signature) []byte {
 	b := make([]byte, 0, 24+len(id)+4*len(sig.pieces)+5*len(sig.terms)+8*len(sig.blocks)+4*len(sig.minhash))
-	b = append(b, signatureV2)
+	var flags byte
+	if len(sig.chars) > 0 {
+		flags |= sigChars
+	}
+	if len(sig.tags) > 0 {
+		flags |= sigTags
+	}
+	if sig.url != 0 {
+		flags |= sigURL
+	}
+	if flags == 0 {
+		b = append(b, signatureV2)
+	} else {
+		b = append(b, signatureV3)
+	}
 	b = appendString(b, id)
 	b = binary.AppendUvarint(b, uint64(len(sig.pieces)))
 	for _, h := range sig.pieces {
@@ -78,12 +106,36 @@ func encodeSignature(id string, sig signature) []byte {
 	for _, h := range sig.minhash {
 		b = binary.BigEndian.AppendUint32(b, h)
 	}
-	return binary.AppendUvarint(b, uint64(sig.runes))
+	b = binary.AppendUvarint(b, uint64(sig.runes))
+	if flags == 0 {
+		return b
+	}
+	b = append(b, flags)
+	if flags&sigChars != 0 {
+		// Index deltas and counts as uvarints: about 2.5 bytes a distinct
+		// character.
+		b = binary.AppendUvarint(b, uint64(len(sig.chars)))
+		prev := uint16(0)
+		for _, c := range sig.chars {
+			b = binary.AppendUvarint(b, uint64(c.Index-prev))
+			b = binary.AppendUvarint(b, uint64(c.Count))
+			prev = c.Index
+		}
+	}
+	if flags&sigTags != 0 {
+		// A page's tags repeat (div, a, li...): S2 makes them a fraction.
+		b = appendString(b, string(s2.Encode(nil, sig.tags[:min(len(sig.tags), maxTags)])))
+	}
+	if flags&sigURL != 0 {
+		b = binary.BigEndian.AppendUint64(b, sig.url)
+	}
+	return b
 }
 
 func decodeSignature(b []byte) (string, signature, error) {
 	r := newReader(b)
-	if v := r.byte(); v != signatureV2 && r.err == nil {
+	v := r.byte()
+	if v != signatureV2 && v != signatureV3 && r.err == nil {
 		return "", signature{}, fmt.Errorf("signature version %d: %w", v, ErrCorrupt)
 	}
 	id := r.string()
@@ -119,11 +171,61 @@ func decodeSignature(b []byte) (string, signature, error) {
 		}
 	}
 	sig.runes = r.int()
+	if v == signatureV3 {
+		decodeOptional(&r, &sig)
+	}
 	if err := r.done(); err != nil {
 		return "", signature{}, err
 	}
 	return id, sig, nil
 }
+
+// decodeOptional reads a v3 signature's flags and optional parts.
+func decodeOptional(r *reader, sig *signature) {
+	flags := r.byte()
+	if flags == 0 || flags&^(sigChars|sigTags|sigURL) != 0 {
+		r.fail("signature flags")
+		return
+	}
+	if flags&sigChars != 0 {
+		n := r.count(2)
+		sig.chars = make([]analyzer.CharCount, n)
+		idx := 0
+		for i := range sig.chars {
+			d := r.int()
+			if i > 0 && d == 0 || idx+d >= analyzer.CharDims {
+				r.fail("character index") // cosine relies on ascending indexes
+				return
+			}
+			idx += d
+			c := r.uvarint()
+			if c == 0 || c > 1<<32-1 {
+				r.fail("character count")
+				return
+			}
+			sig.chars[i] = analyzer.CharCount{Index: uint16(idx), Count: uint32(c)}
+		}
+	}
+	if flags&sigTags != 0 {
+		enc := r.string()
+		n, err := s2.DecodedLen([]byte(enc))
+		if err != nil || n > maxTags {
+			r.fail("tag sequence")
+			return
+		}
+		if sig.tags, err = s2.Decode(nil, []byte(enc)); err != nil {
+			r.fail("tag sequence")
+			return
+		}
+	}
+	if flags&sigURL != 0 {
+		sig.url = r.uint64()
+	}
+}
+
+// maxTags bounds a stored tag sequence's length, so a corrupt header
+// cannot make the decoder allocate much.
+const maxTags = 1 << 20
 
 // encodePostings encodes an open posting list of ascending seqs.
 func encodePostings(seqs []uint64) []byte {

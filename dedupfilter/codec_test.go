@@ -21,10 +21,20 @@ func TestSignatureRoundTrip(t *testing.T) {
 			MinHash:   []uint64{0, 1<<64 - 1, 42},
 			Runes:     1234,
 		},
+		{ // v3: the optional parts
+			Pieces:   []string{"ab"},
+			CharFreq: []analyzer.CharCount{{Index: 0, Count: 1}, {Index: 300, Count: 1 << 20}, {Index: analyzer.CharDims - 1, Count: 7}},
+			Tags:     []byte{1, 29, 29, 29, 73, 0, 73},
+		},
+		{CharFreq: []analyzer.CharCount{{Index: 5, Count: 2}}},
+		{Tags: []byte{13}},
 	}
 	for i, f := range tests {
 		want := newSignature(f)
 		want.names = nil // not stored
+		if i == 2 {
+			want.url = 1<<63 | 9
+		}
 		id, got, err := decodeSignature(encodeSignature("doc", want))
 		if err != nil {
 			t.Fatalf("%d: decode: %v", i, err)
@@ -38,7 +48,8 @@ func TestSignatureRoundTrip(t *testing.T) {
 // sameSignature compares signatures, nil and empty slices alike.
 func sameSignature(a, b signature) bool {
 	return slices.Equal(a.pieces, b.pieces) && a.structure == b.structure && slices.Equal(a.terms, b.terms) &&
-		slices.Equal(a.blocks, b.blocks) && slices.Equal(a.minhash, b.minhash) && a.runes == b.runes
+		slices.Equal(a.blocks, b.blocks) && slices.Equal(a.minhash, b.minhash) && a.runes == b.runes &&
+		slices.Equal(a.chars, b.chars) && slices.Equal(a.tags, b.tags) && a.url == b.url
 }
 
 func TestPostingsRoundTrip(t *testing.T) {
@@ -106,6 +117,9 @@ func decodeLists(b []byte) error { _, _, err := decodePostings(nil, b); return e
 func FuzzDecodeSignature(f *testing.F) {
 	f.Add(encodeSignature("id", newSignature(&analyzer.Features{Pieces: []string{"ab"}, Terms: map[string]int{"x": 2}, Blocks: blocks("q"), MinHash: []uint64{3}, Runes: 5})))
 	f.Add([]byte{signatureV2})
+	v3 := newSignature(&analyzer.Features{Pieces: []string{"ab"}, CharFreq: []analyzer.CharCount{{Index: 3, Count: 2}, {Index: 9, Count: 1}}, Tags: []byte{1, 2, 2}})
+	v3.url = 77
+	f.Add(encodeSignature("id", v3))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		id, sig, err := decodeSignature(b)
 		if err != nil {

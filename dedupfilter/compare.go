@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/canon"
+	"github.com/bleve-dedup/bleve-dedup/htmltags"
 )
 
 // Score is one measure's result for a pair of documents.
@@ -27,7 +29,8 @@ type Verdict struct {
 	// Similarity is the deciding measure's Value; under Combined with too
 	// few votes, the fraction of single measures that agreed.
 	Similarity float64
-	// Votes is how many single measures said duplicate.
+	// Votes is how many measures said duplicate: of Options.Voters under
+	// Combined, else of the one deciding measure.
 	Votes int
 	// Scores holds every single measure, in Measures() order.
 	Scores []Score
@@ -55,9 +58,43 @@ const termSampleSize = 10
 // Compare compares two documents' features with every measure and decides
 // under opts (only the measure and threshold fields are used). It is pure
 // and safe for concurrent use; Filter.Add verifies candidates with it.
-// Nil features compare as empty.
+// Nil features compare as empty. SameURL needs the documents' URLs: see
+// CompareDocs.
 func Compare(a, b *analyzer.Features, opts Options) Verdict {
 	return compare(newSignature(a), newSignature(b), opts)
+}
+
+// CompareDocs is Compare for two documents, their URLs included.
+func CompareDocs(a, b Doc, opts Options) Verdict {
+	sa, sb := newSignature(a.Features), newSignature(b.Features)
+	sa.url, sb.url = urlHash(a.URL), urlHash(b.URL)
+	return compare(sa, sb, opts)
+}
+
+// urlHash identifies a canonical URL (0: none, or not an http(s) URL).
+func urlHash(u string) uint64 {
+	c, err := canon.URL(nil, u, nil)
+	if err != nil || u == "" {
+		return 0
+	}
+	return hashString(c) | 1 // never 0
+}
+
+// signatureOf is the signature of d as the filter under o stores it: the
+// parts only CharFreq, TagEdit and SameURL use are kept only when that
+// measure can decide.
+func (o Options) signatureOf(d Doc) signature {
+	sig := newSignature(d.Features)
+	if o.decides(SameURL) {
+		sig.url = urlHash(d.URL)
+	}
+	if !o.decides(CharFreq) {
+		sig.chars = nil
+	}
+	if !o.decides(TagEdit) {
+		sig.tags = nil
+	}
+	return sig
 }
 
 // signature is the compact form of a document's features that
@@ -72,6 +109,9 @@ type signature struct {
 	blocks    []uint64   // the first 8 bytes of each block's SHA-1, most important first
 	minhash   []uint32   // the low 32 bits of each MinHash value
 	runes     int
+	chars     []analyzer.CharCount // sorted by index
+	tags      []byte               // htmltags codes
+	url       uint64               // urlHash of the canonical URL
 	// names maps term hashes back to the terms, for the evidence; only a
 	// signature made from Features has it, not a stored one.
 	names map[uint32]string
@@ -94,6 +134,8 @@ func newSignature(f *analyzer.Features) signature {
 		blocks:    make([]uint64, len(f.Blocks)),
 		minhash:   make([]uint32, len(f.MinHash)),
 		runes:     f.Runes,
+		chars:     f.CharFreq,
+		tags:      f.Tags,
 		names:     make(map[uint32]string, len(f.Terms)),
 	}
 	for i, p := range f.Pieces {
@@ -139,6 +181,12 @@ func compare(a, b signature, opts Options) Verdict {
 
 	v.Scores = make([]Score, 0, numMeasures-1)
 	for _, m := range Measures() {
+		if m == TagEdit && opts.Measure != Combined && opts.Measure != TagEdit {
+			// The one costly measure: under another single measure, not
+			// worth computing for the evidence.
+			v.Scores = append(v.Scores, Score{Measure: m})
+			continue
+		}
 		s := Score{Measure: m}
 		switch m {
 		case FeatureString:
@@ -162,8 +210,19 @@ func compare(a, b signature, opts Options) Verdict {
 		case Pugh:
 			s.Value = float64(t.shared)
 			s.Duplicate = t.shared > opts.PughR
+		case CharFreq:
+			s.Value = cosine(a.chars, b.chars)
+			s.Duplicate = s.Value > 0 && s.Value >= opts.CharFreqMin
+		case TagEdit:
+			s.Value = htmltags.Similarity(a.tags, b.tags)
+			s.Duplicate = s.Value > 0 && s.Value >= opts.TagEditMin
+		case SameURL:
+			if a.url != 0 && a.url == b.url {
+				s.Value = 1
+			}
+			s.Duplicate = s.Value == 1
 		}
-		if s.Duplicate {
+		if s.Duplicate && (opts.Measure != Combined || slices.Contains(opts.Voters, m)) {
 			v.Votes++
 		}
 		v.Scores = append(v.Scores, s)
@@ -178,15 +237,42 @@ func compare(a, b signature, opts Options) Verdict {
 	v.Duplicate = v.Votes >= opts.Votes
 	if v.Duplicate {
 		for _, s := range v.Scores {
-			if s.Duplicate {
+			if s.Duplicate && slices.Contains(opts.Voters, s.Measure) {
 				v.Measure, v.Similarity = s.Measure, s.Value
 				break
 			}
 		}
 	} else {
-		v.Similarity = float64(v.Votes) / float64(len(v.Scores))
+		v.Similarity = float64(v.Votes) / float64(len(opts.Voters))
 	}
 	return v
+}
+
+// cosine is the cosine of two sparse vectors sorted by index.
+func cosine(a, b []analyzer.CharCount) float64 {
+	var dot, na, nb float64
+	for _, x := range a {
+		na += float64(x.Count) * float64(x.Count)
+	}
+	for _, y := range b {
+		nb += float64(y.Count) * float64(y.Count)
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i].Index < b[j].Index:
+			i++
+		case a[i].Index > b[j].Index:
+			j++
+		default:
+			dot += float64(a[i].Count) * float64(b[j].Count)
+			i++
+			j++
+		}
+	}
+	return min(1, dot/math.Sqrt(na*nb))
 }
 
 // termStats are the boolean-model paper's quantities over two term-frequency maps.
@@ -208,16 +294,34 @@ func compareTerms(sa, sb signature, o Options) termStats {
 	var t termStats
 	var minSum, totA, totB, sumAll, diffNum int
 	frequent := func(x, y int) bool { return o.BooleanFrequent > 0 && x >= o.BooleanFrequent && y >= o.BooleanFrequent }
+	stop := o.stopTerm
+	na, nb := len(a), len(b) // distinct terms, stop words not counted
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		var x, y int
 		switch {
 		case j == len(b) || i < len(a) && a[i].hash < b[j].hash:
+			if stop != nil && stop(a[i].hash) {
+				na--
+				i++
+				continue
+			}
 			x = a[i].tf
 			i++
 		case i == len(a) || b[j].hash < a[i].hash:
+			if stop != nil && stop(b[j].hash) {
+				nb--
+				j++
+				continue
+			}
 			y = b[j].tf
 			j++
+		case stop != nil && stop(a[i].hash):
+			na--
+			nb--
+			i++
+			j++
+			continue
 		default:
 			x, y = a[i].tf, b[j].tf
 			t.shared++
@@ -235,7 +339,7 @@ func compareTerms(sa, sb signature, o Options) termStats {
 			diffNum += absInt(x - y)
 		}
 	}
-	t.union = len(a) + len(b) - t.shared
+	t.union = na + nb - t.shared
 	if t.union > 0 {
 		t.jaccard = float64(t.shared) / float64(t.union)
 	}
@@ -247,7 +351,7 @@ func compareTerms(sa, sb signature, o Options) termStats {
 	// F = Σ|tf_i − tf_j| (without features frequent in both) over half of
 	// Σ(tf_i + tf_j), which reproduces the paper's worked example F = 0.714.
 	if t.union > 0 {
-		countsClose := float64(absInt(len(a)-len(b))) <= o.BooleanD*float64(max(len(a), len(b)))
+		countsClose := float64(absInt(na-nb)) <= o.BooleanD*float64(max(na, nb))
 		xorFrac := float64(t.union-t.shared) / float64(t.union)
 		t.booleanCompared = countsClose && xorFrac <= o.BooleanK
 		f := 1.0

@@ -76,5 +76,8 @@ func ExampleCompare() {
 	// jaccard         0.88 true
 	// conrad          0.90 true
 	// pugh           28.00 false
+	// charfreq        0.97 true
+	// tagedit         0.00 false
+	// sameurl         0.00 false
 	// shared pieces: 3 blocks: 2 terms: 28
 }

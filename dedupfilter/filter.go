@@ -145,6 +145,7 @@ type Entry struct {
 type Filter struct {
 	store store
 	opts  Options
+	df    *docFreq // Options.BooleanStopShare's document frequencies, or nil
 
 	mu     sync.Mutex // serialises decide+write sections
 	closed bool
@@ -183,7 +184,14 @@ func New(db *badger.DB, opts Options) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{store: s, opts: opts}, nil
+	df, err := newDocFreq(s, opts)
+	if err != nil {
+		return nil, errors.Join(err, s.close())
+	}
+	if df != nil {
+		opts.stopTerm = df.stopper(opts.BooleanStopShare, opts.BooleanStopMinDocs)
+	}
+	return &Filter{store: s, opts: opts, df: df}, nil
 }
 
 // writable returns ErrClosed or ErrReadOnly when the filter cannot write.
@@ -241,7 +249,7 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 		if err != nil {
 			return fmt.Errorf("dedupfilter: prefetch: %w", err)
 		}
-		cands[i] = candidates(lists, skip, f.opts)
+		cands[i] = ranked(lists, skip, 0, f.opts) // (ungated: the gate reads its own)
 		for n, c := range cands[i] {
 			if n == prefetchCandidates {
 				break
@@ -331,9 +339,9 @@ func (f *Filter) Prepare(d Doc) (*Prepared, error) {
 	if err := d.validate(f.opts); err != nil {
 		return nil, err
 	}
-	p := &Prepared{doc: d, sig: newSignature(d.Features)}
+	p := &Prepared{doc: d, sig: f.opts.signatureOf(d)}
 	p.own = f.opts.postingKeys(d.Features)
-	p.lookup = f.opts.lookupKeys(d.Features, p.own)
+	p.lookup = f.opts.restrictLookup(f.opts.lookupKeys(d.Features, p.own))
 	return p, nil
 }
 
@@ -414,6 +422,9 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 			skip[xr.Seq] = true
 		}
 	}
+	if err := f.df.stage(w.st, old, &p.sig); err != nil {
+		return Decision{}, err
+	}
 	match, v, n, err := w.bestMatch(skip, p.sig, p.lookup)
 	if err != nil {
 		return Decision{}, err
@@ -461,6 +472,7 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	if dec.Ops, err = w.commit(); err != nil {
 		return Decision{}, err
 	}
+	f.df.commit()
 	return dec, nil
 }
 
@@ -484,6 +496,9 @@ func (f *Filter) Delete(id string) (DeleteResult, error) {
 		return DeleteResult{}, err
 	}
 	res := DeleteResult{ID: id, Cluster: rec.Cluster, Seq: w.seq}
+	if err := f.df.stage(w.st, rec, nil); err != nil {
+		return DeleteResult{}, err
+	}
 	if err := w.unpost(rec); err != nil {
 		return DeleteResult{}, err
 	}
@@ -497,5 +512,6 @@ func (f *Filter) Delete(id string) (DeleteResult, error) {
 	if res.Ops, err = w.commit(); err != nil {
 		return DeleteResult{}, err
 	}
+	f.df.commit()
 	return res, nil
 }

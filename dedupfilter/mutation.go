@@ -1,7 +1,6 @@
 package dedupfilter
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -325,63 +324,17 @@ func (w *mutation) unpost(rec *record) error {
 // firstReads is how many candidates' signatures a decision reads first.
 const firstReads = 4
 
-// cand is a candidate document and the number of lists it shares.
-type cand struct {
-	seq  uint64
-	hits int
-}
-
-// candidates are the documents in lists (stop lists skipped) sharing at
-// least MinShared of them, not in skip: at most MaxCandidates, most shared
-// lists first, then the oldest.
-func candidates(lists []postingList, skip map[uint64]bool, o Options) []cand {
-	hits := map[uint64]int{}
-	for _, l := range lists {
-		if l.full || len(l.seqs) > o.MaxPostings { // (MaxPostings may have been lowered)
-			continue
-		}
-		for _, c := range l.seqs {
-			if !skip[c] {
-				hits[c]++
-			}
-		}
-	}
-	cands := make([]cand, 0, len(hits))
-	for c, n := range hits {
-		if n >= o.MinShared {
-			cands = append(cands, cand{c, n})
-		}
-	}
-	slices.SortFunc(cands, func(a, b cand) int {
-		if a.hits != b.hits {
-			return b.hits - a.hits
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	if len(cands) > o.MaxCandidates {
-		cands = cands[:o.MaxCandidates]
-	}
-	return cands
-}
-
-// bestMatch gathers candidates from the posting lists under lookup
-// (skipping stop lists), keeps those sharing at least MinShared lists, and
-// verifies up to MaxCandidates of them, most shared lists first, then the
-// oldest. The first verified duplicate is the match: a candidate sharing
-// more lists is the likelier copy, and stopping there keeps a popular
-// cluster from costing MaxCandidates verifications per Add. Documents
-// numbered in skip are not candidates.
+// bestMatch verifies the candidates (see candidates) in order; the first
+// verified duplicate is the match: a candidate sharing more lists is the
+// likelier copy, and stopping there keeps a popular cluster from costing
+// MaxCandidates verifications per Add. Documents numbered in skip are not
+// candidates.
 func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byte) (string, Verdict, int, error) {
 	o := w.f.opts
-	ls, err := w.cached(lookup)
+	cands, err := w.candidates(skip, sig, lookup)
 	if err != nil {
 		return "", Verdict{}, 0, err
 	}
-	lists := make([]postingList, len(ls))
-	for i, l := range ls {
-		lists[i] = l.postingList
-	}
-	cands := candidates(lists, skip, o)
 	for n, cd := range cands {
 		// Signatures are read a few at once (the likely match is among
 		// the first), then the rest at once.

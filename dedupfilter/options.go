@@ -2,6 +2,8 @@ package dedupfilter
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -90,19 +92,95 @@ const (
 	MinHash
 	// Jaccard: exact Jaccard over the distinct terms.
 	Jaccard
+	// CharFreq (the feature-string paper, §2.1): cosine of the character
+	// frequency vectors over the 6,763 GB2312 characters and, for text in
+	// Latin script, the 26 letters (analyzer.CharFreq), at least
+	// CharFreqMin.
+	CharFreq
+	// TagEdit (the feature-string paper, §2.3): one minus the Levenshtein
+	// distance of the pages' HTML tag sequences over the longer one's
+	// length (htmltags), at least TagEditMin.
+	TagEdit
+	// SameURL (the feature-string paper, §2.2): the canonical URLs (package
+	// canon) are equal.
+	SameURL
 
-	numMeasures = int(Jaccard) + 1
+	numMeasures = int(SameURL) + 1
 )
 
 var measureNames = enum.New[Measure]("measure",
-	"combined", "featurestring", "boolean", "conrad", "pugh", "blocks", "minhash", "jaccard")
+	"combined", "featurestring", "boolean", "conrad", "pugh", "blocks", "minhash", "jaccard",
+	"charfreq", "tagedit", "sameurl")
 
 func (m Measure) String() string { return measureNames.String(m) }
 
-// Measures lists the single measures (everything but Combined) in the order
-// Combined consults them; the first agreeing one is reported as deciding.
+// Measures lists the single measures (everything but Combined) in the
+// order Combined consults them; the first agreeing one is reported as
+// deciding.
 func Measures() []Measure {
+	return []Measure{FeatureString, MinHash, Blocks, Boolean, Jaccard, Conrad, Pugh, CharFreq, TagEdit, SameURL}
+}
+
+// DefaultVoters are the measures that vote under Combined by default: the
+// seven that decide on the page's main text. CharFreq, TagEdit and SameURL
+// measured worse on the development set (docs/methods.md) and vote only
+// when listed in Options.Voters.
+func DefaultVoters() []Measure {
 	return []Measure{FeatureString, MinHash, Blocks, Boolean, Jaccard, Conrad, Pugh}
+}
+
+// ParseMeasures parses a comma-separated list of single measures.
+func ParseMeasures(s string) ([]Measure, error) {
+	var out []Measure
+	for _, name := range strings.Split(s, ",") {
+		m, err := ParseMeasure(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Source is a kind of posting list candidates are looked up in.
+type Source int
+
+const (
+	// BandSource: the MinHash LSH bands.
+	BandSource Source = iota
+	// StructureSource: the feature-string paper's structure cells (with
+	// StructureRadius).
+	StructureSource
+	// BlockSource: the fingerprint paper's block fingerprints.
+	BlockSource
+	// TermSource: the sample of boolean-model terms (TermsPerDoc).
+	TermSource
+	// PieceSource: the sample of feature-string pieces (PiecesPerDoc).
+	PieceSource
+)
+
+var sourceNames = enum.New[Source]("candidate source", "bands", "structure", "blocks", "terms", "pieces")
+
+func (s Source) String() string { return sourceNames.String(s) }
+
+// AllSources are every kind of posting list, the default of
+// Options.Sources.
+func AllSources() []Source {
+	return []Source{BandSource, StructureSource, BlockSource, TermSource, PieceSource}
+}
+
+// ParseSources parses a comma-separated list of candidate sources
+// ("bands", "structure", "blocks", "terms", "pieces").
+func ParseSources(s string) ([]Source, error) {
+	var out []Source
+	for _, name := range strings.Split(s, ",") {
+		src, err := sourceNames.Parse(strings.TrimSpace(name))
+		if err != nil {
+			return nil, fmt.Errorf("dedupfilter: %v: %w", err, ErrInvalidOptions)
+		}
+		out = append(out, src)
+	}
+	return out, nil
 }
 
 // ParseMeasure parses a measure name as printed by Measure.String
@@ -168,11 +246,19 @@ type Options struct {
 	Keep Keep
 	// Measure deciding duplicates. Default Combined.
 	Measure Measure
-	// Votes is how many single measures must agree under Combined.
+	// Votes is how many of the Voters must agree under Combined.
 	// Default 3: Pugh alone agrees on almost any pair of long texts, so two
 	// votes let it plus one noisy measure merge; more votes trade recall
 	// for precision.
 	Votes int
+	// Voters are the single measures that vote under Combined, each at
+	// most once. Default DefaultVoters(). The store keeps what a measure
+	// needs beyond the main text's features (the character frequencies
+	// of CharFreq, the tag sequence of TagEdit, the URL of SameURL) only
+	// when that measure votes or decides (Measure), so they cost no
+	// storage otherwise; documents added before such a measure was turned
+	// on lack it and score 0 on it.
+	Voters []Measure
 
 	// FeatureStringMin: the feature-string paper's similarity at or above which FeatureString
 	// says duplicate. Default 0.6.
@@ -208,6 +294,27 @@ type Options struct {
 	// JaccardMin: exact term Jaccard at or above which Jaccard says
 	// duplicate. Default 0.6.
 	JaccardMin float64
+	// CharFreqMin: cosine of the character-frequency vectors at or above
+	// which CharFreq says duplicate. Default 0.95 (see docs/methods.md:
+	// unrelated texts of one language already score 0.8–0.9).
+	CharFreqMin float64
+	// TagEditMin: tag-sequence similarity at or above which TagEdit says
+	// duplicate. Default 0.8.
+	TagEditMin float64
+	// BooleanStopShare: a term found in more than this share of the
+	// stored documents is left out of the boolean-model measures (Boolean,
+	// Jaccard, Conrad, Pugh): the boolean-model paper's automatic stop
+	// words. Default 0 (off: measured no better on the development set,
+	// see docs/methods.md). The document frequencies are counted by the
+	// Filter in memory (a fixed 2 MiB sketch), built from the store at
+	// Open — a walk of every document, so opening a large store with it
+	// on takes a while — and kept current by this process' Adds and
+	// Deletes (other writers of a shared store are not seen).
+	BooleanStopShare float64
+	// BooleanStopMinDocs: stop words apply only once the store holds at
+	// least this many documents, since shares over a few are noise.
+	// Default 100.
+	BooleanStopMinDocs int
 
 	// Bands and Rows split the MinHash signature into LSH bands
 	// (index-shaping). Bands*Rows must equal len(Features.MinHash) (or the
@@ -235,6 +342,20 @@ type Options struct {
 	// Default 0 (own cell only: 1 scan); 1 scans 27 cells. Negative
 	// disables the structure lookup.
 	StructureRadius int
+	// StructureGate: when not negative, the feature-string paper's
+	// structure cells gate the candidates: a stored document is verified
+	// only if its cell (gn, cn, kl) lies within StructureGate of the new
+	// one's in every coordinate, however many lists they share. Default
+	// -1 (off: on the development set the gate cost recall for little
+	// saving, see docs/methods.md). Unlike StructureRadius, which adds the
+	// neighbouring cells as one more source of candidates, the gate takes
+	// candidates away.
+	StructureGate int
+	// Sources are the kinds of posting list candidates are looked up in.
+	// Default AllSources(). Documents are still posted to every list, so
+	// the choice can change on an existing store; ["pieces",
+	// "structure"] is the feature-string paper's method on its own.
+	Sources []Source
 	// MaxPostings: a posting list longer than this is skipped when
 	// gathering candidates (the boolean-model paper's automatic stop words). Default 200.
 	// Each lookup reads up to MaxPostings+1 keys, so this bounds the cost of
@@ -248,6 +369,10 @@ type Options struct {
 	// On the dev set 1 verified almost three times the candidates for no
 	// extra duplicate.
 	MinShared int
+	// stopTerm, set by the Filter when BooleanStopShare is on, reports a
+	// term hash as a stop word (see docfreq.go).
+	stopTerm func(uint32) bool
+
 	// MaxCandidates: at most this many candidates, those sharing the most
 	// posting lists, are verified per Add; the first duplicate found wins.
 	// Default 32.
@@ -257,34 +382,41 @@ type Options struct {
 // DefaultOptions returns the defaults documented on Options, storing in dir.
 func DefaultOptions(dir string) Options {
 	return Options{
-		Dir:              dir,
-		MemTableSize:     16 << 20,
-		BlockCacheSize:   0,
-		IndexCacheSize:   16 << 20,
-		KeyFilterBits:    29,
-		Policy:           Suppress,
-		Keep:             Newer,
-		Measure:          Combined,
-		Votes:            3,
-		FeatureStringMin: 0.6,
-		BooleanK:         0.2,
-		BooleanD:         0.2,
-		BooleanFrequent:  3,
-		BooleanMin:       0.8,
-		ConradShared:     0.8,
-		ConradLength:     0.2,
-		PughR:            50,
-		BlocksMin:        0.5,
-		MinHashMin:       0.6,
-		JaccardMin:       0.6,
-		Bands:            32,
-		Rows:             4,
-		TermsPerDoc:      0,
-		PiecesPerDoc:     8,
-		StructureRadius:  0,
-		MaxPostings:      200,
-		MinShared:        2,
-		MaxCandidates:    32,
+		Dir:                dir,
+		MemTableSize:       16 << 20,
+		BlockCacheSize:     0,
+		IndexCacheSize:     16 << 20,
+		KeyFilterBits:      29,
+		Policy:             Suppress,
+		Keep:               Newer,
+		Measure:            Combined,
+		Votes:              3,
+		FeatureStringMin:   0.6,
+		BooleanK:           0.2,
+		BooleanD:           0.2,
+		BooleanFrequent:    3,
+		BooleanMin:         0.8,
+		ConradShared:       0.8,
+		ConradLength:       0.2,
+		PughR:              50,
+		BlocksMin:          0.5,
+		MinHashMin:         0.6,
+		JaccardMin:         0.6,
+		Voters:             DefaultVoters(),
+		CharFreqMin:        0.95,
+		TagEditMin:         0.8,
+		BooleanStopShare:   0,
+		BooleanStopMinDocs: 100,
+		StructureGate:      -1,
+		Sources:            AllSources(),
+		Bands:              32,
+		Rows:               4,
+		TermsPerDoc:        0,
+		PiecesPerDoc:       8,
+		StructureRadius:    0,
+		MaxPostings:        200,
+		MinShared:          2,
+		MaxCandidates:      32,
 	}
 }
 
@@ -329,8 +461,18 @@ func (o Options) validate() error {
 		return bad("unknown keep rule %d", int(o.Keep))
 	case !measureNames.Valid(o.Measure):
 		return bad("unknown measure %d", int(o.Measure))
-	case o.Measure == Combined && (o.Votes < 1 || o.Votes > numMeasures-1):
-		return bad("Votes %d outside 1..%d", o.Votes, numMeasures-1)
+	case o.Measure == Combined && len(o.Voters) == 0:
+		return bad("no Voters for the combined measure")
+	case o.Measure == Combined && (o.Votes < 1 || o.Votes > len(o.Voters)):
+		return bad("Votes %d outside 1..%d (the number of Voters)", o.Votes, len(o.Voters))
+	case !validMeasures(o.Voters):
+		return bad("Voters %v: each a single measure, at most once", o.Voters)
+	case len(o.Sources) == 0 || !validSources(o.Sources):
+		return bad("Sources %v: at least one, each a known source at most once", o.Sources)
+	case o.StructureGate < -1:
+		return bad("StructureGate %d: -1 (off) or a radius", o.StructureGate)
+	case o.BooleanStopShare < 0 || o.BooleanStopShare > 1 || o.BooleanStopMinDocs < 1:
+		return bad("BooleanStopShare %v outside 0..1 or BooleanStopMinDocs %d not positive", o.BooleanStopShare, o.BooleanStopMinDocs)
 	case o.Bands < 1 || o.Rows < 1:
 		return bad("Bands %d and Rows %d must be positive", o.Bands, o.Rows)
 	case o.MaxPostings < 1 || o.MaxCandidates < 1 || o.MinShared < 1:
@@ -339,4 +481,28 @@ func (o Options) validate() error {
 		return bad("TermsPerDoc %d and PiecesPerDoc %d must not be negative", o.TermsPerDoc, o.PiecesPerDoc)
 	}
 	return nil
+}
+
+func validMeasures(ms []Measure) bool {
+	for i, m := range ms {
+		if m == Combined || !measureNames.Valid(m) || slices.Contains(ms[:i], m) {
+			return false
+		}
+	}
+	return true
+}
+
+func validSources(ss []Source) bool {
+	for i, s := range ss {
+		if !sourceNames.Valid(s) || slices.Contains(ss[:i], s) {
+			return false
+		}
+	}
+	return true
+}
+
+// decides reports whether measure m can decide under o: it is o.Measure,
+// or o.Measure is Combined and m votes.
+func (o Options) decides(m Measure) bool {
+	return o.Measure == m || o.Measure == Combined && slices.Contains(o.Voters, m)
 }

@@ -167,6 +167,9 @@ type Document struct {
 	// sets it to a hash of the page and skips pages whose stored document
 	// has the same (see Stats.Unchanged). 0 when unknown.
 	Hash uint64
+	// Tags is the page's HTML tag sequence (htmltags.Sequence), for the
+	// tag edit distance (dedupfilter.TagEdit); FromPage sets it.
+	Tags []byte
 }
 
 // Index is a bleve index with its dedup store.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
+	"github.com/bleve-dedup/bleve-dedup/htmltags"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/cespare/xxhash/v2"
 )
@@ -111,7 +112,8 @@ func fromPage(ctx context.Context, p page.Page) (Document, error) {
 	if err != nil {
 		return Document{}, &page.Error{Source: p.Source, ID: p.ID, Err: err}
 	}
-	return Document{ID: p.ID, URL: p.URL, Title: c.Title, Paragraphs: c.Paragraphs}, nil
+	return Document{ID: p.ID, URL: p.URL, Title: c.Title, Paragraphs: c.Paragraphs,
+		Tags: htmltags.Sequence(p.HTML, htmltags.DefaultMax)}, nil
 }
 
 // job is one page on its way through IndexPages: read in order, staged

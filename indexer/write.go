@@ -70,6 +70,7 @@ type staged struct {
 	doc   dedupfilter.Doc
 	body  map[string]any // doc.Payload decoded, for bleve
 	paras []string       // the document's paragraphs, before its site's template text is known
+	tags  []byte         // the page's tag sequence, for Features.Tags
 	plan  *sitetext.Plan // the paragraphs analysed (plan.Kept) and the site writes
 	fp    *dedupfilter.Prepared
 	err   error
@@ -99,7 +100,7 @@ func (ix *Index) stage(d Document) (staged, error) {
 		return staged{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
 	}
 	return staged{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time, Hash: d.Hash},
-		body: body, paras: d.Paragraphs, truncated: truncated}, nil
+		body: body, paras: d.Paragraphs, tags: d.Tags, truncated: truncated}, nil
 }
 
 // capText returns the paragraphs within max bytes in all (max <= 0: no
@@ -292,6 +293,7 @@ func (ix *Index) replan(d *staged) error {
 		return nil
 	}
 	d.doc.Features = ix.analyzer.Analyze(p.Kept)
+	d.doc.Features.Tags = d.tags
 	d.fp, err = ix.filter.Prepare(d.doc)
 	return err
 }
@@ -312,6 +314,7 @@ func (ix *Index) analyze(prep []staged) (ready []chan struct{}, stop func()) {
 			for i := int(next.Add(1) - 1); i < len(prep) && !halt.Load(); i = int(next.Add(1) - 1) {
 				p := &prep[i]
 				p.doc.Features = ix.analyzer.Analyze(p.plan.Kept)
+				p.doc.Features.Tags = p.tags
 				p.fp, p.err = ix.filter.Prepare(p.doc)
 				close(ready[i])
 			}
@@ -339,6 +342,7 @@ func (ix *Index) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptio
 		return dec, nil, err
 	}
 	d.Features = ix.analyzer.Analyze(p.Kept)
+	d.Features.Tags = ix.filter.Tags(d.ID) // the page is gone; its stored tags are not
 	fp, err := ix.filter.Prepare(d)
 	if err != nil {
 		return dec, nil, err

@@ -47,15 +47,24 @@ func newBrowser(t *testing.T) context.Context {
 	return bctx
 }
 
-// TestBrowser drives the page in Chromium: search, unfold a collapsed
-// hit, open the cluster view, and check what the page shows.
-func TestBrowser(t *testing.T) {
+// startBrowser starts Chromium and a server of the test pages on
+// 127.0.0.1, both stopped when the test ends; it skips the test under
+// -short.
+func startBrowser(t *testing.T) (context.Context, *httptest.Server) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
 	ctx := newBrowser(t)
-	ts := httptest.NewServer(newServer(t, fixture(t), server.DefaultOptions())) // 127.0.0.1
-	defer ts.Close()
+	ts := httptest.NewServer(newServer(t, fixture(t), server.DefaultOptions()))
+	t.Cleanup(ts.Close)
+	return ctx, ts
+}
+
+// TestBrowser drives the page in Chromium: search, unfold a collapsed
+// hit, open the cluster view, and check what the page shows.
+func TestBrowser(t *testing.T) {
+	ctx, ts := startBrowser(t)
 
 	browse(t, ctx,
 		chromedp.Navigate(ts.URL),
@@ -116,12 +125,7 @@ func TestBrowser(t *testing.T) {
 // TestBrowserEscapes checks that a hostile title shows as text and a
 // javascript: URL is not linked, and that a syntax error shows its place.
 func TestBrowserEscapes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
-	ctx := newBrowser(t)
-	ts := httptest.NewServer(newServer(t, fixture(t), server.DefaultOptions()))
-	defer ts.Close()
+	ctx, ts := startBrowser(t)
 
 	browse(t, ctx,
 		chromedp.Navigate(ts.URL),

@@ -18,6 +18,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
 )
 
 //go:embed static
@@ -45,6 +46,13 @@ type Options struct {
 	// larger headers get 431. The handler checks it, not net/http, so the
 	// answer carries the security headers every response has.
 	MaxHeaderBytes int
+	// Snippets gives every search hit a passage of its text with the
+	// query's terms marked (default true), at the cost of a second search
+	// restricted to the page's hits (BenchmarkSnippets). A search index
+	// that does not store the text with its term vectors (a mapping other
+	// than indexer.NewMapping's) still gets them, from the texts the
+	// filter's store keeps, at a higher cost.
+	Snippets bool
 	// Ingest, when set, takes pages on POST /api/ingest; nil (the
 	// default) leaves the server read-only.
 	Ingest *Ingest
@@ -59,6 +67,7 @@ func DefaultOptions() Options {
 		MaxCompareSentences: 400,
 		MaxHeaderBytes:      16 << 10,
 		MaxClusterMembers:   200,
+		Snippets:            true,
 	}
 }
 
@@ -90,6 +99,9 @@ type Server struct {
 	searcher *collapse.Searcher
 	opts     Options
 	mux      *http.ServeMux
+	// snippetMapping is the mapping storedSnippets indexes the hits'
+	// texts with; nil when the search index keeps the text itself.
+	snippetMapping *mapping.IndexMappingImpl
 	// ingesting is held by the one ingest that may run.
 	ingesting sync.Mutex
 	progress  ingestProgress
@@ -102,6 +114,12 @@ func New(ix Index, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{ix: ix, searcher: collapse.New(ix.Bleve(), ix.Filter()), opts: opts, mux: http.NewServeMux()}
+	if opts.Snippets {
+		var err error
+		if s.snippetMapping, err = snippetMapping(ix.Bleve().Mapping()); err != nil {
+			return nil, err
+		}
+	}
 	sub, _ := fs.Sub(static, "static") // cannot fail: the directory is embedded
 	files := http.FileServerFS(sub)
 	s.mux.Handle("/", get(func(w http.ResponseWriter, r *http.Request) error {
@@ -258,16 +276,22 @@ func stringParam(r *http.Request, name string) (string, error) {
 
 // searchResponse is the body of /api/search.
 type searchResponse struct {
-	Query         string         `json:"query"`
-	Syntax        string         `json:"syntax"`
-	Collapse      bool           `json:"collapse"`
-	From          int            `json:"from"`
-	Size          int            `json:"size"`
-	Total         uint64         `json:"total"`
-	Clusters      int            `json:"clusters"`
-	ClustersExact bool           `json:"clusters_exact"`
-	TookMS        float64        `json:"took_ms"`
-	Hits          []collapse.Hit `json:"hits"`
+	Query         string  `json:"query"`
+	Syntax        string  `json:"syntax"`
+	Collapse      bool    `json:"collapse"`
+	From          int     `json:"from"`
+	Size          int     `json:"size"`
+	Total         uint64  `json:"total"`
+	Clusters      int     `json:"clusters"`
+	ClustersExact bool    `json:"clusters_exact"`
+	TookMS        float64 `json:"took_ms"`
+	Hits          []hit   `json:"hits"`
+}
+
+// hit is a search hit with its snippet.
+type hit struct {
+	collapse.Hit
+	Snippet []Segment `json:"snippet"`
 }
 
 // search serves GET /api/search?q=QUERY[&syntax=boolean|querystring]
@@ -308,6 +332,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.SearchTimeout)
 	defer cancel()
+	start := time.Now()
 	res, err := s.searcher.Search(ctx, collapse.Request{Query: q, From: from, Size: size, Collapse: fold})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
@@ -315,10 +340,24 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	var snips map[string][]Segment
+	if s.opts.Snippets {
+		snips, err = s.snippets(ctx, q, res.Hits)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	hits := make([]hit, len(res.Hits))
+	for i, h := range res.Hits {
+		hits[i] = hit{Hit: h, Snippet: snips[h.ID]}
+	}
 	writeJSON(w, http.StatusOK, searchResponse{
 		Query: qs, Syntax: syntax.String(), Collapse: fold, From: from, Size: size,
 		Total: res.Total, Clusters: res.Clusters, ClustersExact: res.ClustersExact,
-		TookMS: float64(res.Took.Microseconds()) / 1000, Hits: res.Hits,
+		TookMS: float64(time.Since(start).Microseconds()) / 1000, Hits: hits,
 	})
 	return nil
 }

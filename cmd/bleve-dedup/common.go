@@ -60,7 +60,7 @@ type filterFlags struct {
 
 func (f *filterFlags) AddFlags(fs *pflag.FlagSet) {
 	def := indexer.DefaultOptions()
-	fs.StringVar(&f.measure, "measure", def.Filter.Measure.String(), "measure that decides: combined, featurestring, boolean, conrad, pugh, blocks, minhash or jaccard")
+	fs.StringVar(&f.measure, "measure", def.Filter.Measure.String(), "measure that decides: combined, featurestring, boolean, conrad, pugh, blocks, minhash, jaccard, charfreq, tagedit or sameurl")
 	fs.StringVar(&f.delimiters, "delimiters", def.Analyzer.Delimiters, "feature-string delimiter characters (the feature-string paper's sentence ends)")
 }
 

@@ -15,14 +15,16 @@ import (
 )
 
 type compareCmd struct {
-	filter filterFlags
-	format format
+	filter  filterFlags
+	methods methodFlags
+	format  format
 }
 
 func (o *compareCmd) AddFlags(fs *pflag.FlagSet) {
 	o.format = newFormat("table", "table", "json")
 	o.format.addFlag(fs)
 	o.filter.AddFlags(fs)
+	o.methods.AddFlags(fs)
 }
 
 func newCompareCmd() *cobra.Command {
@@ -33,7 +35,10 @@ func newCompareCmd() *cobra.Command {
 		Long: `compare reads two pages (files as index reads them: .html, .htm, .txt,
 optionally .gz), extracts and analyses them, and prints the verdict with
 every measure's value and whether it alone calls them duplicates, and the
-shared feature-string pieces, block fingerprints and terms behind it.`,
+shared feature-string pieces, block fingerprints and terms behind it. Besides
+the measures that vote (--voters), it shows the feature-string paper's other
+methods: charfreq (cosine of character frequencies), tagedit (edit distance
+of the HTML tag sequences) and sameurl (canonical URLs equal).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0], args[1]) },
 	}
@@ -46,10 +51,14 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 	if err := o.filter.apply(&opts); err != nil {
 		return err
 	}
+	if err := o.methods.apply(&opts.Filter); err != nil {
+		return err
+	}
 	an, err := analyzer.New(opts.Analyzer)
 	if err != nil {
 		return err
 	}
+	var docs [2]dedupfilter.Doc
 	var feats [2]*analyzer.Features
 	for i, path := range []string{a, b} {
 		d, err := readOne(path, page.DefaultOptions())
@@ -57,8 +66,10 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 			return err
 		}
 		feats[i] = an.Analyze(d.Paragraphs)
+		feats[i].Tags = d.Tags
+		docs[i] = dedupfilter.Doc{ID: d.ID, URL: d.URL, Features: feats[i]}
 	}
-	v := dedupfilter.Compare(feats[0], feats[1], opts.Filter)
+	v := dedupfilter.CompareDocs(docs[0], docs[1], opts.Filter)
 	out := cmd.OutOrStdout()
 	if o.format.value == "json" {
 		enc := jsonLines(out)

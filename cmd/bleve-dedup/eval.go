@@ -3,28 +3,82 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
 type evalCmd struct {
-	labels string
-	format format
-	filter filterFlags
-	ingest ingestFlags
+	labels    string
+	keepIndex string
+	recluster bool
+	format    format
+	filter    filterFlags
+	methods   methodFlags
+	ingest    ingestFlags
 }
 
 func (o *evalCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.labels, "labels", "", `labels file, {"id","cluster"} a line (required)`)
+	fs.BoolVar(&o.recluster, "recluster", false, "after indexing, refine the clusters as recluster does and score them again")
+	fs.StringVar(&o.keepIndex, "keep-index", "", "build the index in this new directory and keep it (default: a temporary one, removed)")
 	o.format = newFormat("table", "table", "jsonl")
 	o.format.addFlag(fs)
 	o.filter.AddFlags(fs)
+	o.methods.AddFlags(fs)
 	o.ingest.AddFlags(fs)
 	addStoreFlag(fs, &o.ingest.store)
+}
+
+// methodFlags are the settings of the source documents' further methods
+// (eval, compare): which measures vote, the candidate sources and gate,
+// the boolean model's stop words, the new measures' thresholds.
+type methodFlags struct {
+	voters, sources                string
+	votes, gate, radius, minShared int
+	stopShare                      float64
+	charFreqMin, tagEditMin        float64
+}
+
+func (f *methodFlags) AddFlags(fs *pflag.FlagSet) {
+	def := dedupfilter.DefaultOptions("")
+	fs.StringVar(&f.voters, "voters", joinNames(def.Voters), "measures that vote under --measure combined, comma-separated")
+	fs.IntVar(&f.votes, "votes", def.Votes, "how many of the voters must agree under --measure combined")
+	fs.StringVar(&f.sources, "sources", joinNames(def.Sources), "posting lists candidates come from, comma-separated: bands, structure, blocks, terms, pieces")
+	fs.IntVar(&f.gate, "structure-gate", def.StructureGate, "verify only candidates whose structure cell (gn, cn, kl) is within this distance in every coordinate (-1: off)")
+	fs.IntVar(&f.radius, "structure-radius", def.StructureRadius, "look candidates up in the structure cells within this distance (-1: none)")
+	fs.IntVar(&f.minShared, "min-shared", def.MinShared, "posting lists a stored document must share with a new one to be a candidate")
+	fs.Float64Var(&f.stopShare, "stop-share", def.BooleanStopShare, "leave terms found in more than this share of the documents out of the boolean-model measures (0: off)")
+	fs.Float64Var(&f.charFreqMin, "charfreq-min", def.CharFreqMin, "cosine at or above which charfreq says duplicate")
+	fs.Float64Var(&f.tagEditMin, "tagedit-min", def.TagEditMin, "tag-sequence similarity at or above which tagedit says duplicate")
+}
+
+func (f *methodFlags) apply(o *dedupfilter.Options) error {
+	var err error
+	if o.Voters, err = dedupfilter.ParseMeasures(f.voters); err != nil {
+		return fmt.Errorf("--voters: %w", err)
+	}
+	if o.Sources, err = dedupfilter.ParseSources(f.sources); err != nil {
+		return fmt.Errorf("--sources: %w", err)
+	}
+	o.StructureGate, o.StructureRadius, o.MinShared = f.gate, f.radius, f.minShared
+	o.BooleanStopShare, o.CharFreqMin, o.TagEditMin = f.stopShare, f.charFreqMin, f.tagEditMin
+	o.Votes = f.votes
+	return nil
+}
+
+func joinNames[T fmt.Stringer](xs []T) string {
+	names := make([]string, len(xs))
+	for i, x := range xs {
+		names[i] = x.String()
+	}
+	return strings.Join(names, ",")
 }
 
 func newEvalCmd() *cobra.Command {
@@ -54,6 +108,15 @@ type evalLine struct {
 	Unlabelled int     `json:"unlabelled"`
 	Errors     int     `json:"errors"`
 	DocsPerSec float64 `json:"docs_per_sec"`
+	// Recluster: the scores after recluster (--recluster).
+	Recluster *reclusterScores `json:"recluster,omitempty"`
+}
+
+type reclusterScores struct {
+	After   eval.Scores `json:"after"`
+	Merges  int         `json:"merges"`
+	Splits  int         `json:"splits"`
+	Seconds float64     `json:"seconds"`
 }
 
 func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
@@ -70,12 +133,21 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "bleve-dedup-eval-")
-	if err != nil {
+	if err := o.methods.apply(&opts.Filter); err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	ix, err := indexer.Open(tmp, opts)
+	dir := o.keepIndex
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "bleve-dedup-eval-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if _, err := os.Stat(dir); err == nil {
+		return fmt.Errorf("--keep-index %s: exists already (eval builds a new index)", dir)
+	}
+	ix, err := indexer.Open(dir, opts)
 	if err != nil {
 		return err
 	}
@@ -89,9 +161,22 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 		return err
 	}
 	r := eval.ScoreRun(pred, gold)
+	line := evalLine{Scores: r.Scores, Measure: o.filter.measure, Delimiters: o.filter.delimiters, Unlabelled: r.Unlabelled, Errors: st.Errors, DocsPerSec: st.DocsPerSecond()}
+	if o.recluster {
+		start := time.Now()
+		plan, err := ix.Recluster(cmd.Context(), dedupfilter.DefaultReclusterOptions(), false)
+		if err != nil {
+			return err
+		}
+		if pred, err = eval.Predicted(ix.Filter()); err != nil {
+			return err
+		}
+		after := eval.ScoreRun(pred, gold).Scores
+		line.Recluster = &reclusterScores{after, len(plan.Merges), len(plan.Splits), time.Since(start).Seconds()}
+	}
 	out := cmd.OutOrStdout()
 	if o.format.value == "jsonl" {
-		if err := jsonLines(out).Encode(evalLine{r.Scores, o.filter.measure, o.filter.delimiters, r.Unlabelled, st.Errors, st.DocsPerSecond()}); err != nil {
+		if err := jsonLines(out).Encode(line); err != nil {
 			return err
 		}
 		return skipped(st.Errors)
@@ -101,5 +186,10 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 		r.Docs, r.Unlabelled, st.Errors, r.GoldPairs, r.PredPairs, r.TruePairs)
 	fmt.Fprintf(out, "precision %.4f  recall %.4f  F1 %.4f  ARI %.4f  %.1f docs/s\n",
 		r.Precision, r.Recall, r.F1, r.ARI, st.DocsPerSecond())
+	if rc := line.Recluster; rc != nil {
+		a := rc.After
+		fmt.Fprintf(out, "after recluster (%d merges, %d splits, %.1fs): predicted pairs %d, true pairs %d\n", rc.Merges, rc.Splits, rc.Seconds, a.PredPairs, a.TruePairs)
+		fmt.Fprintf(out, "precision %.4f  recall %.4f  F1 %.4f  ARI %.4f\n", a.Precision, a.Recall, a.F1, a.ARI)
+	}
 	return skipped(st.Errors)
 }

@@ -50,6 +50,7 @@ some pages (each is named on stderr), 1 when it failed.`,
 		newExtractCmd(),
 		newCompareCmd(),
 		newEvalCmd(),
+		newReclusterCmd(),
 	)
 	return root
 }

@@ -39,11 +39,17 @@ func PagesDir(tb testing.TB) string {
 // the test ends.
 func Pages(tb testing.TB, dir string, policy dedupfilter.Policy) *indexer.Index {
 	tb.Helper()
+	o := indexer.DefaultOptions()
+	o.Filter.Policy = policy
+	return PagesWith(tb, dir, o)
+}
+
+// PagesWith is Pages with the index's options.
+func PagesWith(tb testing.TB, dir string, o indexer.Options) *indexer.Index {
+	tb.Helper()
 	if dir == "" {
 		dir = tb.TempDir()
 	}
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = policy
 	ix, err := indexer.Open(dir, o)
 	if err != nil {
 		tb.Fatal(err)

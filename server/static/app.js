@@ -3,7 +3,66 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { q: "", syntax: "boolean", collapse: true, from: 0, size: 10 };
+const state = { q: "", syntax: "boolean", collapse: true, from: 0, size: 10, cluster: "", a: "", b: "" };
+
+// The page's state lives in its URL (?q=...&syntax=...&collapse=...&from=...,
+// and cluster, a, b for the comparison view), so a search can be linked,
+// bookmarked, and walked with back and forward.
+function stateToURL() {
+  const u = new URL(location.href);
+  u.search = "";
+  if (state.q !== "") {
+    u.searchParams.set("q", state.q);
+    if (state.syntax !== "boolean") u.searchParams.set("syntax", state.syntax);
+    if (!state.collapse) u.searchParams.set("collapse", "false");
+    if (state.from > 0) u.searchParams.set("from", String(state.from));
+  }
+  if (state.cluster) {
+    u.searchParams.set("cluster", state.cluster);
+    u.searchParams.set("a", state.a);
+    u.searchParams.set("b", state.b);
+  }
+  return u;
+}
+
+function stateFromURL() {
+  const p = new URLSearchParams(location.search);
+  state.q = p.get("q") || "";
+  state.syntax = p.get("syntax") === "querystring" ? "querystring" : "boolean";
+  state.collapse = p.get("collapse") !== "false";
+  const from = parseInt(p.get("from") || "0", 10);
+  state.from = Number.isFinite(from) && from > 0 ? from - (from % state.size) : 0;
+  state.cluster = p.get("cluster") || "";
+  state.a = p.get("a") || "";
+  state.b = p.get("b") || "";
+  $("q").value = state.q;
+  $("syntax").value = state.syntax;
+  $("collapse").checked = state.collapse;
+}
+
+// navigate records the state as a new history entry and shows it.
+function navigate() {
+  const u = stateToURL();
+  if (u.href !== location.href) history.pushState(null, "", u);
+  show();
+}
+
+// show displays what the state says: the comparison view, or a search.
+async function show() {
+  if (state.cluster) {
+    await openCluster(state.cluster, state.a, state.b);
+    return;
+  }
+  $("cluster-view").hidden = true;
+  $("results").hidden = false;
+  if (state.q === "") {
+    $("results").replaceChildren();
+    $("pager").hidden = true;
+    $("status").textContent = "";
+    return;
+  }
+  await search();
+}
 
 function el(tag, className, text) {
   const e = document.createElement(tag);
@@ -92,6 +151,11 @@ function renderHit(h) {
   li.dataset.id = h.id;
   li.append(titleOrLink("h3", h.title, h.url));
   li.append(el("p", "meta", `${h.url || h.id} · score ${h.score.toFixed(3)} · cluster ${h.cluster}`));
+  if (h.snippet && h.snippet.length) {
+    const p = el("p", "snippet");
+    for (const s of h.snippet) p.append(s.mark ? el("mark", "", s.text) : document.createTextNode(s.text));
+    li.append(p);
+  }
   if (h.folded > 0) {
     const button = el("button", "fold", `${h.folded} similar ${h.folded === 1 ? "page" : "pages"}`);
     button.type = "button";
@@ -111,7 +175,12 @@ function renderHit(h) {
       if (!m.indexed) item.append(" ", el("span", "suppressed", "(suppressed)"));
       const cmp = el("button", "compare", "compare");
       cmp.type = "button";
-      cmp.addEventListener("click", () => openCluster(h.cluster, h.id, m.id));
+      cmp.addEventListener("click", () => {
+        state.cluster = h.cluster;
+        state.a = h.id;
+        state.b = m.id;
+        navigate();
+      });
       item.append(" ", cmp);
       list.append(item);
     }
@@ -182,9 +251,8 @@ function fillColumn(article, doc, passages) {
 }
 
 function closeCluster() {
-  $("cluster-view").hidden = true;
-  $("results").hidden = false;
-  $("pager").hidden = $("results").childElementCount === 0;
+  state.cluster = "";
+  navigate();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -194,12 +262,15 @@ document.addEventListener("DOMContentLoaded", () => {
     state.syntax = $("syntax").value;
     state.collapse = $("collapse").checked;
     state.from = 0;
-    $("results").hidden = false;
-    search();
+    state.cluster = "";
+    navigate();
   });
-  $("prev").addEventListener("click", () => { state.from = Math.max(0, state.from - state.size); search(); });
-  $("next").addEventListener("click", () => { state.from += state.size; search(); });
-  $("left-doc").addEventListener("change", compare);
-  $("right-doc").addEventListener("change", compare);
+  $("prev").addEventListener("click", () => { state.from = Math.max(0, state.from - state.size); navigate(); });
+  $("next").addEventListener("click", () => { state.from += state.size; navigate(); });
+  $("left-doc").addEventListener("change", () => { state.a = $("left-doc").value; history.replaceState(null, "", stateToURL()); compare(); });
+  $("right-doc").addEventListener("change", () => { state.b = $("right-doc").value; history.replaceState(null, "", stateToURL()); compare(); });
   $("close-cluster").addEventListener("click", closeCluster);
+  window.addEventListener("popstate", () => { stateFromURL(); show(); });
+  stateFromURL();
+  show();
 });

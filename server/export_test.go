@@ -1,0 +1,4 @@
+package server
+
+// TrimWords exports trimWords to the tests.
+var TrimWords = trimWords
