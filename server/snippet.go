@@ -117,9 +117,10 @@ const snippetSource = 64 << 10
 // snippets returns the snippet of each hit of q, by id: one search of
 // the hits' ids and q, with highlighting. The highlighter needs each hit's
 // text and its terms' positions: when the search index stores them (the
-// text field stored, with term vectors, as indexer.NewMapping does today)
-// the search runs there; when it does not, over the hits' texts as the
-// filter's store keeps them (see storedSnippets). A hit whose text has
+// text field stored, with term vectors: indexes made before
+// indexer.NewMapping stopped storing the text) the search runs there;
+// otherwise over the hits' texts as the filter's store keeps them (see
+// storedSnippets). A hit whose text has
 // none of the query's terms (a query of NOT only) gets the beginning of
 // its text.
 func (s *Server) snippets(ctx context.Context, q query.Query, hits []collapse.Hit) (map[string][]Segment, error) {
