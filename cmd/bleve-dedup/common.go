@@ -79,6 +79,7 @@ type ingestFlags struct {
 	policy, keep string
 	workers      int
 	batch        int
+	batchBytes   int
 	maxBytes     int64
 	maxText      int
 	pageTimeout  time.Duration
@@ -92,6 +93,7 @@ func (f *ingestFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
 	fs.IntVar(&f.workers, "workers", indexer.DefaultRunOptions().Workers, "pages extracted in parallel")
 	fs.IntVar(&f.batch, "batch", indexer.DefaultRunOptions().BatchSize, "documents per bleve batch: larger batches index faster and make pages searchable later")
+	fs.IntVar(&f.batchBytes, "batch-bytes", indexer.DefaultRunOptions().BatchBytes, "end a batch early at this many bytes of text, bounding its memory (0: no bound)")
 	fs.Int64Var(&f.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes (0: no limit); a page's memory is bounded by a small multiple of it")
 	fs.IntVar(&f.maxText, "max-text", def.MaxTextBytes, "index at most this many bytes of a page's main text (0: no limit)")
 	fs.DurationVar(&f.pageTimeout, "page-timeout", indexer.DefaultRunOptions().PageTimeout, "skip a page whose extraction takes longer (0: no limit)")
@@ -114,7 +116,7 @@ func (f *ingestFlags) apply(o *indexer.Options) error {
 
 func (f *ingestFlags) runOptions() indexer.RunOptions {
 	o := indexer.DefaultRunOptions()
-	o.Workers, o.BatchSize, o.PageTimeout = f.workers, f.batch, f.pageTimeout
+	o.Workers, o.BatchSize, o.BatchBytes, o.PageTimeout = f.workers, f.batch, f.batchBytes, f.pageTimeout
 	return o
 }
 
