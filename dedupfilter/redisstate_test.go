@@ -80,25 +80,7 @@ func TestRedisWritersMatchSerial(t *testing.T) {
 		}
 		byLabel[d.label] = c
 	}
-	err := fs[1].Clusters(func(c Cluster) error {
-		n := 0
-		for _, m := range c.Members {
-			e, err := fs[2].Meta(m)
-			if err != nil {
-				return err
-			}
-			if e.Indexed {
-				n++
-			}
-		}
-		if n != 1 {
-			t.Errorf("cluster %s has %d indexed members, want 1", c, n)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	oneIndexedPerCluster(t, fs[1], fs[2])
 }
 
 // TestRedisJournalReplay: a holder that dies after writing its journal

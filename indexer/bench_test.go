@@ -114,21 +114,7 @@ func benchIndexVsBleve(b *testing.B, docs []Document) {
 		b.StartTimer()
 
 		indexPlain := func() (bleve.Index, func() error) {
-			idx, err := bleve.New(filepath.Join(dir, "plain"), NewMapping())
-			if err != nil {
-				b.Fatal(err)
-			}
-			for i := 0; i < len(docs); i += batch {
-				bt := idx.NewBatch()
-				for _, d := range docs[i:min(i+batch, len(docs))] {
-					if err := bt.Index(d.ID, map[string]any{FieldTitle: d.Title, FieldText: joinParagraphs(d.Paragraphs), FieldURL: d.URL, FieldCluster: d.ID}); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := idx.Batch(bt); err != nil {
-					b.Fatal(err)
-				}
-			}
+			idx := indexPlain(b, filepath.Join(dir, "plain"), NewMapping(), docs, batch)
 			return idx, idx.Close
 		}
 		indexDedup := func() (bleve.Index, func() error) {
@@ -198,21 +184,7 @@ func BenchmarkMapping(b *testing.B) {
 				for b.Loop() {
 					dir := filepath.Join(b.TempDir(), "bleve")
 					start := cpuTime(b)
-					idx, err := bleve.New(dir, mp.m())
-					if err != nil {
-						b.Fatal(err)
-					}
-					for i := 0; i < len(docs); i += batch {
-						bt := idx.NewBatch()
-						for _, d := range docs[i:min(i+batch, len(docs))] {
-							if err := bt.Index(d.ID, map[string]any{FieldTitle: d.Title, FieldText: joinParagraphs(d.Paragraphs), FieldURL: d.URL, FieldCluster: d.ID}); err != nil {
-								b.Fatal(err)
-							}
-						}
-						if err := idx.Batch(bt); err != nil {
-							b.Fatal(err)
-						}
-					}
+					idx := indexPlain(b, dir, mp.m(), docs, batch)
 					settle(b, idx)
 					if err := idx.Close(); err != nil {
 						b.Fatal(err)
@@ -225,6 +197,28 @@ func BenchmarkMapping(b *testing.B) {
 			})
 		}
 	}
+}
+
+// indexPlain indexes docs into a new bleve index at dir with m, in
+// batches of batch, as the indexer would write them.
+func indexPlain(tb testing.TB, dir string, m mapping.IndexMapping, docs []Document, batch int) bleve.Index {
+	tb.Helper()
+	idx, err := bleve.New(dir, m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i < len(docs); i += batch {
+		bt := idx.NewBatch()
+		for _, d := range docs[i:min(i+batch, len(docs))] {
+			if err := bt.Index(d.ID, map[string]any{FieldTitle: d.Title, FieldText: joinParagraphs(d.Paragraphs), FieldURL: d.URL, FieldCluster: d.ID}); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := idx.Batch(bt); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return idx
 }
 
 // dirSize is the bytes of the files under dir.

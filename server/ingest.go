@@ -63,8 +63,9 @@ func (o *Ingest) validate() error {
 	return nil
 }
 
-// ingestSummary is the body of an /api/ingest response.
-type ingestSummary struct {
+// IngestSummary is the body of a POST /api/ingest response (clients
+// decode it too).
+type IngestSummary struct {
 	Read       int      `json:"read"`
 	Indexed    int      `json:"indexed"`
 	Duplicates int      `json:"duplicates"`
@@ -206,8 +207,8 @@ func (p *ingestProgress) update(st indexer.Stats, done bool) {
 }
 
 // runIngest indexes pages and returns the summary and its status.
-func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error], in *Ingest) (ingestSummary, int) {
-	var sum ingestSummary
+func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error], in *Ingest) (IngestSummary, int) {
+	var sum IngestSummary
 	status := http.StatusOK
 	run := in.Run
 	run.Progress = func(st indexer.Stats) { s.progress.update(st, false) }

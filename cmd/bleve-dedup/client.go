@@ -15,6 +15,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
 // client reads an index through the JSON API of a running serve, for the
@@ -107,28 +108,12 @@ func (c *client) clusters(ctx context.Context, fn func(clusterLine) error) error
 	}
 }
 
-// ingestSummary is the answer of /api/ingest.
-type ingestSummary struct {
-	Read       int      `json:"read"`
-	Indexed    int      `json:"indexed"`
-	Duplicates int      `json:"duplicates"`
-	Unchanged  int      `json:"unchanged"`
-	Updated    int      `json:"updated"`
-	Truncated  int      `json:"truncated"`
-	NotHTML    int      `json:"not_html"`
-	BadStatus  int      `json:"bad_status"`
-	Errors     int      `json:"errors"`
-	ErrorList  []string `json:"error_list"`
-	ElapsedMS  int64    `json:"elapsed_ms"`
-	Error      string   `json:"error"`
-}
-
 // ingest sends pages to the server's /api/ingest as a JSONL body and
 // returns its summary. The body is sent only once the server takes it
 // (Expect: 100-continue): while another ingest runs, the request is made
 // again after the server's Retry-After, until ctx is done. Pages that
 // cannot be read here go to onError.
-func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], onError func(error)) (ingestSummary, error) {
+func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], onError func(error)) (server.IngestSummary, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ExpectContinueTimeout = 10 * time.Second
 	hc := &http.Client{Transport: tr} // no overall time-out: the run lasts as long as the input
@@ -137,20 +122,20 @@ func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], 
 		body := &pageBody{pages: pages, onError: onError}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, body)
 		if err != nil {
-			return ingestSummary{}, err
+			return server.IngestSummary{}, err
 		}
 		req.Header.Set("Content-Type", "application/x-ndjson")
 		req.Header.Set("Expect", "100-continue")
 		resp, err := hc.Do(req)
 		body.Close()
 		if err != nil {
-			return ingestSummary{}, fmt.Errorf("--server: %w", err)
+			return server.IngestSummary{}, fmt.Errorf("--server: %w", err)
 		}
-		var sum ingestSummary
+		var sum server.IngestSummary
 		data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 		resp.Body.Close()
 		if err != nil {
-			return ingestSummary{}, fmt.Errorf("--server: %s: %w", u, err)
+			return server.IngestSummary{}, fmt.Errorf("--server: %s: %w", u, err)
 		}
 		if resp.StatusCode == http.StatusTooManyRequests {
 			wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
@@ -158,15 +143,15 @@ func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], 
 			case <-time.After(time.Duration(max(wait, 1)) * time.Second):
 				continue
 			case <-ctx.Done():
-				return ingestSummary{}, ctx.Err()
+				return server.IngestSummary{}, ctx.Err()
 			}
 		}
 		if json.Unmarshal(data, &sum) != nil || (resp.StatusCode != http.StatusOK && sum.Error == "" && resp.StatusCode != http.StatusRequestEntityTooLarge) {
 			var e struct{ Error string }
 			if json.Unmarshal(data, &e) == nil && e.Error != "" {
-				return ingestSummary{}, fmt.Errorf("--server: %s", e.Error)
+				return server.IngestSummary{}, fmt.Errorf("--server: %s", e.Error)
 			}
-			return ingestSummary{}, fmt.Errorf("--server: %s: %s", u, resp.Status)
+			return server.IngestSummary{}, fmt.Errorf("--server: %s: %s", u, resp.Status)
 		}
 		if sum.Error != "" {
 			return sum, fmt.Errorf("--server: %s", sum.Error)
