@@ -17,12 +17,14 @@ import (
 type dupsCmd struct {
 	index  indexFlags
 	server string
+	all    bool
 	format format
 }
 
 func (o *dupsCmd) AddFlags(fs *pflag.FlagSet) {
 	o.index.AddFlags(fs)
 	fs.StringVar(&o.server, "server", "", "read the clusters through the JSON API of a running serve at this URL")
+	fs.BoolVar(&o.all, "all", false, "every cluster, those of one document too: each document with its cluster id (not with --server)")
 	o.format = newFormat("table", "table", "jsonl")
 	o.format.addFlag(fs)
 }
@@ -34,8 +36,8 @@ func newDupsCmd() *cobra.Command {
 		Short: "List the clusters of near-duplicate documents",
 		Long: `dups lists every cluster of two or more documents: its id, its representative
 (the copy in search results) and its members, representative and suppressed
-copies included. --format jsonl prints one
-{"cluster","representative","members"} object a line.`,
+copies included (--all: every cluster, so every document). --format jsonl
+prints one {"cluster","representative","members"} object a line.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
 	}
@@ -43,6 +45,7 @@ copies included. --format jsonl prints one
 	cmd.MarkFlagsOneRequired("index", "store", "server")
 	cmd.MarkFlagsMutuallyExclusive("index", "server")
 	cmd.MarkFlagsMutuallyExclusive("store", "server")
+	cmd.MarkFlagsMutuallyExclusive("all", "server")
 	return cmd
 }
 
@@ -78,11 +81,16 @@ func (o *dupsCmd) run(cmd *cobra.Command) error {
 	if err != nil || !table {
 		return err
 	}
-	fmt.Fprintf(tw, "(%d clusters of duplicates)\n", n)
+	if o.all {
+		fmt.Fprintf(tw, "(%d clusters)\n", n)
+	} else {
+		fmt.Fprintf(tw, "(%d clusters of duplicates)\n", n)
+	}
 	return tw.Flush()
 }
 
-// clusters returns a walk over the clusters of two or more members, from
+// clusters returns a walk over the clusters of two or more members (all
+// with --all), from
 // the index or through the server, and what closes the index.
 func (o *dupsCmd) clusters(ctx context.Context) (walk func(func(clusterLine) error) error, done func(), err error) {
 	if o.server != "" {
@@ -98,7 +106,7 @@ func (o *dupsCmd) clusters(ctx context.Context) (walk func(func(clusterLine) err
 	}
 	return func(fn func(clusterLine) error) error {
 		return filter.Clusters(func(c dedupfilter.Cluster) error {
-			if len(c.Members) < 2 {
+			if len(c.Members) < 2 && !o.all {
 				return nil
 			}
 			return fn(clusterLine{c.ID, c.Representative, c.Members})

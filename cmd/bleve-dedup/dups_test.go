@@ -48,3 +48,39 @@ func TestDupsCmd(t *testing.T) {
 		t.Errorf("dups on a missing index: error %v, want 'no index there'", err)
 	}
 }
+
+// TestDupsAll: --all lists every document once, singletons included.
+func TestDupsAll(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	if out, err := runCmd(t, "index", "--index", dir, pagesDir); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	out, err := runCmd(t, "dups", "--index", dir, "--all", "--format", "jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	lines, singletons := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var c struct{ Members []string }
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		lines++
+		if len(c.Members) == 1 {
+			singletons++
+		}
+		for _, m := range c.Members {
+			if seen[m] {
+				t.Errorf("%s listed twice", m)
+			}
+			seen[m] = true
+		}
+	}
+	if len(seen) != 15 || lines != 9 || singletons != 5 {
+		t.Errorf("--all: %d documents in %d clusters, %d of one; want 15 in 9, 5 of one", len(seen), lines, singletons)
+	}
+	if _, err := runCmd(t, "dups", "--server", "http://127.0.0.1:1", "--all"); err == nil {
+		t.Error("--all with --server: no error")
+	}
+}
