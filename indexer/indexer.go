@@ -184,7 +184,11 @@ type Index struct {
 	maxText  int
 	shared   bool // the filter's store is shared (Options.SharedStore)
 
-	mu       sync.Mutex // one filter decision and its bleve write at a time
+	mu sync.Mutex // one batch of filter decisions at a time
+	// applyMu orders bleve writes: it is taken before mu is let go, so
+	// they happen in the order of the decisions, while the next batch is
+	// decided (see commitThen).
+	applyMu  sync.Mutex
 	repaired int
 
 	closeOnce sync.Once

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -265,10 +266,30 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		hash uint64
 	}
 	urls := map[string]version{}
+	// Each batch's bleve write goes on while the next batch is decided;
+	// the first error of one stops the run.
+	var (
+		applying sync.WaitGroup
+		applyMu  sync.Mutex
+		applyErr error
+	)
+	applied := func(err error) {
+		applyMu.Lock()
+		applyErr = cmp.Or(applyErr, err)
+		applyMu.Unlock()
+		applying.Done()
+	}
 	flush := func() error {
-		decs, err := ix.commit(batch)
+		applyMu.Lock()
+		err := applyErr
+		applyMu.Unlock()
+		if err != nil {
+			return err
+		}
+		applying.Add(1)
+		decs, err := ix.commitThen(batch, applied)
 		st.count(decs)
-		batch, size = batch[:0], 0
+		batch, size = make([]staged, 0, o.BatchSize), 0 // the write still reads the old one
 		clear(urls)
 		st.Elapsed = time.Since(start)
 		if o.Progress != nil {
@@ -276,6 +297,7 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		}
 		return err
 	}
+	defer applying.Wait()
 	// due fires FlushAfter after the first page of a batch came in.
 	var due <-chan time.Time
 	for {
@@ -316,6 +338,13 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 					continue
 				}
 				s.doc.ID, s.update = v.id, true
+			} else if id := ix.urlOwner(s.doc.URL); id != "" && id != s.doc.ID {
+				// Staged ahead, before the batch that indexed id was decided.
+				if e, err := ix.filter.Meta(id); err == nil && e.Hash == s.doc.Hash {
+					st.Unchanged++
+					continue
+				}
+				s.doc.ID, s.update = id, true
 			}
 			urls[k] = version{s.doc.ID, s.doc.Hash}
 		}
@@ -346,7 +375,9 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 			}
 		}
 	}
-	return st, flush()
+	err := flush()
+	applying.Wait()
+	return st, cmp.Or(err, applyErr)
 }
 
 // count adds the outcome of decs to st.

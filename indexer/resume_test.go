@@ -137,6 +137,14 @@ func TestKillResume(t *testing.T) {
 // new version of that document, whatever its id; an unchanged one is
 // skipped.
 func TestCanonicalURLUpdates(t *testing.T) {
+	// Batches of one: the later versions are staged ahead, before the
+	// batch holding the first one is decided.
+	for _, batch := range []int{1000, 1} {
+		t.Run(fmt.Sprint("batch ", batch), func(t *testing.T) { testCanonicalURLUpdates(t, batch) })
+	}
+}
+
+func testCanonicalURLUpdates(t *testing.T, batch int) {
 	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +166,9 @@ func TestCanonicalURLUpdates(t *testing.T) {
 			}
 		}
 	}
-	st, err := ix.IndexPages(context.Background(), seq, indexer.DefaultRunOptions())
+	o := indexer.DefaultRunOptions()
+	o.BatchSize = batch
+	st, err := ix.IndexPages(context.Background(), seq, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,30 +140,74 @@ func joinParagraphs(ps []string) string {
 	return string(b)
 }
 
-// commit decides docs in order and applies the bleve operations of the
-// decisions in one batch.
+// commit decides docs, in order, and writes bleve accordingly, returning
+// once bleve has them.
 func (ix *Index) commit(docs []staged) ([]dedupfilter.Decision, error) {
+	return ix.commitThen(docs, nil)
+}
+
+// commitThen is commit, but when applied is not nil it returns once the
+// decisions are made and leaves the bleve write to a goroutine, which
+// calls applied with its error: the next batch is decided while bleve
+// indexes this one. Bleve writes still happen in the order of the
+// decisions (applyMu is taken before the decision lock is let go), and the
+// store holds them as pending until they are done, so a crash in between
+// is repaired at Open as before. applied is called exactly once; docs
+// must not be reused until it is.
+func (ix *Index) commitThen(docs []staged, applied func(error)) ([]dedupfilter.Decision, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.readOnly {
+		if applied != nil {
+			applied(nil)
+		}
 		return nil, fmt.Errorf("indexer: %w", ErrReadOnly)
 	}
+	decs, ops, decideErr := ix.decideBatch(docs)
+	// Ops of decisions already committed must reach bleve even when a later
+	// Add failed, or the stores would disagree until the next Open.
+	if applied == nil {
+		if err := ix.apply(ops, docs); err != nil {
+			return decs, errors.Join(decideErr, err)
+		}
+		return decs, decideErr
+	}
+	ix.applyMu.Lock()
+	go func() {
+		err := ix.applyLocked(ops, docs)
+		ix.applyMu.Unlock()
+		applied(err)
+	}()
+	return decs, decideErr
+}
+
+// decideBatch makes the decisions on docs (all indexed, without the
+// filter) and returns them with the bleve operations they call for.
+func (ix *Index) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfilter.Op, error) {
 	if ix.noDedup {
-		return ix.commitPlain(docs)
+		decs := make([]dedupfilter.Decision, 0, len(docs))
+		ops := make([]dedupfilter.Op, 0, len(docs))
+		for _, d := range docs {
+			op := dedupfilter.Op{Kind: dedupfilter.OpIndex, ID: d.doc.ID, Cluster: d.doc.ID, Payload: d.doc.Payload}
+			decs = append(decs, dedupfilter.Decision{ID: d.doc.ID, Cluster: d.doc.ID, Representative: d.doc.ID, Ops: []dedupfilter.Op{op}})
+			ops = append(ops, op)
+		}
+		return decs, ops, nil
 	}
 	// A document's site plan depends on the documents before it, so the
 	// plans are made in order, each over the plans before it; the features
 	// are then computed in parallel while the filter decides, in order, on
 	// the documents already analysed.
 	if err := ix.planSites(docs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ready, stop := ix.analyze(docs)
+	defer stop() // after an error, analysis of the documents left is dropped
 	var decs []dedupfilter.Decision
 	var ops []dedupfilter.Op
 	// One right to decide for the batch: a shared store's other writers
 	// wait until its decisions are made.
-	decideErr := ix.filter.Exclusive(func() error {
+	err := ix.filter.Exclusive(func() error {
 		if ix.shared {
 			// A shared store answers in round trips: the batch's reads in
 			// two of them beat a few for each document, though analysis
@@ -182,25 +226,7 @@ func (ix *Index) commit(docs []staged) ([]dedupfilter.Decision, error) {
 		decs, ops, err = ix.decide(docs, ready)
 		return err
 	})
-	stop() // after an error, analysis of the documents left is dropped
-	// Ops of decisions already committed must reach bleve even when a later
-	// Add failed, or the stores would disagree until the next Open.
-	if err := ix.apply(ops, docs); err != nil {
-		return decs, errors.Join(decideErr, err)
-	}
-	return decs, decideErr
-}
-
-// commitPlain writes docs to bleve without the filter (Options.NoDedup).
-func (ix *Index) commitPlain(docs []staged) ([]dedupfilter.Decision, error) {
-	decs := make([]dedupfilter.Decision, 0, len(docs))
-	ops := make([]dedupfilter.Op, 0, len(docs))
-	for _, d := range docs {
-		op := dedupfilter.Op{Kind: dedupfilter.OpIndex, ID: d.doc.ID, Cluster: d.doc.ID, Payload: d.doc.Payload}
-		decs = append(decs, dedupfilter.Decision{ID: d.doc.ID, Cluster: d.doc.ID, Representative: d.doc.ID, Ops: []dedupfilter.Op{op}})
-		ops = append(ops, op)
-	}
-	return decs, ix.apply(ops, docs)
+	return decs, ops, err
 }
 
 // planSites makes each document's site plan, in order, each over the
@@ -445,6 +471,13 @@ func (ix *Index) finishStale() error {
 // apply writes ops to bleve in one batch and clears their pending marks.
 // The bodies of prep stand in for payloads they encode, sparing a decode.
 func (ix *Index) apply(ops []dedupfilter.Op, prep []staged) error {
+	ix.applyMu.Lock()
+	defer ix.applyMu.Unlock()
+	return ix.applyLocked(ops, prep)
+}
+
+// applyLocked is apply with applyMu held.
+func (ix *Index) applyLocked(ops []dedupfilter.Op, prep []staged) error {
 	if len(ops) == 0 {
 		return nil
 	}
