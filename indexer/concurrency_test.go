@@ -178,7 +178,7 @@ func TestBatchBytes(t *testing.T) {
 	}{
 		{"by count", 4, 0, 3, 10},
 		{"by bytes", 1000, 2500, 4, 10}, // each page ~1 KB: 3, 3, 3, 1
-		{"both", 2, 2500, 6, 10}, // five full batches and the final, empty flush
+		{"both", 2, 2500, 6, 10},        // five full batches and the final, empty flush
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
