@@ -84,19 +84,22 @@ type ingestFlags struct {
 	maxText      int
 	pageTimeout  time.Duration
 	noDedup      bool
+	run          indexer.RunOptions // the defaults AddFlags was given
 }
 
-// AddFlags adds the flags but --store, which serve has in indexFlags.
-func (f *ingestFlags) AddFlags(fs *pflag.FlagSet) {
+// AddFlags adds the flags but --store, which serve has in indexFlags;
+// run gives the defaults of the run's flags (a bulk run's or a server's).
+func (f *ingestFlags) AddFlags(fs *pflag.FlagSet, run indexer.RunOptions) {
 	def := indexer.DefaultOptions()
+	f.run = run
 	fs.StringVar(&f.policy, "policy", def.Filter.Policy.String(), "what happens to a duplicate: suppress (not indexed), mark (indexed with its cluster id) or replace (keep the better copy)")
 	fs.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
-	fs.IntVar(&f.workers, "workers", indexer.DefaultRunOptions().Workers, "pages extracted in parallel")
-	fs.IntVar(&f.batch, "batch", indexer.DefaultRunOptions().BatchSize, "documents per bleve batch: larger batches index faster and make pages searchable later")
-	fs.IntVar(&f.batchBytes, "batch-bytes", indexer.DefaultRunOptions().BatchBytes, "end a batch early at this many bytes of text, bounding its memory (0: no bound)")
+	fs.IntVar(&f.workers, "workers", run.Workers, "pages extracted in parallel")
+	fs.IntVar(&f.batch, "batch", run.BatchSize, "documents per bleve batch: larger batches index faster and make pages searchable later")
+	fs.IntVar(&f.batchBytes, "batch-bytes", run.BatchBytes, "end a batch early at this many bytes of text, bounding its memory (0: no bound)")
 	fs.Int64Var(&f.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes (0: no limit); a page's memory is bounded by a small multiple of it")
 	fs.IntVar(&f.maxText, "max-text", def.MaxTextBytes, "index at most this many bytes of a page's main text (0: no limit)")
-	fs.DurationVar(&f.pageTimeout, "page-timeout", indexer.DefaultRunOptions().PageTimeout, "skip a page whose extraction takes longer (0: no limit)")
+	fs.DurationVar(&f.pageTimeout, "page-timeout", run.PageTimeout, "skip a page whose extraction takes longer (0: no limit)")
 	fs.BoolVar(&f.noDedup, "no-dedup", false, "index every page into bleve without the filter (to measure its cost)")
 }
 
@@ -115,7 +118,7 @@ func (f *ingestFlags) apply(o *indexer.Options) error {
 }
 
 func (f *ingestFlags) runOptions() indexer.RunOptions {
-	o := indexer.DefaultRunOptions()
+	o := f.run
 	o.Workers, o.BatchSize, o.BatchBytes, o.PageTimeout = f.workers, f.batch, f.batchBytes, f.pageTimeout
 	return o
 }

@@ -32,7 +32,7 @@ func (o *evalCmd) AddFlags(fs *pflag.FlagSet) {
 	o.format.addFlag(fs)
 	o.filter.AddFlags(fs)
 	o.methods.AddFlags(fs)
-	o.ingest.AddFlags(fs)
+	o.ingest.AddFlags(fs, indexer.DefaultRunOptions())
 	addStoreFlag(fs, &o.ingest.store)
 }
 

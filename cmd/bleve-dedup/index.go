@@ -23,7 +23,7 @@ func (o *indexCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.dir, "index", "", "index directory")
 	fs.StringVar(&o.server, "server", "", "send the pages to a running serve --ingest at this URL instead (its index and settings apply)")
 	o.filter.AddFlags(fs)
-	o.ingest.AddFlags(fs)
+	o.ingest.AddFlags(fs, indexer.DefaultRunOptions())
 	addStoreFlag(fs, &o.ingest.store)
 }
 
