@@ -414,6 +414,20 @@ func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
 		if err != nil {
 			return ops, err
 		}
+		// With a shared store, a cluster with members another shard added
+		// stays as it is: their text and search index are that shard's,
+		// and re-deciding could promote or demote them where this process
+		// cannot write.
+		foreign, err := ix.hasForeign(c.Members)
+		if err != nil {
+			return ops, err
+		}
+		if foreign {
+			if err := ix.store.Update(func(txn *badger.Txn) error { return sitetext.Done(txn, id) }); err != nil {
+				return ops, fmt.Errorf("%s: %w", id, err)
+			}
+			continue
+		}
 		entries := make([]dedupfilter.Entry, 0, len(c.Members))
 		for _, m := range c.Members {
 			e, err := ix.filter.Doc(m)
@@ -466,6 +480,24 @@ func (ix *Index) finishStale() error {
 		return fmt.Errorf("indexer: re-deciding pages a crash left stale: %w", err)
 	}
 	return nil
+}
+
+// hasForeign reports whether a shared store holds any of ids for another
+// process (see dedupfilter.Entry.Local).
+func (ix *Index) hasForeign(ids []string) (bool, error) {
+	if !ix.shared {
+		return false, nil
+	}
+	for _, id := range ids {
+		e, err := ix.filter.Meta(id)
+		if err != nil {
+			return false, err
+		}
+		if !e.Local {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // apply writes ops to bleve in one batch and clears their pending marks.
