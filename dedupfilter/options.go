@@ -309,7 +309,7 @@ type Options struct {
 	// Filter in memory (a fixed 2 MiB sketch), built from the store at
 	// Open — a walk of every document, so opening a large store with it
 	// on takes a while — and kept current by this process' Adds and
-	// Deletes (other writers of a shared store are not seen).
+	// Deletes. The embedded store only: NewRedis refuses it.
 	BooleanStopShare float64
 	// BooleanStopMinDocs: stop words apply only once the store holds at
 	// least this many documents, since shares over a few are noise.

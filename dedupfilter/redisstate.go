@@ -204,6 +204,9 @@ func NewRedis(rdb redis.UniversalClient, prefix string, local *badger.DB, opts O
 	if prefix == "" || strings.ContainsAny(prefix, "{}") {
 		return nil, fmt.Errorf("dedupfilter: Redis key prefix %q: want a non-empty name without braces: %w", prefix, ErrInvalidOptions)
 	}
+	if opts.BooleanStopShare > 0 {
+		return nil, fmt.Errorf("dedupfilter: BooleanStopShare %v: document frequencies are counted by the embedded store only: %w", opts.BooleanStopShare, ErrInvalidOptions)
+	}
 	tok := make([]byte, 16)
 	if _, err := rand.Read(tok); err != nil {
 		return nil, fmt.Errorf("dedupfilter: %w", err)

@@ -23,7 +23,7 @@ if ! command -v redis-server >/dev/null 2>&1 && command -v apt-get >/dev/null 2>
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-tools >/dev/null || echo "warning: redis-server could not be installed; the Redis tests will skip"
 fi
 redis_dir=$(mktemp -d)
-trap 'scripts/redis-cluster.sh stop "$redis_dir" >/dev/null 2>&1 || true' EXIT
+trap 'PORT=${REDIS_PORT:-7300} scripts/redis-cluster.sh stop "$redis_dir" >/dev/null 2>&1 || true' EXIT
 if addrs=$(PORT=${REDIS_PORT:-7300} scripts/redis-cluster.sh start "$redis_dir"); then
 	export DEDUPFILTER_REDIS=$addrs
 else
