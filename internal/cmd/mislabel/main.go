@@ -20,9 +20,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -345,29 +343,17 @@ func sameCharset(iana, whatwg string) bool {
 	return false
 }
 
-// eachRecord calls fn for each line of a gzipped JSONL corpus.
+// eachRecord calls fn for each page of a JSONL corpus (gzipped or not).
 func eachRecord(path string, fn func(id, url, html string) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return err
-	}
-	sc := bufio.NewScanner(gz)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var r struct{ ID, URL, HTML string }
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+	for p, err := range page.Read([]string{path}, page.Options{}) {
+		if err != nil {
 			return err
 		}
-		if err := fn(r.ID, r.URL, r.HTML); err != nil {
+		if err := fn(p.ID, p.URL, p.HTML); err != nil {
 			return err
 		}
 	}
-	return sc.Err()
+	return nil
 }
 
 // copyLabels copies the development labels: the folder's ids are the

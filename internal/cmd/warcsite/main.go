@@ -21,9 +21,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -37,6 +35,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/nlnwa/gowarc/v3"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/simplifiedchinese"
@@ -83,22 +82,10 @@ func writeSite(dir, corpus string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "p"), 0o755); err != nil {
 		return err
 	}
-	f, err := os.Open(corpus)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return err
-	}
-	sc := bufio.NewScanner(gz)
-	sc.Buffer(nil, 64<<20)
 	charsets := map[string]string{}
 	nZH := 0
-	for sc.Scan() {
-		var r struct{ ID, HTML string }
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+	for r, err := range page.Read([]string{corpus}, page.Options{}) {
+		if err != nil {
 			return err
 		}
 		raw, cs := []byte(r.HTML), "utf-8"
@@ -115,9 +102,6 @@ func writeSite(dir, corpus string) error {
 			return err
 		}
 		charsets[r.ID] = cs
-	}
-	if err := sc.Err(); err != nil {
-		return err
 	}
 	b, err := json.Marshal(charsets)
 	if err != nil {
