@@ -319,7 +319,13 @@ func (b *badgerState) commit() error {
 			}
 		}
 	}
-	return b.txn.Commit()
+	if err := b.txn.Commit(); err != nil {
+		return err
+	}
+	if b.s.keys != nil {
+		b.s.keys.growIfFull(b.s.db)
+	}
+	return nil
 }
 
 func (b *badgerState) discard() { b.txn.Discard() }

@@ -168,10 +168,20 @@ func newSignature(f *analyzer.Features) signature {
 	return sig
 }
 
+// compare is verify with a sample of the shared terms as evidence.
 func compare(a, b signature, opts Options) Verdict {
+	v := verify(a, b, opts)
+	v.TermSample = termSample(a, b, opts)
+	return v
+}
+
+// verify is the verdict without TermSample: the candidates Add verifies
+// are mostly not duplicates, and looking up term names for them cost a
+// fifth of a verification.
+func verify(a, b signature, opts Options) Verdict {
 	var v Verdict
 	t := compareTerms(a, b, opts)
-	v.SharedTerms, v.TermSample = t.shared, t.sample
+	v.SharedTerms = t.shared
 	fs, lcs := pieceSimilarity(a.pieces, b.pieces)
 	v.SharedPieces = lcs
 	bs, m0 := blockSimilarity(a.blocks, b.blocks)
@@ -281,16 +291,11 @@ type termStats struct {
 	jaccard, conrad float64
 	booleanCompared bool // counts within d and xor fraction at most k
 	booleanS        float64
-	sample          []string
 }
 
 // compareTerms merges the two signatures' term lists, sorted by hash.
 func compareTerms(sa, sb signature, o Options) termStats {
 	a, b := sa.terms, sb.terms
-	names := sa.names
-	if names == nil {
-		names = sb.names
-	}
 	var t termStats
 	var minSum, totA, totB, sumAll, diffNum int
 	frequent := func(x, y int) bool { return o.BooleanFrequent > 0 && x >= o.BooleanFrequent && y >= o.BooleanFrequent }
@@ -326,9 +331,6 @@ func compareTerms(sa, sb signature, o Options) termStats {
 			x, y = a[i].tf, b[j].tf
 			t.shared++
 			minSum += min(x, y)
-			if name, ok := names[a[i].hash]; ok {
-				t.sample = addSmallest(t.sample, name, termSampleSize)
-			}
 			i++
 			j++
 		}
@@ -361,6 +363,36 @@ func compareTerms(sa, sb signature, o Options) termStats {
 		t.booleanS = 1 - f
 	}
 	return t
+}
+
+// termSample is the termSampleSize smallest of the terms a and b share,
+// by name, stop terms left out: empty unless one of them was made from
+// Features (a stored signature keeps only hashes).
+func termSample(sa, sb signature, o Options) []string {
+	names := sa.names
+	if names == nil {
+		names = sb.names
+	}
+	if names == nil {
+		return nil
+	}
+	var sample []string
+	a, b := sa.terms, sb.terms
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i].hash < b[j].hash:
+			i++
+		case b[j].hash < a[i].hash:
+			j++
+		default:
+			if name, ok := names[a[i].hash]; ok && (o.stopTerm == nil || !o.stopTerm(a[i].hash)) {
+				sample = addSmallest(sample, name, termSampleSize)
+			}
+			i++
+			j++
+		}
+	}
+	return sample
 }
 
 // addSmallest inserts x into sorted, which keeps the n smallest strings.

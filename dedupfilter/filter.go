@@ -160,7 +160,7 @@ func Open(opts Options) (*Filter, error) {
 	if !opts.InMemory && opts.Dir == "" {
 		return nil, fmt.Errorf("dedupfilter: Dir is empty: %w", ErrInvalidOptions)
 	}
-	db, err := badger.Open(opts.BadgerOptions())
+	db, err := OpenBadger(opts.BadgerOptions())
 	if err != nil {
 		return nil, fmt.Errorf("dedupfilter: open %q: %w", opts.Dir, err)
 	}

@@ -45,21 +45,22 @@ func TestKeyFilterNoFalseNegatives(t *testing.T) {
 }
 
 // TestKeyFilterFile: a file closed cleanly, or left open by a process of
-// this boot, is trusted; one left open on another boot, or of another
-// size, is rebuilt from the store.
+// this boot, is trusted; one left open on another boot, or larger than
+// the largest size, is rebuilt from the store.
 func TestKeyFilterFile(t *testing.T) {
 	tests := []struct {
 		name        string
 		clean       bool
 		boot        string // written over the header's boot id, when set
-		logBits     int    // to reopen with
+		maxLog      int    // to reopen with
 		wantTrusted bool
 	}{
 		{"clean close", true, "", 16, true},
 		{"crash on this boot", false, "", 16, true},
 		{"crash on another boot", false, "another-boot", 16, false},
 		{"no boot id", false, "\x00", 16, false},
-		{"other size", true, "", 17, false},
+		{"larger largest size", true, "", 17, true},
+		{"smaller largest size", true, "", 15, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,7 +85,7 @@ func TestKeyFilterFile(t *testing.T) {
 			if err := kf.close(tt.clean); err != nil {
 				t.Fatal(err)
 			}
-			kf, err = openKeyFilter(path, tt.logBits, db)
+			kf, err = openKeyFilter(path, tt.maxLog, db)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +107,7 @@ func TestKeyFilterReopenFilter(t *testing.T) {
 	open := func() *Filter {
 		o := DefaultOptions(filepath.Join(dir, "store"))
 		o.KeyFilter = filepath.Join(dir, "keys")
-		o.KeyFilterBits = 20
+		o.KeyFilterBits = minKeyFilterBits
 		f, err := Open(o)
 		if err != nil {
 			t.Fatal(err)
@@ -125,6 +126,56 @@ func TestKeyFilterReopenFilter(t *testing.T) {
 	defer f.Close()
 	if d := mustAdd(t, f, Doc{ID: "b", Features: a.Analyze(text)}); !d.Duplicate || d.Of != "a" {
 		t.Errorf("after reopening: %+v, want a duplicate of a", d)
+	}
+}
+
+// TestKeyFilterGrows: a filter that fills up is rebuilt larger from the
+// store's keys, in its file, and reopens at that size.
+func TestKeyFilterGrows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys")
+	db := memDB(t)
+	kf, err := openKeyFilter(path, minKeyFilterBits+2, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kf.logBits != minKeyFilterBits {
+		t.Fatalf("new filter: 2^%d bits, want 2^%d", kf.logBits, minKeyFilterBits)
+	}
+	// Enough keys for a key per growAtBits bits, and some.
+	n := (1 << minKeyFilterBits) / growAtBits * 11 / 10
+	wb := db.NewWriteBatch()
+	for i := range n {
+		k := testKey(i)
+		if err := wb.Set(k, []byte{postingsOpen}); err != nil {
+			t.Fatal(err)
+		}
+		kf.add(k)
+	}
+	if err := wb.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	kf.growIfFull(db)
+	if want := kf.sizeFor(uint64(n)); kf.logBits != want || want <= minKeyFilterBits {
+		t.Fatalf("after %d keys: 2^%d bits, want 2^%d", n, kf.logBits, want)
+	}
+	if err := kf.close(true); err != nil {
+		t.Fatal(err)
+	}
+	kf, err = openKeyFilter(path, minKeyFilterBits+2, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kf.close(false)
+	if kf.logBits <= minKeyFilterBits || kf.keys < uint64(n)*9/10 {
+		t.Errorf("reopened: 2^%d bits, %d keys; want the grown size and about %d keys", kf.logBits, kf.keys, n)
+	}
+	for i := range n {
+		if !kf.mayHave(testKey(i)) {
+			t.Fatalf("key %d of the store is missing after growing", i)
+		}
+	}
+	if _, err := os.Stat(path + ".new"); !os.IsNotExist(err) {
+		t.Errorf("the rebuilt file was left beside the filter: %v", err)
 	}
 }
 

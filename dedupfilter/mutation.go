@@ -355,7 +355,8 @@ func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byt
 		if err != nil {
 			return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
 		}
-		if v := compare(sig, cs, o); v.Duplicate {
+		if v := verify(sig, cs, o); v.Duplicate {
+			v.TermSample = termSample(sig, cs, o)
 			return id, v, n + 1, nil
 		}
 	}

@@ -244,7 +244,7 @@ func (ix *Index) open(dir string, opts Options) error {
 	if !opts.ReadOnly {
 		fo.KeyFilter = filepath.Join(dir, keyFilterFile)
 	}
-	db, err := badger.Open(fo.BadgerOptions())
+	db, err := dedupfilter.OpenBadger(fo.BadgerOptions())
 	if err != nil {
 		return openError(dir, fo.Dir, err)
 	}

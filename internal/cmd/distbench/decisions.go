@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
@@ -58,8 +59,8 @@ func decisions(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	for _, store := range []string{"redis", "badger"} {
-		local, err := badger.Open(dedupfilter.DefaultOptions(filepath.Join(c.work, store)).BadgerOptions())
+	for _, store := range c.stores {
+		local, err := dedupfilter.OpenBadger(dedupfilter.DefaultOptions(filepath.Join(c.work, store)).BadgerOptions())
 		if err != nil {
 			return err
 		}
@@ -83,6 +84,16 @@ func decisions(ctx context.Context, c config) error {
 		pages, err := model.Pages(synth.DefaultOptions(c.decisions))
 		if err != nil {
 			return err
+		}
+		if c.cpuProfile != "" {
+			out, err := os.Create(c.cpuProfile + "-" + store)
+			if err != nil {
+				return err
+			}
+			defer out.Close()
+			if err := pprof.StartCPUProfile(out); err != nil {
+				return err
+			}
 		}
 		var took time.Duration
 		batch := make([]*dedupfilter.Prepared, 0, 200)
@@ -120,6 +131,7 @@ func decisions(ctx context.Context, c config) error {
 		if err := flush(); err != nil {
 			return err
 		}
+		pprof.StopCPUProfile()
 		fmt.Printf("%-6s %d decisions in %.1fs: %.0f decisions/s", store, n, took.Seconds(), float64(n)/took.Seconds())
 		if rdb != nil {
 			fmt.Printf(", %.2f round trips per decision, %.0f bytes per document in Redis", float64(hook.n.Load())/float64(n),

@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -31,6 +32,8 @@ type config struct {
 	fault                           string
 	decisions                       int
 	policy                          string
+	stores                          []string
+	cpuProfile                      string
 }
 
 func main() {
@@ -46,7 +49,10 @@ func main() {
 	flag.StringVar(&c.fault, "fault", "", "a fault in a 2-process run: indexer (kill -9 one at mid-run, then run it again) or master (kill -9 a Redis master at mid-run)")
 	flag.IntVar(&c.decisions, "decisions", 0, "measure this many filter decisions from one process on Redis and on Badger (synthetic pages), instead")
 	flag.StringVar(&c.policy, "policy", "suppress", "dedup policy")
+	stores := flag.String("stores", "redis,badger", "-decisions: the stores to measure, in this order")
+	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "-decisions: write a CPU profile of each store's decisions to this path with the store's name appended")
 	flag.Parse()
+	c.stores = strings.Split(*stores, ",")
 	for _, p := range strings.Split(procs, ",") {
 		var n int
 		fmt.Sscan(p, &n)
@@ -59,7 +65,7 @@ func main() {
 }
 
 func run(ctx context.Context, c config) error {
-	if c.redis == "" {
+	if c.redis == "" && (c.decisions == 0 || slices.Contains(c.stores, "redis")) {
 		return fmt.Errorf("-redis: name the cluster")
 	}
 	if c.work == "" {

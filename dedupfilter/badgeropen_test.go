@@ -1,0 +1,45 @@
+package dedupfilter
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// TestOpenBadgerEmptyLogs: a store with the empty memtable or value-log
+// file of a process killed while creating it opens, with its data.
+func TestOpenBadgerEmptyLogs(t *testing.T) {
+	for _, name := range []string{"00009.mem", "000009.vlog"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			opts := DefaultOptions(dir).BadgerOptions()
+			db, err := OpenBadger(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Update(func(txn *badger.Txn) error { return txn.Set([]byte("k"), []byte("v")) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			db, err = OpenBadger(opts)
+			if err != nil {
+				t.Fatalf("OpenBadger with an empty %s: %v", name, err)
+			}
+			defer db.Close()
+			err = db.View(func(txn *badger.Txn) error {
+				_, err := txn.Get([]byte("k"))
+				return err
+			})
+			if err != nil {
+				t.Errorf("reading the data back: %v", err)
+			}
+		})
+	}
+}
