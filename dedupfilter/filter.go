@@ -251,7 +251,7 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 		}
 		cands[i] = ranked(lists, skip, 0, f.opts) // (ungated: the gate reads its own)
 		for n, c := range cands[i] {
-			if n == prefetchCandidates {
+			if n == f.opts.MaxCandidates {
 				break
 			}
 			rd.seqs = append(rd.seqs, c.seq)
@@ -285,11 +285,6 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 	}
 	return nil
 }
-
-// prefetchCandidates is how many of a document's candidates Prefetch
-// reads the signatures of: past the first few, a decision reads the rest
-// only when none of those matched.
-const prefetchCandidates = 16
 
 // Options returns the options the filter was opened with.
 func (f *Filter) Options() Options { return f.opts }

@@ -190,3 +190,54 @@ func TestRedisPrefetch(t *testing.T) {
 		t.Errorf("decisions with Prefetch:\n%s\nwithout:\n%s", strings.Join(got[1], "\n"), strings.Join(got[0], "\n"))
 	}
 }
+
+// TestRedisFormat: a store is marked with the key layout it was written
+// in; one of the earlier layout (documents, no format key) or of another
+// version is refused, not read as empty.
+func TestRedisFormat(t *testing.T) {
+	addrs := os.Getenv(redisEnv)
+	if addrs == "" {
+		t.Skipf("%s names no Redis Cluster (scripts/test.sh starts one)", redisEnv)
+	}
+	f := openRedisTest(t, addrs, DefaultOptions(""))
+	s := f.store.(*redisStore)
+	ctx := context.Background()
+	if v, err := s.rdb.Get(ctx, s.k("format")).Result(); err != nil || v != redisFormat {
+		t.Fatalf("format key of a new store: %q, %v; want %q", v, err, redisFormat)
+	}
+	reopen := func() error {
+		local, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer local.Close()
+		g, err := NewRedis(s.rdb, strings.TrimSuffix(s.prefix, ":"), local, DefaultOptions(""))
+		if err == nil {
+			g.Close()
+		}
+		return err
+	}
+	tests := []struct {
+		name    string
+		prepare func() error
+		wantErr bool
+	}{
+		{"same layout", func() error { return nil }, false},
+		{"another version", func() error { return s.rdb.Set(ctx, s.k("format"), "99", 0).Err() }, true},
+		{"layout 1: documents, no format key", func() error {
+			if err := s.rdb.Del(ctx, s.k("format")).Err(); err != nil {
+				return err
+			}
+			return s.rdb.ZAdd(ctx, s.k("clusters"), redis.Z{Score: 1, Member: "1"}).Err()
+		}, true},
+	}
+	for _, tt := range tests {
+		if err := tt.prepare(); err != nil {
+			t.Fatal(err)
+		}
+		err := reopen()
+		if got := errors.Is(err, ErrCorrupt); got != tt.wantErr {
+			t.Errorf("%s: NewRedis error %v, want ErrCorrupt: %v", tt.name, err, tt.wantErr)
+		}
+	}
+}
