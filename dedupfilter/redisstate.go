@@ -706,8 +706,12 @@ func (r *redisState) deletePayload(id string) error {
 // listKey names posting key k as a field of its bucket's hash: the hash's
 // key, a zero byte, the field (see splitField).
 func (r *redisState) listKey(k []byte) string {
-	b := strconv.FormatUint(hashBytes(k)%postingBuckets, 10)
-	return r.s.k("b", "{"+b+"}") + "\x00" + hex.EncodeToString(k[len(nsPosting):])
+	// Built in one buffer: a batch names some 11,000 lists, twice.
+	n := make([]byte, 0, len(r.s.prefix)+12+2*len(k))
+	n = append(append(n, r.s.prefix...), "b:{"...)
+	n = strconv.AppendUint(n, hashBytes(k)%postingBuckets, 10)
+	n = append(n, "}\x00"...)
+	return string(hex.AppendEncode(n, k[len(nsPosting):]))
 }
 
 // postingBuckets is how many hashes the posting lists are spread over: a
