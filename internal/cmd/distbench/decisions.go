@@ -96,6 +96,7 @@ func decisions(ctx context.Context, c config) error {
 			}
 		}
 		var took, tPre, tAdd, tFlush time.Duration
+		var verified, dups int
 		batch := make([]*dedupfilter.Prepared, 0, 200)
 		flush := func() error {
 			start := time.Now()
@@ -106,8 +107,13 @@ func decisions(ctx context.Context, c config) error {
 				}
 				t1 = time.Now()
 				for _, p := range batch {
-					if _, err := f.AddPrepared(p); err != nil {
+					d, err := f.AddPrepared(p)
+					if err != nil {
 						return err
+					}
+					verified += d.Candidates
+					if d.Duplicate {
+						dups++
 					}
 				}
 				t2 = time.Now()
@@ -139,6 +145,7 @@ func decisions(ctx context.Context, c config) error {
 		}
 		pprof.StopCPUProfile()
 		fmt.Printf("%-6s %d decisions in %.1fs: %.0f decisions/s", store, n, took.Seconds(), float64(n)/took.Seconds())
+		fmt.Printf(" (%.2f candidates verified a decision, %d duplicates)", float64(verified)/float64(n), dups)
 		fmt.Printf(" (reads ahead %.1fs, decisions %.1fs, shared writes %.1fs)", tPre.Seconds(), tAdd.Seconds(), tFlush.Seconds())
 		if rdb != nil {
 			fmt.Printf(", %.2f round trips per decision, %.0f bytes per document in Redis", float64(hook.n.Load())/float64(n),
