@@ -91,8 +91,10 @@ type redisStore struct {
 // reserved is a block of counter values: next up to end (exclusive).
 type reserved struct{ next, end uint64 }
 
-// counterBlock is how many numbers a holder reserves at once.
-const counterBlock = 64
+// counterBlock is how many numbers a holder reserves at once: a round
+// trip each block. What a lease leaves unused is skipped (gaps in
+// sequence numbers and cluster ids are harmless).
+const counterBlock = 256
 
 // writes are shared writes not yet made: string values (nil: deleted),
 // set members added (true) or removed (false), clusters created (with

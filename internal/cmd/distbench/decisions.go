@@ -97,7 +97,7 @@ func decisions(ctx context.Context, c config) error {
 		}
 		var took, tPre, tAdd, tFlush time.Duration
 		var verified, dups int
-		batch := make([]*dedupfilter.Prepared, 0, 200)
+		batch := make([]*dedupfilter.Prepared, 0, c.batch)
 		flush := func() error {
 			start := time.Now()
 			var t1, t2 time.Time
