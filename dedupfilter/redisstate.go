@@ -404,7 +404,7 @@ func (s *redisStore) inSession() bool {
 func (s *redisStore) view(fn func(state) error) error {
 	txn := s.local.NewTransaction(false)
 	defer txn.Discard()
-	return fn(&redisState{s: s, ctx: context.Background(), txn: txn, w: newWrites(), cache: map[string][]byte{}})
+	return fn(&redisState{s: s, ctx: context.Background(), txn: txn, w: newWrites(), cache: map[string][]byte{}, view: true})
 }
 
 func (s *redisStore) pending(fn func(seq uint64, ops []Op) error) error {
@@ -499,6 +499,7 @@ type redisState struct {
 	err   error // taking the lease failed: every call fails
 	txn   *badger.Txn
 	owned bool // the lease was taken for this mutation alone
+	view  bool // a read outside the lease, maybe beside a session
 
 	w     *writes
 	cache map[string][]byte // values read from Redis (nil: none there)
@@ -509,6 +510,12 @@ type redisState struct {
 func (r *redisState) pending(key string) (v *[]byte, ok bool) {
 	if v, ok := r.w.strs[key]; ok {
 		return v, true
+	}
+	if r.view {
+		// Another goroutine may hold a session and merge into it (under
+		// s.mu); its committed decisions are visible, as in Badger.
+		r.s.mu.Lock()
+		defer r.s.mu.Unlock()
 	}
 	if r.s.session != nil {
 		v, ok := r.s.session.strs[key]
@@ -796,6 +803,10 @@ func (r *redisState) members(cluster string) ([]string, error) {
 	ms, err := r.s.rdb.SMembers(r.ctx, key).Result()
 	if err != nil {
 		return nil, err
+	}
+	if r.view { // as in pending
+		r.s.mu.Lock()
+		defer r.s.mu.Unlock()
 	}
 	for _, w := range []*writes{r.s.session, r.w} { // the older writes first
 		if w == nil {

@@ -191,6 +191,56 @@ func TestRedisPrefetch(t *testing.T) {
 	}
 }
 
+// TestRedisReadsBesideASession: reads outside the lease (Meta, Cluster,
+// as the indexer's workers make while a batch is decided) run beside an
+// Exclusive call's decisions without a data race (go test -race) and see
+// each decision once that call has committed it.
+func TestRedisReadsBesideASession(t *testing.T) {
+	f := redisFilters(t, 1)[0]
+	docs := newCorpus(11).clusters(t, testAnalyzer(t), 10, 3)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			d := docs[i%len(docs)].doc
+			if e, err := f.Meta(d.ID); err == nil {
+				f.Cluster(e.Cluster)
+			} else if !errors.Is(err, ErrNotFound) {
+				t.Errorf("Meta(%s): %v", d.ID, err)
+				return
+			}
+		}
+	}()
+	err := f.Exclusive(func() error {
+		for _, d := range docs {
+			p, err := f.Prepare(d.doc)
+			if err != nil {
+				return err
+			}
+			if _, err := f.AddPrepared(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	close(stop)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if _, err := f.Meta(d.doc.ID); err != nil {
+			t.Errorf("after the session, Meta(%s): %v", d.doc.ID, err)
+		}
+	}
+}
+
 // TestRedisFormat: a store is marked with the key layout it was written
 // in; one of the earlier layout (documents, no format key) or of another
 // version is refused, not read as empty.
