@@ -126,11 +126,20 @@ func (kf *keyFilter) openFile() (trusted bool, err error) {
 		}
 		return false, err
 	}
+	// Only a file of a size the header could name is mapped: a crash may
+	// leave an empty or short one, and an empty file cannot be mapped.
+	info, err := kf.file.Stat()
+	if err != nil {
+		return false, err
+	}
+	if n := info.Size() - keyFilterHeader; n <= 0 || n&(n-1) != 0 { // the array is a power of two
+		return false, nil
+	}
 	if kf.bits, err = mmap.Map(kf.file, mmap.RDWR, 0); err != nil {
 		return false, err
 	}
-	hdr := kf.bits[:min(len(kf.bits), keyFilterHeader)]
-	if len(hdr) < keyFilterHeader || !bytes.HasPrefix(hdr, []byte(keyFilterMagic)) {
+	hdr := kf.bits[:keyFilterHeader]
+	if !bytes.HasPrefix(hdr, []byte(keyFilterMagic)) {
 		return false, nil
 	}
 	log := int(hdr[offLogBits])

@@ -1,6 +1,7 @@
 package dedupfilter
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -195,4 +196,74 @@ func BenchmarkKeyFilter(b *testing.B) {
 		kf.mayHave(keys[i%len(keys)])
 		i++
 	}
+}
+
+// TestKeyFilterShortFile: an empty or truncated file, as a crash may
+// leave, is rebuilt from the store rather than failing the open.
+func TestKeyFilterShortFile(t *testing.T) {
+	db := memDB(t)
+	stored := testKey(3)
+	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(stored, []byte{postingsOpen}) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{0, 100, keyFilterHeader, keyFilterHeader + 1000} {
+		path := filepath.Join(t.TempDir(), "keys")
+		if err := os.WriteFile(path, make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		kf, err := openKeyFilter(path, minKeyFilterBits, db)
+		if err != nil {
+			t.Errorf("file of %d bytes: %v", size, err)
+			continue
+		}
+		if !kf.mayHave(stored) {
+			t.Errorf("file of %d bytes: a key of the store is missing", size)
+		}
+		kf.close(false)
+	}
+}
+
+// FuzzKeyFilterFile opens whatever a crash or a stray write left in the
+// filter's file: the open never fails on its content, and every key of
+// the store is then found.
+func FuzzKeyFilterFile(f *testing.F) {
+	good := filepath.Join(f.TempDir(), "keys")
+	kf, err := openKeyFilter(good, minKeyFilterBits, memDB(f))
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := kf.close(true); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(good)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b[:keyFilterHeader])
+	f.Add([]byte{})
+	f.Add([]byte(keyFilterMagic))
+	db := memDB(f)
+	stored := testKey(7)
+	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(stored, []byte{postingsOpen}) }); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, header []byte) {
+		path := filepath.Join(t.TempDir(), "keys")
+		// The header as fuzzed, then an array of the size it may name.
+		content := append(header, make([]byte, max(0, keyFilterHeader-len(header))+1<<(minKeyFilterBits-3))...)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		kf, err := openKeyFilter(path, minKeyFilterBits, db)
+		if err != nil {
+			t.Fatalf("open: %v", err)
+		}
+		defer kf.close(false)
+		if bytes.HasPrefix(header, []byte(keyFilterMagic)) && len(header) > offClean && header[offClean] == 1 && int(header[offLogBits]) == minKeyFilterBits {
+			return // a file that says it was closed cleanly is trusted as it is
+		}
+		if !kf.mayHave(stored) {
+			t.Error("a key of the store is missing from a rebuilt filter")
+		}
+	})
 }
