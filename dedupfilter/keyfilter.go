@@ -95,8 +95,8 @@ func openKeyFilter(path string, maxLog int, db *badger.DB) (*keyFilter, error) {
 			return nil, err
 		}
 	}
-	n, err := countPostingKeys(db)
-	if err != nil {
+	var n uint64
+	if err := eachPostingKey(db, func([]byte) { n++ }); err != nil {
 		return nil, fmt.Errorf("dedupfilter: key filter: %w", err)
 	}
 	if err := kf.build(db, kf.sizeFor(n)); err != nil {
@@ -173,14 +173,7 @@ func (kf *keyFilter) build(db *badger.DB, log int) error {
 	}
 	next := &keyFilter{path: kf.path, maxLog: kf.maxLog, bits: bits, file: file}
 	next.setArray(log)
-	err = db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsPosting)})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			next.add(it.Item().Key())
-		}
-		return nil
-	})
+	err = eachPostingKey(db, next.add)
 	if err == nil {
 		err = next.markOpen()
 	}
@@ -244,18 +237,17 @@ func (kf *keyFilter) markOpen() error {
 	return kf.bits.Flush()
 }
 
-// countPostingKeys counts db's posting keys.
-func countPostingKeys(db *badger.DB) (uint64, error) {
-	var n uint64
-	err := db.View(func(txn *badger.Txn) error {
+// eachPostingKey calls fn with each posting key of db (valid only during
+// the call).
+func eachPostingKey(db *badger.DB, fn func(key []byte)) error {
+	return db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsPosting)})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			n++
+			fn(it.Item().Key())
 		}
 		return nil
 	})
-	return n, err
 }
 
 // growIfFull rebuilds the filter larger from db's keys once it holds a

@@ -575,24 +575,28 @@ func (r *redisState) prefetch(rd reads) error {
 	}
 	pipe := r.s.rdb.Pipeline()
 	cmds := map[string]*redis.StringCmd{}
-	fields := map[string][]string{} // posting lists by bucket
+	lists := map[string][]string{} // names of posting lists by bucket
 	for _, n := range names {
 		_, written := r.pending(n)
 		if _, read := r.cache[n]; written || read {
 			continue
 		}
-		if hash, field, ok := splitField(n); ok {
-			fields[hash] = append(fields[hash], field)
+		if hash, _, ok := splitField(n); ok {
+			lists[hash] = append(lists[hash], n)
 		} else if cmds[n] == nil {
 			cmds[n] = pipe.Get(r.ctx, n)
 		}
 	}
 	hcmds := map[string]*redis.SliceCmd{}
-	for hash, fs := range fields {
-		slices.Sort(fs)
-		fs = slices.Compact(fs)
-		fields[hash] = fs
-		hcmds[hash] = pipe.HMGet(r.ctx, hash, fs...)
+	for hash, ns := range lists {
+		slices.Sort(ns)
+		ns = slices.Compact(ns)
+		lists[hash] = ns
+		fields := make([]string, len(ns))
+		for i, n := range ns {
+			_, fields[i], _ = splitField(n)
+		}
+		hcmds[hash] = pipe.HMGet(r.ctx, hash, fields...)
 	}
 	if len(cmds) == 0 && len(hcmds) == 0 {
 		return nil
@@ -612,12 +616,12 @@ func (r *redisState) prefetch(rd reads) error {
 		if err != nil {
 			return err
 		}
-		for i, f := range fields[hash] {
+		for i, n := range lists[hash] {
 			var b []byte
 			if v, ok := vals[i].(string); ok {
 				b = []byte(v)
 			}
-			r.cache[hash+"\x00"+f] = b
+			r.cache[n] = b
 		}
 	}
 	return nil
@@ -719,7 +723,7 @@ func (r *redisState) listKey(k []byte) string {
 	n := make([]byte, 0, len(r.s.prefix)+12+2*len(k))
 	n = append(append(n, r.s.prefix...), "b:{"...)
 	n = strconv.AppendUint(n, hashBytes(k)%postingBuckets, 10)
-	n = append(n, "}\x00"...)
+	n = append(append(n, '}'), fieldSep...)
 	return string(hex.AppendEncode(n, k[len(nsPosting):]))
 }
 
@@ -728,10 +732,14 @@ func (r *redisState) listKey(k []byte) string {
 // the buckets.
 const postingBuckets = 1024
 
+// fieldSep joins a hash's key and a field into one name (keys never
+// hold it).
+const fieldSep = "\x00"
+
 // splitField splits a name made by listKey into the hash's key and the
 // field; ok is false for the name of a plain key.
 func splitField(name string) (hash, field string, ok bool) {
-	return strings.Cut(name, "\x00")
+	return strings.Cut(name, fieldSep)
 }
 
 // postings reads the lists in one pipeline (those not read yet).
@@ -950,24 +958,18 @@ func (s *redisStore) apply(ctx context.Context, j []byte) error {
 			hsets[hash] = append(hsets[hash], field, rd.string())
 		case op == jDel && isField:
 			hdels[hash] = append(hdels[hash], field)
-		}
-		switch op {
-		case jSet:
-			if !isField {
-				pipe.Set(ctx, k, rd.string(), 0)
-			}
-		case jDel:
-			if !isField {
-				pipe.Del(ctx, k)
-			}
-		case jSAdd:
+		case op == jSet:
+			pipe.Set(ctx, k, rd.string(), 0)
+		case op == jDel:
+			pipe.Del(ctx, k)
+		case op == jSAdd:
 			pipe.SAdd(ctx, k, rd.string())
-		case jSRem:
+		case op == jSRem:
 			pipe.SRem(ctx, k, rd.string())
-		case jZAdd:
+		case op == jZAdd:
 			m := rd.string()
 			pipe.ZAdd(ctx, k, redis.Z{Score: float64(rd.uint64()), Member: m})
-		case jZRem:
+		case op == jZRem:
 			pipe.ZRem(ctx, k, rd.string())
 		default:
 			rd.fail("journal op")

@@ -37,8 +37,8 @@ func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.opts.SearchTimeout, "search-timeout", o.opts.SearchTimeout, "longest time one search may run")
 	fs.BoolVar(&o.ingest, "ingest", false, "also take pages on POST /api/ingest (one --index, created when absent; the flags below apply)")
 	o.filter.AddFlags(fs)
-	o.ingestOpts.AddFlags(fs, server.DefaultIngest(nil).Run)
 	def := server.DefaultIngest(nil)
+	o.ingestOpts.AddFlags(fs, def.Run)
 	fs.Int64Var(&o.ingestBytes, "ingest-max-body", def.MaxBytes, "with --ingest, the largest request body in bytes")
 	fs.DurationVar(&o.flushAfter, "flush-after", def.Run.FlushAfter, "with --ingest, the longest a page waits for its batch to be committed (and searchable)")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,17 +86,16 @@ func decisions(ctx context.Context, c config) error {
 		if err != nil {
 			return err
 		}
+		var prof *os.File
 		if c.cpuProfile != "" {
-			out, err := os.Create(c.cpuProfile + "-" + store)
-			if err != nil {
+			if prof, err = os.Create(c.cpuProfile + "-" + store); err != nil {
 				return err
 			}
-			defer out.Close()
-			if err := pprof.StartCPUProfile(out); err != nil {
-				return err
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				return errors.Join(err, prof.Close())
 			}
 		}
-		var took, tPre, tAdd, tFlush time.Duration
+		var tPre, tAdd, tFlush time.Duration
 		var verified, dups int
 		batch := make([]*dedupfilter.Prepared, 0, c.batch)
 		flush := func() error {
@@ -122,7 +122,6 @@ func decisions(ctx context.Context, c config) error {
 			tPre += t1.Sub(start)
 			tAdd += t2.Sub(t1)
 			tFlush += time.Since(t2)
-			took += time.Since(start)
 			batch = batch[:0]
 			return err
 		}
@@ -143,7 +142,13 @@ func decisions(ctx context.Context, c config) error {
 		if err := flush(); err != nil {
 			return err
 		}
-		pprof.StopCPUProfile()
+		if prof != nil {
+			pprof.StopCPUProfile()
+			if err := prof.Close(); err != nil {
+				return err
+			}
+		}
+		took := tPre + tAdd + tFlush
 		fmt.Printf("%-6s %d decisions in %.1fs: %.0f decisions/s", store, n, took.Seconds(), float64(n)/took.Seconds())
 		fmt.Printf(" (%.2f candidates verified a decision, %d duplicates)", float64(verified)/float64(n), dups)
 		fmt.Printf(" (reads ahead %.1fs, decisions %.1fs, shared writes %.1fs)", tPre.Seconds(), tAdd.Seconds(), tFlush.Seconds())
