@@ -149,6 +149,9 @@ type Filter struct {
 
 	mu     sync.Mutex // serialises decide+write sections
 	closed bool
+	// readAhead are the documents whose posting lists Prefetch read in the
+	// running Exclusive call: their adds need not look for them again.
+	readAhead map[*Prepared]bool
 }
 
 // Open opens (creating if needed) a store of its own in opts.Dir, with
@@ -211,6 +214,11 @@ func (f *Filter) writable() error {
 // documents cost one lease instead of one each. With an embedded store it
 // just runs fn. fn must not call Exclusive.
 func (f *Filter) Exclusive(fn func() error) error {
+	defer func() {
+		f.mu.Lock()
+		f.readAhead = nil
+		f.mu.Unlock()
+	}()
 	return f.store.exclusive(fn)
 }
 
@@ -236,6 +244,12 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 	}
 	if err := st.prefetch(rd); err != nil {
 		return fmt.Errorf("dedupfilter: prefetch: %w", err)
+	}
+	if f.readAhead == nil {
+		f.readAhead = make(map[*Prepared]bool, len(ps))
+	}
+	for _, p := range ps {
+		f.readAhead[p] = true
 	}
 	// Each document's candidates, as its decision will rank them.
 	cands := make([][]cand, len(ps))
@@ -396,7 +410,11 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	defer w.st.discard()
 
 	dec := Decision{ID: d.ID, Seq: w.seq}
-	if err := w.st.prefetch(reads{ids: append([]string{d.ID}, ao.Exclude...), keys: p.lookup}); err != nil {
+	rd := reads{ids: append([]string{d.ID}, ao.Exclude...), keys: p.lookup}
+	if f.readAhead[p] {
+		rd.keys = nil // (read: looking for them again cost a fifth of a decision on Redis)
+	}
+	if err := w.st.prefetch(rd); err != nil {
 		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
 	}
 	old, err := w.record(d.ID)

@@ -288,6 +288,9 @@ func (s *redisStore) acquire(ctx context.Context) error {
 	if err == nil {
 		err = s.apply(ctx, j)
 	}
+	if err == nil {
+		err = s.rdb.Del(ctx, s.k("journal")).Err()
+	}
 	if err != nil {
 		return fmt.Errorf("replaying the last commit: %w", err)
 	}
@@ -338,8 +341,18 @@ func (s *redisStore) flush(ctx context.Context, w *writes) error {
 	if err := s.rdb.Set(ctx, s.k("journal"), j, 0).Err(); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	return s.apply(ctx, j)
+	if err := s.apply(ctx, j); err != nil {
+		return err
+	}
+	// Applied: the next holder need not replay it (a whole batch's
+	// writes). Only this holder's journal goes, in case the lease was lost
+	// meanwhile and another holder wrote its own.
+	return forgetScript.Run(ctx, s.rdb, []string{s.k("journal")}, s.journalHead()).Err()
 }
+
+// forgetScript deletes the journal KEYS[1] if it starts with ARGV[1], its
+// writer's head.
+var forgetScript = redis.NewScript(`if redis.call("getrange", KEYS[1], 0, #ARGV[1] - 1) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`)
 
 // renew extends the lease, or fails with ErrLeaseLost.
 func (s *redisStore) renew(ctx context.Context) error {
@@ -573,6 +586,12 @@ func (r *redisState) prefetch(rd reads) error {
 	for _, c := range rd.clusters {
 		names = append(names, r.s.k("c", c))
 	}
+	return r.fetch(names)
+}
+
+// fetch reads the named keys and hash fields not written and not read
+// yet, in one pipeline.
+func (r *redisState) fetch(names []string) error {
 	pipe := r.s.rdb.Pipeline()
 	cmds := map[string]*redis.StringCmd{}
 	lists := map[string][]string{} // names of posting lists by bucket
@@ -744,20 +763,45 @@ func splitField(name string) (hash, field string, ok bool) {
 
 // postings reads the lists in one pipeline (those not read yet).
 func (r *redisState) postings(keys [][]byte) ([]postingList, error) {
-	if err := r.prefetch(reads{keys: keys}); err != nil {
-		return nil, err
+	if r.err != nil {
+		return nil, r.err
+	}
+	// One look each at the writes and the values read, the misses read
+	// at once: a batch looks up some 50,000 lists.
+	vals := make([][]byte, len(keys))
+	var missing []int
+	for i, k := range keys {
+		n := r.listKey(k)
+		if v, ok := r.pending(n); ok {
+			if v != nil {
+				vals[i] = *v
+			}
+		} else if v, ok := r.cache[n]; ok {
+			vals[i] = v
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		names := make([]string, len(missing))
+		for j, i := range missing {
+			names[j] = r.listKey(keys[i])
+		}
+		if err := r.fetch(names); err != nil {
+			return nil, err
+		}
+		for j, i := range missing {
+			vals[i] = r.cache[names[j]]
+		}
 	}
 	out := make([]postingList, len(keys))
-	for i, k := range keys {
-		b, err := r.get(r.listKey(k))
-		if errors.Is(err, ErrNotFound) {
+	for i, b := range vals {
+		if b == nil {
 			continue
 		}
-		if err == nil {
-			out[i].seqs, out[i].full, err = decodePostings(nil, b)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("posting list %x: %w", k, err)
+		var err error
+		if out[i].seqs, out[i].full, err = decodePostings(nil, b); err != nil {
+			return nil, fmt.Errorf("posting list %x: %w", keys[i], err)
 		}
 	}
 	return out, nil
@@ -906,9 +950,11 @@ func (r *redisState) setPending(seq uint64, ops []Op) error {
 
 func (r *redisState) local() *badger.Txn { return r.txn }
 
-// Journal entries: an op byte, the key, then the value, member or score.
+// Journal entries: an op byte, the key, then the value, member or score;
+// a journal starts with jHead and its writer's lease token.
 const (
-	jSet byte = iota + 1
+	jHead byte = iota
+	jSet
 	jDel
 	jSAdd
 	jSRem
@@ -916,14 +962,32 @@ const (
 	jZRem
 )
 
+// journalHead is the start of this store's journals.
+func (s *redisStore) journalHead() []byte { return appendString([]byte{jHead}, s.token) }
+
 // journal encodes a write set.
 func (s *redisStore) journal(w *writes) []byte {
-	var b []byte
+	// Sized first: a batch's journal is megabytes, and growing it by
+	// appends copied it over and over.
+	const entry = 1 + 2*binary.MaxVarintLen64 // op and two lengths
+	size := len(s.journalHead()) + (len(w.zadds)+len(w.zrems))*(entry+len(s.k("clusters"))+clusterIDLen+8)
+	for k, v := range w.strs {
+		size += entry + len(k)
+		if v != nil {
+			size += len(*v)
+		}
+	}
+	for k, ms := range w.sets {
+		for m := range ms {
+			size += entry + len(k) + len(m)
+		}
+	}
+	b := append(make([]byte, 0, size), s.journalHead()...)
 	for k, v := range w.strs {
 		if v == nil {
 			b = appendString(append(b, jDel), k)
 		} else {
-			b = appendString(appendString(append(b, jSet), k), string(*v))
+			b = append(binary.AppendUvarint(appendString(append(b, jSet), k), uint64(len(*v))), *v...)
 		}
 	}
 	for k, ms := range w.sets {
@@ -954,6 +1018,7 @@ func (s *redisStore) apply(ctx context.Context, j []byte) error {
 		op, k := rd.byte(), rd.string()
 		hash, field, isField := splitField(k)
 		switch {
+		case op == jHead:
 		case op == jSet && isField:
 			hsets[hash] = append(hsets[hash], field, rd.string())
 		case op == jDel && isField:

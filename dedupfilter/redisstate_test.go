@@ -119,6 +119,36 @@ func TestRedisJournalReplay(t *testing.T) {
 	if err != nil || !slices.Equal(c.Members, []string{"cut"}) {
 		t.Errorf("after replay: %+v, %v; want the cut commit's cluster", c, err)
 	}
+	// Applied journals are deleted, so the next holder replays nothing.
+	if n, err := s.rdb.Exists(ctx, s.k("journal")).Result(); err != nil || n != 0 {
+		t.Errorf("journal after the commits: %d keys, %v; want none", n, err)
+	}
+}
+
+// TestRedisForgetsOnlyItsJournal: a holder deletes its applied journal,
+// never one another holder wrote after it.
+func TestRedisForgetsOnlyItsJournal(t *testing.T) {
+	fs := redisFilters(t, 2)
+	a, b := fs[0].store.(*redisStore), fs[1].store.(*redisStore)
+	ctx := context.Background()
+	tests := []struct {
+		writer *redisStore
+		want   int64 // journals left after a's forget
+	}{
+		{a, 0},
+		{b, 1},
+	}
+	for _, tt := range tests {
+		if err := a.rdb.Set(ctx, a.k("journal"), tt.writer.journal(newWrites()), 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := forgetScript.Run(ctx, a.rdb, []string{a.k("journal")}, a.journalHead()).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := a.rdb.Exists(ctx, a.k("journal")).Result(); err != nil || n != tt.want {
+			t.Errorf("journal written by %s, forgotten by %s: %d left, %v; want %d", tt.writer.token, a.token, n, err, tt.want)
+		}
+	}
 }
 
 func TestParseRedisURL(t *testing.T) {

@@ -22,15 +22,20 @@ import (
 
 // config is the benchmark's command line.
 type config struct {
-	Pages    int      `json:"pages"`
-	Seed     uint64   `json:"seed"`
-	DupShare float64  `json:"dup_share"`
-	Batch    int      `json:"batch"`
-	Policy   string   `json:"policy"`
-	Modes    []string `json:"modes"`
-	Reps     int      `json:"reps"`
-	Queries  int      `json:"queries"`
-	Rounds   int      `json:"rounds"`
+	Pages    int     `json:"pages"`
+	Seed     uint64  `json:"seed"`
+	DupShare float64 `json:"dup_share"`
+	Batch    int     `json:"batch"`
+	// BatchBytes also ends a batch once its documents' text reaches it,
+	// in every mode (0: batches end at Batch documents only). The
+	// indexer's own default (indexer.RunOptions.BatchBytes) would cut the
+	// dedup mode's batches short of plain bleve's, which have no such cut.
+	BatchBytes int      `json:"batch_bytes"`
+	Policy     string   `json:"policy"`
+	Modes      []string `json:"modes"`
+	Reps       int      `json:"reps"`
+	Queries    int      `json:"queries"`
+	Rounds     int      `json:"rounds"`
 	// BleveConfig is scorch's configuration for every mode, as JSON; ""
 	// means the indexer's default (indexer.DefaultBleveConfig), so the
 	// plain modes run with the same scorch settings as the filter's.
@@ -268,7 +273,7 @@ func runMode(ctx context.Context, cfg config, c corpus, work, mode string, rep i
 	cc := childConfig{
 		Mode: mode, Rep: rep, Corpus: c.Pages, Labels: c.Labels, Queries: c.Queries,
 		Dir: filepath.Join(work, "index-"+name), Result: filepath.Join(work, "result-"+name+".json"),
-		Pages: c.Stats.Pages, Batch: cfg.Batch, Policy: cfg.Policy, Rounds: cfg.Rounds, Profile: cfg.Profile,
+		Pages: c.Stats.Pages, Batch: cfg.Batch, BatchBytes: cfg.BatchBytes, Policy: cfg.Policy, Rounds: cfg.Rounds, Profile: cfg.Profile,
 		BleveConfig: cfg.BleveConfig, MemoryLimitMiB: cfg.MemoryLimitMiB,
 	}
 	if err := os.RemoveAll(cc.Dir); err != nil {

@@ -33,9 +33,11 @@ type childConfig struct {
 	Result  string `json:"result"`  // where the result JSON goes
 	Pages   int    `json:"pages"`   // pages in the corpus
 	Batch   int    `json:"batch"`
-	Policy  string `json:"policy"`
-	Rounds  int    `json:"rounds"`  // passes over the queries
-	Profile string `json:"profile"` // directory for CPU and heap profiles ("" for none)
+	// BatchBytes: see config.
+	BatchBytes int    `json:"batch_bytes"`
+	Policy     string `json:"policy"`
+	Rounds     int    `json:"rounds"`  // passes over the queries
+	Profile    string `json:"profile"` // directory for CPU and heap profiles ("" for none)
 	// BleveConfig is scorch's configuration, JSON; "" for the indexer's
 	// default.
 	BleveConfig string `json:"bleve_config,omitempty"`
@@ -190,7 +192,7 @@ func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
 	rec.prof = prof
 	cpu0 := cpuTime()
 	rec.start, rec.cpu0 = time.Now(), cpu0
-	st, err := e.index(ctx, pages, cc.Batch, rec.progress)
+	st, err := e.index(ctx, pages, cc.Batch, cc.BatchBytes, rec.progress)
 	if err == nil {
 		err = rec.profErr
 	}

@@ -39,10 +39,11 @@ var errNoSearch = errors.New("bench-scale: this mode does not search")
 
 // engine is one mode's index, as the child process drives it.
 type engine interface {
-	// index indexes pages in batches of batch documents and calls
+	// index indexes pages in batches of batch documents (or, when
+	// batchBytes > 0, fewer once their text reaches batchBytes) and calls
 	// progress after each batch with the documents read so far and the
 	// duplicates found so far.
-	index(ctx context.Context, pages iter.Seq2[page.Page, error], batch int, progress func(read, dups int)) (ingest, error)
+	index(ctx context.Context, pages iter.Seq2[page.Page, error], batch, batchBytes int, progress func(read, dups int)) (ingest, error)
 	// settle waits until bleve's background merges are done.
 	settle(ctx context.Context) error
 	// disk returns the bytes on disk of the bleve index and of each of
@@ -111,9 +112,9 @@ type dedupEngine struct {
 	searcher *collapse.Searcher
 }
 
-func (e *dedupEngine) index(ctx context.Context, pages iter.Seq2[page.Page, error], batch int, progress func(read, dups int)) (ingest, error) {
+func (e *dedupEngine) index(ctx context.Context, pages iter.Seq2[page.Page, error], batch, batchBytes int, progress func(read, dups int)) (ingest, error) {
 	o := indexer.DefaultRunOptions()
-	o.BatchSize = batch
+	o.BatchSize, o.BatchBytes = batch, batchBytes
 	o.Progress = func(s indexer.Stats) { progress(s.Read, s.Duplicates) }
 	st, err := e.ix.IndexPages(ctx, pages, o)
 	return ingest{Read: st.Read, Indexed: st.Indexed, Duplicates: st.Duplicates, Errors: st.Errors}, err
@@ -177,9 +178,10 @@ type plainEngine struct {
 
 // index writes each page as the dedup mode's bleve documents look (title,
 // text, url, cluster), in batches of the same size.
-func (e *plainEngine) index(ctx context.Context, pages iter.Seq2[page.Page, error], batch int, progress func(read, dups int)) (ingest, error) {
+func (e *plainEngine) index(ctx context.Context, pages iter.Seq2[page.Page, error], batch, batchBytes int, progress func(read, dups int)) (ingest, error) {
 	var st ingest
 	b := e.idx.NewBatch()
+	size := 0 // text bytes in b, as the indexer counts them
 	flush := func() error {
 		if b.Size() == 0 {
 			return nil
@@ -188,6 +190,7 @@ func (e *plainEngine) index(ctx context.Context, pages iter.Seq2[page.Page, erro
 			return fmt.Errorf("bench-scale: bleve batch: %w", err)
 		}
 		b.Reset()
+		size = 0
 		progress(st.Read, 0)
 		return nil
 	}
@@ -210,7 +213,7 @@ func (e *plainEngine) index(ctx context.Context, pages iter.Seq2[page.Page, erro
 			return st, fmt.Errorf("bench-scale: %s: %w", p.ID, err)
 		}
 		st.Indexed++
-		if b.Size() >= batch {
+		if size += len(p.Text); b.Size() >= batch || batchBytes > 0 && size >= batchBytes {
 			if err := flush(); err != nil {
 				return st, err
 			}

@@ -54,6 +54,7 @@ func mainArgs(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "corpus seed")
 	fs.Float64Var(&cfg.DupShare, "dup-share", cfg.DupShare, "share of near-duplicate copies in the corpus")
 	fs.IntVar(&cfg.Batch, "batch", cfg.Batch, "documents per batch")
+	fs.IntVar(&cfg.BatchBytes, "batch-bytes", cfg.BatchBytes, "also end a batch once its text reaches this many bytes, in every mode (0: -batch documents only)")
 	fs.StringVar(&cfg.Policy, "policy", cfg.Policy, "dedup policy: suppress, mark or replace")
 	modes := fs.String("modes", strings.Join(cfg.Modes, ","), "modes to run, comma-separated: dedup (the filter), plain (bleve, same mapping), default (bleve, default mapping)")
 	fs.IntVar(&cfg.Reps, "reps", cfg.Reps, "repetitions of every mode (the order of modes alternates)")

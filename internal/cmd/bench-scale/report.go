@@ -331,6 +331,7 @@ func rerun(c config) string {
 	add(c.Seed != d.Seed, "seed", c.Seed)
 	add(c.DupShare != d.DupShare, "dup-share", c.DupShare)
 	add(c.Batch != d.Batch, "batch", c.Batch)
+	add(c.BatchBytes != d.BatchBytes, "batch-bytes", c.BatchBytes)
 	add(c.Policy != d.Policy, "policy", c.Policy)
 	add(!slices.Equal(c.Modes, d.Modes), "modes", strings.Join(c.Modes, ","))
 	add(c.Reps != d.Reps, "reps", c.Reps)
