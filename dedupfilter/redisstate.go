@@ -34,7 +34,7 @@ import (
 //	P:clusters      cluster ids, scored by their number (sorted set)
 //	P:seq, P:cluster  counters (INCR)
 //	P:lease         the decision lease: its holder's token, with an expiry
-//	P:journal       the writes of the lease holder's last commit
+//	P:journal       the writes of a commit not yet applied
 //
 // Payloads and pending search-index ops stay in each process' local
 // Badger store: they concern its own search index.
@@ -53,10 +53,11 @@ import (
 // that order too.
 //
 // Faults. A commit first writes its whole write set as one value
-// (P:journal) and then applies it; the writes are idempotent (SET, DEL,
-// SADD, SREM, ZADD, ZREM). A holder that dies leaves its lease to expire
-// (LeaseTTL), and the next holder replays the journal, so a commit cut off
-// half way is completed: nothing half-done skews later decisions. The
+// (P:journal), then applies it, then deletes the journal; the writes are
+// idempotent (SET, DEL, SADD, SREM, ZADD, ZREM). A holder that dies leaves
+// its lease to expire (LeaseTTL), and the next holder replays the journal
+// it finds, so a commit cut off half way is completed: nothing half-done
+// skews later decisions. The
 // process' local writes (payloads, pending ops) commit before the shared
 // ones: after a crash between the two, the local pending ops are replayed
 // into its search index at the next open and the page, not known to the

@@ -267,11 +267,13 @@ func (ix *Index) sitePlan(r sitetext.Reader, d staged) (*sitetext.Plan, error) {
 func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Decision, []dedupfilter.Op, error) {
 	decs := make([]dedupfilter.Decision, 0, len(docs))
 	var ops []dedupfilter.Op
-	replanned := false // a re-decision wrote the tables since planSites
+	// The sites whose tables a re-decision wrote since planSites: a plan
+	// reads its own site's only.
+	replanned := map[string]bool{}
 	for i := range docs {
 		<-ready[i]
 		d := &docs[i]
-		if d.err == nil && replanned {
+		if d.err == nil && replanned[sitetext.Site(d.doc.URL, d.doc.ID)] {
 			d.err = ix.replan(d)
 		}
 		var dec dedupfilter.Decision
@@ -290,8 +292,7 @@ func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Dec
 		decs = append(decs, dec)
 		ops = append(ops, dec.Ops...)
 		if len(d.plan.Stale) > 0 {
-			replanned = true
-			reops, err := ix.recluster(d.plan.Stale)
+			reops, err := ix.recluster(d.plan.Stale, replanned)
 			ops = append(ops, reops...)
 			if err != nil {
 				return decs, ops, fmt.Errorf("indexer: re-deciding after %s: %w", d.doc.ID, err)
@@ -393,8 +394,9 @@ func (ix *Index) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptio
 // reveal more stale pages; each page is redone at most once per call. A
 // stale page stays recorded as stale (sitetext.Stale) until the last
 // member of its cluster is redone, so Open finishes what a crash cut
-// short.
-func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
+// short. The sites of the pages redone, whose tables it wrote, are added
+// to sites unless it is nil.
+func (ix *Index) recluster(stale []string, sites map[string]bool) ([]dedupfilter.Op, error) {
 	var ops []dedupfilter.Op
 	done := map[string]bool{}
 	for len(stale) > 0 {
@@ -456,6 +458,9 @@ func (ix *Index) recluster(stale []string) ([]dedupfilter.Op, error) {
 			if err != nil {
 				return ops, fmt.Errorf("%s: %w", e.ID, err)
 			}
+			if sites != nil {
+				sites[sitetext.Site(e.Doc.URL, e.Doc.ID)] = true
+			}
 			ops = append(ops, dec.Ops...)
 			stale = append(stale, more...)
 		}
@@ -472,7 +477,7 @@ func (ix *Index) finishStale() error {
 	}); err != nil || len(stale) == 0 {
 		return err
 	}
-	ops, err := ix.recluster(stale)
+	ops, err := ix.recluster(stale, nil)
 	if err == nil {
 		err = ix.apply(ops, nil)
 	}

@@ -27,9 +27,9 @@ type config struct {
 	DupShare float64 `json:"dup_share"`
 	Batch    int     `json:"batch"`
 	// BatchBytes also ends a batch once its documents' text reaches it,
-	// in every mode (0: batches end at Batch documents only). The
-	// indexer's own default (indexer.RunOptions.BatchBytes) would cut the
-	// dedup mode's batches short of plain bleve's, which have no such cut.
+	// in every mode (0: batches end at Batch documents only), so that
+	// plain bleve's batches are the dedup mode's. Default the indexer's
+	// (indexer.RunOptions.BatchBytes).
 	BatchBytes int      `json:"batch_bytes"`
 	Policy     string   `json:"policy"`
 	Modes      []string `json:"modes"`
@@ -57,7 +57,8 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		Pages: 20000, Seed: 1, DupShare: 0.3, Batch: indexer.DefaultRunOptions().BatchSize, Policy: "mark", MemoryLimitMiB: 448,
+		Pages: 20000, Seed: 1, DupShare: 0.3, Batch: indexer.DefaultRunOptions().BatchSize,
+		BatchBytes: indexer.DefaultRunOptions().BatchBytes, Policy: "mark", MemoryLimitMiB: 448,
 		Modes: slices.Clone(allModes), Reps: 1, Queries: 200, Rounds: 3,
 		Out: "docs", Format: "text",
 	}

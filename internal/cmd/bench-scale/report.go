@@ -30,16 +30,18 @@ type report struct {
 
 // summary is the part printed at the end of a run (and with -format json).
 type summary struct {
-	Commit  string        `json:"commit"`
-	Machine string        `json:"machine"`
-	Pages   int           `json:"pages"`
-	Batch   int           `json:"batch"`
-	Policy  string        `json:"policy"`
-	Reps    int           `json:"reps"`
-	Modes   []modeSummary `json:"modes"`
-	Ratios  []ratio       `json:"ratios"`
-	Eval    *eval.Scores  `json:"eval,omitempty"`
-	Search  *searchStats  `json:"search,omitempty"`
+	Commit  string `json:"commit"`
+	Machine string `json:"machine"`
+	Pages   int    `json:"pages"`
+	Batch   int    `json:"batch"`
+	// BatchBytes: see config.
+	BatchBytes int           `json:"batch_bytes"`
+	Policy     string        `json:"policy"`
+	Reps       int           `json:"reps"`
+	Modes      []modeSummary `json:"modes"`
+	Ratios     []ratio       `json:"ratios"`
+	Eval       *eval.Scores  `json:"eval,omitempty"`
+	Search     *searchStats  `json:"search,omitempty"`
 }
 
 // modeSummary sums up one mode over its repetitions: times are medians,
@@ -109,7 +111,7 @@ func readReport(path string) (*report, error) {
 func (rp *report) summarize() {
 	cfg, c, results := rp.Config, rp.Corpus, rp.Results
 	s := &rp.Summary
-	*s = summary{Commit: rp.Commit, Machine: rp.Machine, Pages: c.Stats.Pages, Batch: cfg.Batch, Policy: cfg.Policy, Reps: cfg.Reps}
+	*s = summary{Commit: rp.Commit, Machine: rp.Machine, Pages: c.Stats.Pages, Batch: cfg.Batch, BatchBytes: cfg.BatchBytes, Policy: cfg.Policy, Reps: cfg.Reps}
 	byMode := map[string]modeSummary{}
 	for _, mode := range cfg.Modes {
 		var rs []modeResult
@@ -271,8 +273,12 @@ func ratioS(x float64) string { return fmt.Sprintf("%.2f", x) }
 func (rp *report) text(w io.Writer) error {
 	s := rp.Summary
 	c := rp.Corpus.Stats
-	fmt.Fprintf(w, "bleve-dedup scale benchmark: %d pages (%d copies, %d Chinese, %d sites, %.1f KB text/page), batch %d, policy %s, %d repetition(s)\n",
-		c.Pages, c.Copies, c.Chinese, c.Sites, float64(c.TextBytes)/float64(max(c.Pages, 1))/1024, s.Batch, s.Policy, s.Reps)
+	batch := strconv.Itoa(s.Batch)
+	if s.BatchBytes > 0 {
+		batch += fmt.Sprintf(" or %d KiB of text", s.BatchBytes>>10)
+	}
+	fmt.Fprintf(w, "bleve-dedup scale benchmark: %d pages (%d copies, %d Chinese, %d sites, %.1f KB text/page), batch %s, policy %s, %d repetition(s)\n",
+		c.Pages, c.Copies, c.Chinese, c.Sites, float64(c.TextBytes)/float64(max(c.Pages, 1))/1024, batch, s.Policy, s.Reps)
 	fmt.Fprintf(w, "commit %s; %s\n\n", s.Commit, s.Machine)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\tingest s\tdocs/s\tsettled s\tCPU s\tdocs/s first 10%\tlast 10%\tlast/first per page\tCPU ms/doc first 10%\tlast 10%\tlast/first\t")
