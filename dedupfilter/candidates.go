@@ -36,7 +36,7 @@ func (w *mutation) candidatesBefore(skip map[uint64]bool, sig signature, lookup 
 	for i, l := range ls {
 		lists[i] = l.postingList
 	}
-	cands := ranked(lists, skip, before, o)
+	cands := ranked(lists, skip, before, o, w.f.hits)
 	if o.StructureGate >= 0 {
 		if cands, err = w.gate(cands, sig); err != nil {
 			return nil, err
@@ -51,9 +51,14 @@ func (w *mutation) candidatesBefore(skip map[uint64]bool, sig signature, lookup 
 // ranked returns the documents in lists (stop lists skipped) sharing at
 // least MinShared of them, not in skip and, if before > 0, numbered below
 // it: most shared lists first, then the oldest. Without StructureGate at
-// most MaxCandidates; the gate cuts after it has kept them.
-func ranked(lists []postingList, skip map[uint64]bool, before uint64, o Options) []cand {
-	hits := map[uint64]int{}
+// most MaxCandidates; the gate cuts after it has kept them. hits is
+// scratch space, cleared first: a decision counts some thousands of
+// postings, and a new map for each was a fifth of the filter's garbage.
+func ranked(lists []postingList, skip map[uint64]bool, before uint64, o Options, hits map[uint64]int) []cand {
+	if hits == nil {
+		hits = map[uint64]int{}
+	}
+	clear(hits)
 	for _, l := range lists {
 		if l.full || len(l.seqs) > o.MaxPostings { // (MaxPostings may have been lowered)
 			continue
@@ -179,7 +184,7 @@ func (f *Filter) EarlierCandidates(o Options, fn func(id string, cands []string)
 	if err := o.validate(); err != nil {
 		return err
 	}
-	g := &Filter{store: f.store, opts: o}
+	g := &Filter{store: f.store, opts: o, hits: map[uint64]int{}}
 	return f.store.view(func(st state) error {
 		w := &mutation{f: g, st: st, lists: map[string]*cachedList{}}
 		return eachDoc(st, func(id string, _ *record, sig signature) error {

@@ -112,9 +112,9 @@ type signature struct {
 	chars     []analyzer.CharCount // sorted by index
 	tags      []byte               // htmltags codes
 	url       uint64               // urlHash of the canonical URL
-	// names maps term hashes back to the terms, for the evidence; only a
-	// signature made from Features has it, not a stored one.
-	names map[uint32]string
+	// names are the terms of the Features the signature was made from,
+	// for the evidence (termSample); a stored signature has none.
+	names map[string]int
 }
 
 type termFreq struct {
@@ -136,29 +136,25 @@ func newSignature(f *analyzer.Features) signature {
 		runes:     f.Runes,
 		chars:     f.CharFreq,
 		tags:      f.Tags,
-		names:     make(map[uint32]string, len(f.Terms)),
+		names:     f.Terms,
 	}
 	for i, p := range f.Pieces {
 		sig.pieces[i] = uint32(hashString(p))
 	}
 	for t, n := range f.Terms {
-		h := uint32(hashString(t))
-		if prev, ok := sig.names[h]; ok {
-			// A collision inside one document: merge the two terms'
-			// counts, keeping the smaller name so that the result does not
-			// depend on map order.
-			for i := range sig.terms {
-				if sig.terms[i].hash == h {
-					sig.terms[i].tf += n
-				}
-			}
-			sig.names[h] = min(prev, t)
-			continue
-		}
-		sig.names[h] = t
-		sig.terms = append(sig.terms, termFreq{h, n})
+		sig.terms = append(sig.terms, termFreq{uint32(hashString(t)), n})
 	}
 	slices.SortFunc(sig.terms, func(x, y termFreq) int { return cmp.Compare(x.hash, y.hash) })
+	// Terms colliding inside one document count as one.
+	merged := sig.terms[:0]
+	for _, t := range sig.terms {
+		if n := len(merged); n > 0 && merged[n-1].hash == t.hash {
+			merged[n-1].tf += t.tf
+		} else {
+			merged = append(merged, t)
+		}
+	}
+	sig.terms = merged
 	for i, b := range f.Blocks {
 		sig.blocks[i] = binary.BigEndian.Uint64(b[:8])
 	}
@@ -376,7 +372,7 @@ func termSample(sa, sb signature, o Options) []string {
 	if names == nil {
 		return nil
 	}
-	var sample []string
+	shared := map[uint32]bool{}
 	a, b := sa.terms, sb.terms
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
@@ -385,12 +381,26 @@ func termSample(sa, sb signature, o Options) []string {
 		case b[j].hash < a[i].hash:
 			j++
 		default:
-			if name, ok := names[a[i].hash]; ok && (o.stopTerm == nil || !o.stopTerm(a[i].hash)) {
-				sample = addSmallest(sample, name, termSampleSize)
+			if o.stopTerm == nil || !o.stopTerm(a[i].hash) {
+				shared[a[i].hash] = true
 			}
 			i++
 			j++
 		}
+	}
+	// Of terms colliding on a hash, the smaller name stands for them, so
+	// that the sample does not depend on map order.
+	byHash := map[uint32]string{}
+	for t := range names {
+		if h := uint32(hashString(t)); shared[h] {
+			if prev, ok := byHash[h]; !ok || t < prev {
+				byHash[h] = t
+			}
+		}
+	}
+	var sample []string
+	for _, name := range byHash {
+		sample = addSmallest(sample, name, termSampleSize)
 	}
 	return sample
 }

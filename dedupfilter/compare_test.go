@@ -1,7 +1,9 @@
 package dedupfilter
 
 import (
+	"cmp"
 	"crypto/sha1"
+	"fmt"
 	"hash/fnv"
 	"maps"
 	"math"
@@ -209,5 +211,30 @@ func TestPostingKeys(t *testing.T) {
 		if !maps.Equal(got, tt.want) {
 			t.Errorf("terms=%d pieces=%d: posting kinds %v, want %v", tt.terms, tt.pieces, got, tt.want)
 		}
+	}
+}
+
+// TestSignatureTermCollision: two terms of one document with the same
+// 32-bit hash count as one term, and the evidence names the smaller.
+func TestSignatureTermCollision(t *testing.T) {
+	seen := map[uint32]string{}
+	var x, y string
+	for i := 0; x == ""; i++ {
+		s := fmt.Sprintf("t%d", i)
+		h := uint32(hashString(s))
+		if prev, ok := seen[h]; ok {
+			x, y = min(prev, s), max(prev, s)
+		}
+		seen[h] = s
+	}
+	sig := newSignature(&analyzer.Features{Terms: map[string]int{x: 2, y: 3, "other": 1}})
+	want := []termFreq{{uint32(hashString(x)), 5}, {uint32(hashString("other")), 1}}
+	slices.SortFunc(want, func(a, b termFreq) int { return cmp.Compare(a.hash, b.hash) })
+	if !slices.Equal(sig.terms, want) {
+		t.Errorf("terms %v, want %v", sig.terms, want)
+	}
+	other := newSignature(&analyzer.Features{Terms: map[string]int{y: 1}})
+	if got := termSample(sig, other, DefaultOptions("")); !slices.Equal(got, []string{x}) {
+		t.Errorf("evidence %v, want [%s] (the smaller of %s and %s)", got, x, x, y)
 	}
 }

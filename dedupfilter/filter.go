@@ -152,6 +152,7 @@ type Filter struct {
 	// readAhead are the documents whose posting lists Prefetch read in the
 	// running Exclusive call: their adds need not look for them again.
 	readAhead map[*Prepared]bool
+	hits      map[uint64]int // ranked's scratch space
 }
 
 // Open opens (creating if needed) a store of its own in opts.Dir, with
@@ -194,7 +195,7 @@ func New(db *badger.DB, opts Options) (*Filter, error) {
 	if df != nil {
 		opts.stopTerm = df.stopper(opts.BooleanStopShare, opts.BooleanStopMinDocs)
 	}
-	return &Filter{store: s, opts: opts, df: df}, nil
+	return &Filter{store: s, opts: opts, df: df, hits: map[uint64]int{}}, nil
 }
 
 // writable returns ErrClosed or ErrReadOnly when the filter cannot write.
@@ -263,7 +264,7 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 		if err != nil {
 			return fmt.Errorf("dedupfilter: prefetch: %w", err)
 		}
-		cands[i] = ranked(lists, skip, 0, f.opts) // (ungated: the gate reads its own)
+		cands[i] = ranked(lists, skip, 0, f.opts, f.hits) // (ungated: the gate reads its own)
 		for n, c := range cands[i] {
 			if n == f.opts.MaxCandidates {
 				break

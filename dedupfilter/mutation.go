@@ -269,9 +269,11 @@ func (w *mutation) cached(keys [][]byte) ([]*cachedList, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
+		ls := make([]cachedList, len(missing)) // (one allocation, not one a list)
 		for i, k := range missing {
 			if _, ok := w.lists[string(k)]; !ok { // a key may be listed twice
-				w.lists[string(k)] = &cachedList{postingList: read[i]}
+				ls[i].postingList = read[i]
+				w.lists[string(k)] = &ls[i]
 			}
 		}
 		for i, k := range keys {
