@@ -225,7 +225,11 @@ type Options struct {
 	// memory, which grows with the store): the filter's values are small,
 	// its tables uncompressed and its reads point lookups, and a bounded
 	// index cache keeps memory flat however many documents the store
-	// holds.
+	// holds. MemTableSize against 8, 32 and 64 MiB at 100,000 pages
+	// (docs/scale.md, session 6): 32 and 64 cost about 6% less CPU, but the
+	// saving is in the first pages, so per-page cost grows more with the
+	// store (CPU a page, last tenth / first: 1.15-1.41 against 1.04-1.14);
+	// 8 costs more.
 	MemTableSize   int64
 	BlockCacheSize int64
 	IndexCacheSize int64

@@ -57,14 +57,13 @@ import (
 // idempotent (SET, DEL, SADD, SREM, ZADD, ZREM). A holder that dies leaves
 // its lease to expire (LeaseTTL), and the next holder replays the journal
 // it finds, so a commit cut off half way is completed: nothing half-done
-// skews later decisions. The
-// process' local writes (payloads, pending ops) commit before the shared
-// ones: after a crash between the two, the local pending ops are replayed
-// into its search index at the next open and the page, not known to the
-// shared store, is decided again when the run is repeated. A holder checks
-// that the lease is still its own before each commit (a holder paused
-// past the expiry fails with ErrLeaseLost instead of writing over the
-// next one). A Redis master that fails over loses the writes it had not
+// skews later decisions. The process' local writes (payloads, pending ops)
+// commit before the shared ones: after a crash between the two, the local
+// pending ops are replayed into its search index at the next open and the
+// page, not known to the shared store, is decided again when the run is
+// repeated. A holder checks that the lease is still its own before each
+// commit (a holder paused past the expiry fails with ErrLeaseLost instead
+// of writing over the next one). A Redis master that fails over loses the writes it had not
 // yet replicated (Redis replicates asynchronously): the client fails, and
 // repeating the run redoes the pages the store does not know.
 type redisStore struct {
@@ -771,6 +770,7 @@ func (r *redisState) postings(keys [][]byte) ([]postingList, error) {
 	// at once: a batch looks up some 50,000 lists.
 	vals := make([][]byte, len(keys))
 	var missing []int
+	var names []string // of the missing
 	for i, k := range keys {
 		n := r.listKey(k)
 		if v, ok := r.pending(n); ok {
@@ -780,14 +780,10 @@ func (r *redisState) postings(keys [][]byte) ([]postingList, error) {
 		} else if v, ok := r.cache[n]; ok {
 			vals[i] = v
 		} else {
-			missing = append(missing, i)
+			missing, names = append(missing, i), append(names, n)
 		}
 	}
 	if len(missing) > 0 {
-		names := make([]string, len(missing))
-		for j, i := range missing {
-			names[j] = r.listKey(keys[i])
-		}
 		if err := r.fetch(names); err != nil {
 			return nil, err
 		}
