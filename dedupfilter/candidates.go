@@ -36,7 +36,7 @@ func (w *mutation) candidatesBefore(skip map[uint64]bool, sig signature, lookup 
 	for i, l := range ls {
 		lists[i] = l.postingList
 	}
-	cands := ranked(lists, skip, before, o, w.f.hits)
+	cands := ranked(lists, skip, before, o, w.hits)
 	if o.StructureGate >= 0 {
 		if cands, err = w.gate(cands, sig); err != nil {
 			return nil, err
@@ -55,9 +55,6 @@ func (w *mutation) candidatesBefore(skip map[uint64]bool, sig signature, lookup 
 // scratch space, cleared first: a decision counts some thousands of
 // postings, and a new map for each was a fifth of the filter's garbage.
 func ranked(lists []postingList, skip map[uint64]bool, before uint64, o Options, hits map[uint64]int) []cand {
-	if hits == nil {
-		hits = map[uint64]int{}
-	}
 	clear(hits)
 	for _, l := range lists {
 		if l.full || len(l.seqs) > o.MaxPostings { // (MaxPostings may have been lowered)
@@ -151,7 +148,7 @@ func (o Options) restrictLookup(keys [][]byte) [][]byte {
 func (f *Filter) Candidates(p *Prepared) ([]string, error) {
 	var ids []string
 	err := f.store.view(func(st state) error {
-		w := &mutation{f: f, st: st, lists: map[string]*cachedList{}}
+		w := &mutation{f: f, st: st, lists: map[string]*cachedList{}, hits: map[uint64]int{}} // (without the lock: not f's scratch map)
 		skip := map[uint64]bool{}
 		if old, err := st.record(p.doc.ID, false); err == nil {
 			skip[old.Seq] = true
@@ -184,9 +181,9 @@ func (f *Filter) EarlierCandidates(o Options, fn func(id string, cands []string)
 	if err := o.validate(); err != nil {
 		return err
 	}
-	g := &Filter{store: f.store, opts: o, hits: map[uint64]int{}}
+	g := &Filter{store: f.store, opts: o}
 	return f.store.view(func(st state) error {
-		w := &mutation{f: g, st: st, lists: map[string]*cachedList{}}
+		w := &mutation{f: g, st: st, lists: map[string]*cachedList{}, hits: map[uint64]int{}}
 		return eachDoc(st, func(id string, _ *record, sig signature) error {
 			rec, err := st.record(id, true)
 			if err != nil {

@@ -152,7 +152,16 @@ type Filter struct {
 	// readAhead are the documents whose posting lists Prefetch read in the
 	// running Exclusive call: their adds need not look for them again.
 	readAhead map[*Prepared]bool
-	hits      map[uint64]int // ranked's scratch space
+	hits      map[uint64]int // ranked's scratch space (scratchHits)
+}
+
+// scratchHits returns ranked's scratch map, made on first use; the caller
+// holds the Filter's lock.
+func (f *Filter) scratchHits() map[uint64]int {
+	if f.hits == nil {
+		f.hits = map[uint64]int{}
+	}
+	return f.hits
 }
 
 // Open opens (creating if needed) a store of its own in opts.Dir, with
@@ -195,7 +204,7 @@ func New(db *badger.DB, opts Options) (*Filter, error) {
 	if df != nil {
 		opts.stopTerm = df.stopper(opts.BooleanStopShare, opts.BooleanStopMinDocs)
 	}
-	return &Filter{store: s, opts: opts, df: df, hits: map[uint64]int{}}, nil
+	return &Filter{store: s, opts: opts, df: df}, nil
 }
 
 // writable returns ErrClosed or ErrReadOnly when the filter cannot write.
@@ -264,7 +273,7 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 		if err != nil {
 			return fmt.Errorf("dedupfilter: prefetch: %w", err)
 		}
-		cands[i] = ranked(lists, skip, 0, f.opts, f.hits) // (ungated: the gate reads its own)
+		cands[i] = ranked(lists, skip, 0, f.opts, f.scratchHits()) // (ungated: the gate reads its own)
 		for n, c := range cands[i] {
 			if n == f.opts.MaxCandidates {
 				break

@@ -15,6 +15,7 @@ type mutation struct {
 	seq   uint64
 	ops   []Op
 	lists map[string]*cachedList // read or changed by this mutation
+	hits  map[uint64]int         // ranked's scratch space
 }
 
 // cachedList is a posting list as the mutation sees it; changed lists are
@@ -32,7 +33,7 @@ func (f *Filter) begin() (*mutation, error) {
 		st.discard()
 		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
-	return &mutation{f: f, st: st, seq: seq, lists: map[string]*cachedList{}}, nil
+	return &mutation{f: f, st: st, seq: seq, lists: map[string]*cachedList{}, hits: f.scratchHits()}, nil
 }
 
 func (w *mutation) op(op Op) {

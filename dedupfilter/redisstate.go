@@ -224,7 +224,7 @@ func NewRedis(rdb redis.UniversalClient, prefix string, local *badger.DB, opts O
 	if err := s.checkFormat(context.Background()); err != nil {
 		return nil, fmt.Errorf("dedupfilter: redis %s: %w", prefix, err)
 	}
-	return &Filter{store: s, opts: opts, hits: map[uint64]int{}}, nil
+	return &Filter{store: s, opts: opts}, nil
 }
 
 // redisFormat is the version of the key layout: 2 has the posting lists

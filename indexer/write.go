@@ -273,7 +273,7 @@ func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Dec
 	for i := range docs {
 		<-ready[i]
 		d := &docs[i]
-		if d.err == nil && replanned[sitetext.Site(d.doc.URL, d.doc.ID)] {
+		if d.err == nil && len(replanned) > 0 && replanned[sitetext.Site(d.doc.URL, d.doc.ID)] {
 			d.err = ix.replan(d)
 		}
 		var dec dedupfilter.Decision
@@ -395,7 +395,7 @@ func (ix *Index) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptio
 // stale page stays recorded as stale (sitetext.Stale) until the last
 // member of its cluster is redone, so Open finishes what a crash cut
 // short. The sites of the pages redone, whose tables it wrote, are added
-// to sites unless it is nil.
+// to sites.
 func (ix *Index) recluster(stale []string, sites map[string]bool) ([]dedupfilter.Op, error) {
 	var ops []dedupfilter.Op
 	done := map[string]bool{}
@@ -458,9 +458,7 @@ func (ix *Index) recluster(stale []string, sites map[string]bool) ([]dedupfilter
 			if err != nil {
 				return ops, fmt.Errorf("%s: %w", e.ID, err)
 			}
-			if sites != nil {
-				sites[sitetext.Site(e.Doc.URL, e.Doc.ID)] = true
-			}
+			sites[sitetext.Site(e.Doc.URL, e.Doc.ID)] = true
 			ops = append(ops, dec.Ops...)
 			stale = append(stale, more...)
 		}
@@ -477,7 +475,7 @@ func (ix *Index) finishStale() error {
 	}); err != nil || len(stale) == 0 {
 		return err
 	}
-	ops, err := ix.recluster(stale, nil)
+	ops, err := ix.recluster(stale, map[string]bool{})
 	if err == nil {
 		err = ix.apply(ops, nil)
 	}

@@ -181,7 +181,7 @@ type plainEngine struct {
 func (e *plainEngine) index(ctx context.Context, pages iter.Seq2[page.Page, error], batch, batchBytes int, progress func(read, dups int)) (ingest, error) {
 	var st ingest
 	b := e.idx.NewBatch()
-	size := 0 // text bytes in b, as the indexer counts them
+	size := 0 // text bytes in b (the indexer counts its paragraphs' bytes: the same less separators)
 	flush := func() error {
 		if b.Size() == 0 {
 			return nil
