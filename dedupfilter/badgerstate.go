@@ -1,64 +1,81 @@
 package dedupfilter
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/dgraph-io/badger/v4"
 )
 
 // badgerStore keeps a filter's whole state in one Badger store (keys.go
-// has the key schema); each mutation is one transaction, run under the
-// Filter's lock, so the counters can live in memory and be written with
-// each commit.
+// has the key schema) and its posting lists in a posting table beside it;
+// each mutation is one transaction, run under the Filter's lock, so the
+// counters can live in memory and be written with each commit.
 type badgerStore struct {
 	db      *badger.DB
-	ownsDB  bool       // opened by Open, closed by close
-	keys    *keyFilter // nil when read-only
+	ownsDB  bool          // opened by Open, closed by close
+	lists   *postingTable // nil in the Redis store's local view, and read-only until read
 	seq     uint64
 	cluster uint64
+	// A read-only store opens its table at the first lookup: searches
+	// never need it, and a table left open by a writer is rebuilt.
+	listsOnce sync.Once
+	listsPath string
+	listsErr  error
 }
 
 // openBadger reads the store's layout version and counters, and opens the
-// key filter unless db is read-only.
+// posting table. A store of layout 2, whose lists were Badger values, is
+// moved to the table (unless read-only: the table is then built in memory
+// at each open).
 func openBadger(db *badger.DB, opts Options) (*badgerStore, error) {
 	s := &badgerStore{db: db}
+	ro := db.Opts().ReadOnly
 	update := db.Update
-	if db.Opts().ReadOnly {
+	if ro {
 		update = db.View // a new store cannot be read-only: nothing to mark
 	}
+	var format uint64
 	err := update(func(txn *badger.Txn) error {
-		if err := checkFormat(txn, db.Opts().ReadOnly); err != nil {
+		var err error
+		if format, err = checkFormat(txn, ro); err != nil {
 			return err
 		}
-		var err error
 		if s.seq, err = getCounter(txn, keySeq); err != nil {
 			return err
 		}
 		s.cluster, err = getCounter(txn, keyCluster)
 		return err
 	})
+	s.listsPath = opts.PostingTable
+	if err == nil && !ro {
+		s.lists, err = openPostingTable(opts.PostingTable, db, false)
+	}
+	if err == nil && format == 2 && !ro {
+		// The table was built from the lists in Badger, which may go now.
+		if err = dropListValues(db); err != nil {
+			err = errors.Join(err, s.lists.close(false))
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("dedupfilter: open: %w", err)
-	}
-	if !db.Opts().ReadOnly {
-		if s.keys, err = openKeyFilter(opts.KeyFilter, opts.KeyFilterBits, db); err != nil {
-			return nil, err
-		}
 	}
 	return s, nil
 }
 
 // checkFormat marks a new store with the layout's version, and refuses a
-// store of another layout.
-func checkFormat(txn *badger.Txn, readOnly bool) error {
+// store of a layout it cannot read. It returns the layout found: layout 2
+// (posting lists as Badger values) is read and then moved to the table.
+func checkFormat(txn *badger.Txn, readOnly bool) (uint64, error) {
 	v, err := getCounter(txn, keyFormat)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if v == storeFormat {
-		return nil
+	if v == storeFormat || v == 2 {
+		return v, nil
 	}
 	if v == 0 {
 		// No format key: a new store, or one of layout 1, which had
@@ -67,13 +84,43 @@ func checkFormat(txn *badger.Txn, readOnly bool) error {
 		defer it.Close()
 		if it.Rewind(); !it.Valid() {
 			if readOnly {
-				return nil
+				return storeFormat, nil
 			}
-			return txn.Set([]byte(keyFormat), binary.BigEndian.AppendUint64(nil, storeFormat))
+			return storeFormat, setFormat(txn)
 		}
 		v = 1
 	}
-	return fmt.Errorf("store layout %d, this version reads %d (index the pages again into a new directory): %w", v, storeFormat, ErrCorrupt)
+	return v, fmt.Errorf("store layout %d, this version reads %d (index the pages again into a new directory): %w", v, storeFormat, ErrCorrupt)
+}
+
+func setFormat(txn *badger.Txn) error {
+	return txn.Set([]byte(keyFormat), binary.BigEndian.AppendUint64(nil, storeFormat))
+}
+
+// dropListValues finishes moving a layout-2 store to the table, which
+// holds its lists now: it deletes the lists from Badger, but for the
+// full-list markers, and marks the store as of this layout.
+func dropListValues(db *badger.DB) error {
+	wb := db.NewWriteBatch()
+	defer wb.Cancel()
+	err := db.View(func(txn *badger.Txn) error {
+		return eachValue(txn, nsPosting, func(k, v []byte) error {
+			if len(v) == 1 && v[0] == postingsFull {
+				return nil
+			}
+			return wb.Delete(bytes.Clone(k))
+		})
+	})
+	if err == nil {
+		err = wb.Set([]byte(keyFormat), binary.BigEndian.AppendUint64(nil, storeFormat))
+	}
+	if err == nil {
+		err = wb.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("moving posting lists to the table: %w", err)
+	}
+	return nil
 }
 
 func getCounter(txn *badger.Txn, k string) (uint64, error) {
@@ -107,15 +154,15 @@ func (s *badgerStore) view(fn func(state) error) error {
 	})
 }
 
-// close closes the store if Open opened it, and the key filter, which is
-// marked clean only once the store holds every key it has bits for.
+// close closes the store if Open opened it, and the posting table, which
+// is marked clean only once the store holds every list it has.
 func (s *badgerStore) close() error {
 	var err error
 	if s.ownsDB {
 		err = s.db.Close()
 	}
-	if s.keys != nil {
-		err = errors.Join(err, s.keys.close(err == nil))
+	if s.lists != nil {
+		err = errors.Join(err, s.lists.close(err == nil))
 	}
 	return err
 }
@@ -124,7 +171,9 @@ func (s *badgerStore) close() error {
 type badgerState struct {
 	s        *badgerStore
 	txn      *badger.Txn
-	counters bool // a counter moved: write them at commit
+	counters bool            // a counter moved: write them at commit
+	changes  []postingChange // applied to the table after the commit
+	slots    int             // table slots the changes may take
 }
 
 func (b *badgerState) set(k, v []byte) error {
@@ -209,37 +258,44 @@ func (b *badgerState) putPayload(id string, p []byte) error {
 
 func (b *badgerState) deletePayload(id string) error { return b.del(key(nsPayload, id)) }
 
-// postings reads the lists; the key filter answers for most lists that
-// do not exist without a Badger lookup.
+// postings reads the lists from the table.
 func (b *badgerState) postings(keys [][]byte) ([]postingList, error) {
+	t, err := b.s.table()
+	if err != nil {
+		return nil, err
+	}
 	out := make([]postingList, len(keys))
 	for i, k := range keys {
-		if b.s.keys != nil && !b.s.keys.mayHave(k) {
-			continue
-		}
-		err := getValue(b.txn, k, func(v []byte) error {
-			var err error
-			out[i].seqs, out[i].full, err = decodePostings(nil, v)
-			return err
-		})
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return nil, fmt.Errorf("posting list %x: %w", k, err)
-		}
+		out[i] = t.get(k)
 	}
 	return out, nil
 }
 
-func (b *badgerState) putPostings(k []byte, l postingList) error {
-	switch {
-	case l.full:
-		return b.set(k, []byte{postingsFull})
-	case len(l.seqs) == 0:
-		return b.del(k)
+// table returns the posting table, opening a read-only store's first.
+func (s *badgerStore) table() (*postingTable, error) {
+	if !s.readOnly() {
+		return s.lists, nil
 	}
-	if b.s.keys != nil {
-		b.s.keys.add(k) // before the commit: a stored key always has its bits
+	s.listsOnce.Do(func() {
+		s.lists, s.listsErr = openPostingTable(s.listsPath, s.db, true)
+	})
+	return s.lists, s.listsErr
+}
+
+// putPostings keeps the change for the table, which takes it once the
+// transaction is committed; a full list's marker is written to Badger too,
+// so that the table can be rebuilt from the store.
+func (b *badgerState) putPostings(k []byte, l postingList, added, removed []uint64) error {
+	c := postingChange{fp: fingerprint(k), full: l.full, added: added, removed: removed}
+	if l.full {
+		c.added, c.removed = nil, nil
+		if err := b.set(k, []byte{postingsFull}); err != nil {
+			return err
+		}
 	}
-	return b.set(k, encodePostings(l.seqs))
+	b.changes = append(b.changes, c)
+	b.slots += len(c.added) + 1
+	return nil
 }
 
 func (b *badgerState) representative(cluster string) (string, error) {
@@ -308,10 +364,15 @@ func (b *badgerState) setPending(seq uint64, ops []Op) error {
 
 func (b *badgerState) local() *badger.Txn { return b.txn }
 
-// commit writes the counters with the mutation. On error the in-memory
-// counters may run ahead of the store; gaps in sequence numbers are
-// harmless.
+// commit writes the counters with the mutation, then applies its list
+// changes to the table, for which room is made first: a table that
+// cannot grow fails the mutation before anything is written. On error
+// the in-memory counters may run ahead of the store; gaps in sequence
+// numbers are harmless.
 func (b *badgerState) commit() error {
+	if err := b.s.lists.reserve(b.slots); err != nil {
+		return err
+	}
 	if b.counters {
 		for k, v := range map[string]uint64{keySeq: b.s.seq, keyCluster: b.s.cluster} {
 			if err := b.set([]byte(k), binary.BigEndian.AppendUint64(nil, v)); err != nil {
@@ -322,8 +383,10 @@ func (b *badgerState) commit() error {
 	if err := b.txn.Commit(); err != nil {
 		return err
 	}
-	if b.s.keys != nil {
-		b.s.keys.growIfFull(b.s.db)
+	for _, c := range b.changes {
+		if err := b.s.lists.apply(c); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -404,7 +467,8 @@ func (s *badgerStore) empty() bool {
 	return err == nil && empty
 }
 
-// stats counts the stored keys by kind (a full key scan).
+// stats counts the stored keys by kind (a full key scan), and the
+// table's lists.
 func (s *badgerStore) stats() (Stats, error) {
 	var st Stats
 	err := s.db.View(func(txn *badger.Txn) error {
@@ -420,13 +484,18 @@ func (s *badgerStore) stats() (Stats, error) {
 				st.Docs++
 			case nsCluster:
 				st.Clusters++
-			case nsPosting:
-				st.Lists++
 			case nsPending:
 				st.Pending++
 			}
 		}
 		return nil
 	})
+	if s.lists != nil || s.readOnly() {
+		t, terr := s.table()
+		if terr != nil {
+			return st, errors.Join(err, terr)
+		}
+		st.Lists = t.count()
+	}
 	return st, err
 }

@@ -21,4 +21,8 @@ var (
 	// ErrCorrupt: a stored value does not decode; the store was damaged or
 	// written by an incompatible version.
 	ErrCorrupt = errors.New("corrupt store value")
+	// ErrFull: the embedded store's posting table cannot take more: its
+	// slots number documents up to 2^32-2 adds, and it holds up to about
+	// 3 billion postings (some 50 million documents).
+	ErrFull = errors.New("store full")
 )

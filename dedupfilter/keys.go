@@ -16,7 +16,7 @@ import (
 //	d/<id>                  record: seq, time, runes, cluster, indexed, url, title, posting keys
 //	s/<seq:8>               the id and signature (compact features) of document seq
 //	y/<id>                  payload, opaque bytes from the caller
-//	p/<kind><hash:8>        posting list: feature -> ascending document numbers, or full
+//	p/<kind><hash:8>        a full posting list's marker (the lists are in postingtable.go's table)
 //	c/<cluster id>          cluster record: representative's id
 //	m/<cluster id><id>      membership (empty value)
 //	w/<seq:8>               the search-index operations of mutation seq, until Applied
@@ -40,10 +40,11 @@ const (
 	keyCluster  = "!/cluster"
 	keyFormat   = "!/format"
 
-	// storeFormat is the layout's version: 2 has posting lists of document
-	// numbers and compact signatures (1 had a key per posting and whole
+	// storeFormat is the layout's version: 3 keeps posting lists in the
+	// posting table, and only full-list markers under p/ (2 had every
+	// list there, as document numbers; 1 had a key per posting and whole
 	// features).
-	storeFormat = 2
+	storeFormat = 3
 
 	clusterIDLen = 16
 )

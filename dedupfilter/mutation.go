@@ -18,11 +18,13 @@ type mutation struct {
 	hits  map[uint64]int         // ranked's scratch space
 }
 
-// cachedList is a posting list as the mutation sees it; changed lists are
-// written at commit.
+// cachedList is a posting list as the mutation sees it, and the document
+// numbers the mutation added and removed; changed lists are written at
+// commit.
 type cachedList struct {
 	postingList
-	dirty bool
+	added, removed []uint64
+	dirty          bool
 }
 
 // begin starts a mutation; the caller holds the Filter's lock.
@@ -54,7 +56,7 @@ func (w *mutation) commit() ([]Op, error) {
 		if !l.dirty {
 			continue
 		}
-		if err := w.st.putPostings([]byte(k), l.postingList); err != nil {
+		if err := w.st.putPostings([]byte(k), l.postingList, l.added, l.removed); err != nil {
 			return nil, fmt.Errorf("dedupfilter: posting list: %w", err)
 		}
 	}
@@ -304,6 +306,7 @@ func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
 			continue
 		}
 		l.seqs = append(l.seqs, seq) // the newest seq: the list stays sorted
+		l.added = append(l.added, seq)
 		posted = append(posted, keys[i])
 	}
 	return posted, nil
@@ -318,6 +321,7 @@ func (w *mutation) unpost(rec *record) error {
 	for _, l := range ls {
 		if i, ok := slices.BinarySearch(l.seqs, rec.Seq); ok && !l.full {
 			l.seqs = slices.Delete(l.seqs, i, i+1)
+			l.removed = append(l.removed, rec.Seq)
 			l.dirty = true
 		}
 	}

@@ -804,7 +804,7 @@ func (r *redisState) postings(keys [][]byte) ([]postingList, error) {
 	return out, nil
 }
 
-func (r *redisState) putPostings(k []byte, l postingList) error {
+func (r *redisState) putPostings(k []byte, l postingList, _, _ []uint64) error {
 	switch {
 	case l.full:
 		return r.set(r.listKey(k), []byte{postingsFull})

@@ -37,8 +37,10 @@ type state interface {
 	// postings reads the lists under keys, in order; a missing list is
 	// empty.
 	postings(keys [][]byte) ([]postingList, error)
-	// putPostings writes the list under key (an empty list is deleted).
-	putPostings(key []byte, l postingList) error
+	// putPostings writes the list under key (an empty list is deleted):
+	// l as it now is, which added and removed document numbers made (a
+	// full list drops the others).
+	putPostings(key []byte, l postingList, added, removed []uint64) error
 
 	representative(cluster string) (string, error)
 	setRepresentative(cluster, id string) error

@@ -3,6 +3,7 @@ package indexer
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -197,9 +198,12 @@ type Index struct {
 
 // The parts of an index directory.
 const (
-	bleveDir      = "bleve"
-	storeDir      = "store"
-	keyFilterFile = "store.keys" // dedupfilter's Bloom filter of posting keys
+	bleveDir     = "bleve"
+	storeDir     = "store"
+	postingsFile = "store.postings" // dedupfilter's posting table
+	// oldKeyFilterFile held a Bloom filter of posting keys, before the
+	// posting table.
+	oldKeyFilterFile = "store.keys"
 	// oldStoreDir held the filter's state before the store took the sites'
 	// template text too (and changed layout).
 	oldStoreDir = "dedup"
@@ -241,8 +245,11 @@ func (ix *Index) open(dir string, opts Options) error {
 	fo := opts.Filter
 	fo.Dir = filepath.Join(dir, storeDir)
 	fo.ReadOnly = opts.ReadOnly
+	fo.PostingTable = filepath.Join(dir, postingsFile)
 	if !opts.ReadOnly {
-		fo.KeyFilter = filepath.Join(dir, keyFilterFile)
+		if err := os.Remove(filepath.Join(dir, oldKeyFilterFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("indexer: %w", err)
+		}
 	}
 	db, err := dedupfilter.OpenBadger(fo.BadgerOptions())
 	if err != nil {

@@ -75,7 +75,7 @@ func decisions(ctx context.Context, c config) error {
 			rdb.AddHook(hook)
 			f, err = dedupfilter.NewRedis(rdb, prefix, local, opts)
 		} else {
-			opts.KeyFilter = filepath.Join(c.work, store+".keys")
+			opts.PostingTable = filepath.Join(c.work, store+".postings")
 			f, err = dedupfilter.New(local, opts)
 		}
 		if err != nil {

@@ -1,0 +1,545 @@
+package dedupfilter
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/blevesearch/mmap-go"
+	"github.com/dgraph-io/badger/v4"
+)
+
+// postingTable holds the embedded store's posting lists: an open-addressing
+// hash table of 8-byte slots, each one posting (a key's 32-bit fingerprint
+// and a document number), in a file mapped into memory (page cache, not
+// heap).
+//
+// Why not a Badger key per list, as before: a document posts to about 57
+// lists and looks up as many. As Badger values, every post rewrote a list
+// (a memtable insert, later compactions) and every lookup walked the
+// memtables and the levels: at 100,000 pages that was a quarter of the
+// filter's CPU. Here a lookup or a post reads one or two cache lines.
+//
+// A key's postings are found by linear probing from a home slot derived
+// from its fingerprint, so the table can be rehashed from its own slots.
+// Keys with the same fingerprint share a list: at a million documents
+// (about 30 million keys) about one key in a hundred shares its list with
+// another, which only adds candidates that verification turns down. A
+// removed posting leaves a tombstone until the next rehash. A full list (a
+// stop list) is one marker slot; the marker is also written to Badger, so
+// that the table can be rebuilt from the store alone: the markers, then
+// each document record's posting keys.
+//
+// Writes are applied after the store's commit, under the Filter's lock;
+// lookups take the read lock. The header says whether the file was closed
+// cleanly: any other file (a crash may leave the table ahead of or behind
+// the store) is rebuilt from the store at open, which takes about as long
+// as reading every document record.
+type postingTable struct {
+	mu      sync.RWMutex // writes and rehashes hold it; lookups read-lock it
+	path    string       // "" for anonymous memory
+	data    mmap.MMap    // header page, then the slots
+	file    *os.File     // nil for anonymous memory
+	ro      bool         // a read-only file: never written
+	log     int          // log2 of the number of slots
+	used    uint64       // slots not empty: postings, markers, tombstones
+	entries uint64       // postings (not markers)
+	lists   uint64       // keys with a posting or a marker
+	markers uint64       // full lists
+}
+
+const (
+	postingTableMagic  = "bdpt0001"
+	postingTableHeader = 4096 // one page: the slots stay page-aligned
+	// minTableLog is the size of a new table: 2^16 slots, 512 KiB.
+	minTableLog = 16
+	// maxTableLog bounds the table (2^32 slots, 32 GiB): home slots come
+	// from the fingerprint's 32 bits, so a larger table would not spread
+	// keys over more of them.
+	maxTableLog = 32
+	// A table grows (doubles) or is rehashed at its size (tombstones
+	// dropped) once its used slots pass maxLoad: linear probing stays
+	// short below about 0.7.
+	maxLoad = 0.7
+	// Header layout: magic, log2 of the slot count (1 byte), clean flag
+	// (1 byte), then the counters.
+	offTableLog   = len(postingTableMagic)
+	offTableClean = offTableLog + 1
+	offTableCount = offTableClean + 1 // used, entries, lists, markers: 8 bytes each
+
+	// Slot values: 0 is empty; a fingerprint of all ones is a tombstone;
+	// a document number of all ones marks a full list.
+	tombstone  = uint64(0xffffffff) << 32
+	fullMarker = uint64(0xffffffff)
+	// maxTableSeq is the largest document number a slot holds.
+	maxTableSeq = 0xfffffffe
+)
+
+// postingChange is a mutation's change to one list, applied to the table
+// after the store's commit.
+type postingChange struct {
+	fp             uint32
+	full           bool // the list became full: its postings go, a marker stays
+	added, removed []uint64
+}
+
+// fingerprint is key's 32-bit fingerprint: never 0 (empty) or all ones
+// (tombstone).
+func fingerprint(key []byte) uint32 {
+	return uint32(hashBytes(key)>>32%0xfffffffe) + 1
+}
+
+// openPostingTable opens the table at path ("" for anonymous memory), or
+// builds it from db (the markers and records of the store) unless the file
+// was closed cleanly. A read-only table is never written: a file that is
+// not trusted is rebuilt in anonymous memory instead.
+func openPostingTable(path string, db *badger.DB, readOnly bool) (*postingTable, error) {
+	t := &postingTable{path: path}
+	if path != "" {
+		trusted, err := t.openFile(readOnly)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("dedupfilter: posting table %s: %w", path, err), t.close(false))
+		}
+		if trusted {
+			return t, nil
+		}
+		if err := t.close(false); err != nil {
+			return nil, err
+		}
+		if readOnly {
+			t.path, t.ro = "", false // rebuilt in memory
+		}
+	}
+	if err := t.build(db); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// openFile maps the file at path and reports whether it can be trusted:
+// closed cleanly, of the size its header names. A trusted file opened for
+// writing is marked open (not clean).
+func (t *postingTable) openFile(readOnly bool) (trusted bool, err error) {
+	flag, prot := os.O_RDWR, mmap.RDWR
+	if readOnly {
+		flag, prot, t.ro = os.O_RDONLY, mmap.RDONLY, true
+	}
+	if t.file, err = os.OpenFile(t.path, flag, 0); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	// Only a file of a size the header could name is mapped: a crash may
+	// leave an empty or short one, and an empty file cannot be mapped.
+	info, err := t.file.Stat()
+	if err != nil {
+		return false, err
+	}
+	n := info.Size() - postingTableHeader
+	if n <= 0 || n%8 != 0 || (n/8)&(n/8-1) != 0 {
+		return false, nil
+	}
+	if t.data, err = mmap.Map(t.file, prot, 0); err != nil {
+		return false, err
+	}
+	hdr := t.data[:postingTableHeader]
+	log := int(hdr[offTableLog])
+	if !bytes.HasPrefix(hdr, []byte(postingTableMagic)) || hdr[offTableClean] != 1 ||
+		log < minTableLog || log > maxTableLog || n != 8<<log {
+		return false, nil
+	}
+	t.log = log
+	c := hdr[offTableCount:]
+	t.used, t.entries = binary.LittleEndian.Uint64(c), binary.LittleEndian.Uint64(c[8:])
+	t.lists, t.markers = binary.LittleEndian.Uint64(c[16:]), binary.LittleEndian.Uint64(c[24:])
+	if t.used >= uint64(1)<<log || t.entries+t.markers > t.used {
+		return false, nil
+	}
+	if readOnly {
+		return true, nil
+	}
+	return true, t.writeHeader(false)
+}
+
+// build fills a new table with the store's lists: its full-list markers,
+// then the posting keys of every document record. A store of layout 2
+// keeps whole lists under its posting keys; they are read too.
+func (t *postingTable) build(db *badger.DB) error {
+	err := t.remap(minTableLog)
+	if err == nil {
+		err = db.View(func(txn *badger.Txn) error {
+			err := eachValue(txn, nsPosting, func(k, v []byte) error {
+				seqs, full, err := decodePostings(nil, v)
+				if err != nil {
+					return fmt.Errorf("posting list %x: %w", k, err)
+				}
+				return t.change(postingChange{fp: fingerprint(k), full: full, added: seqs})
+			})
+			if err != nil {
+				return err
+			}
+			return eachValue(txn, nsDoc, func(k, v []byte) error {
+				rec, err := decodeRecord(v)
+				if err != nil {
+					return fmt.Errorf("document %q: %w", k[len(nsDoc):], err)
+				}
+				for _, pk := range rec.Keys {
+					if err := t.change(postingChange{fp: fingerprint(pk), added: []uint64{rec.Seq}}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+	}
+	if err == nil && t.file != nil {
+		err = t.writeHeader(false)
+	}
+	if err != nil {
+		return errors.Join(fmt.Errorf("dedupfilter: posting table: %w", err), t.close(false))
+	}
+	return nil
+}
+
+// eachValue calls fn with each key under prefix and its value (both
+// valid only during the call).
+func eachValue(txn *badger.Txn, prefix string, fn func(k, v []byte) error) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix), PrefetchValues: true})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		k := it.Item().Key()
+		if err := it.Item().Value(func(v []byte) error { return fn(k, v) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// change reserves room for c and applies it.
+func (t *postingTable) change(c postingChange) error {
+	if err := t.reserve(len(c.added) + 1); err != nil {
+		return err
+	}
+	return t.apply(c)
+}
+
+// remap puts an empty table of 2^log slots in place of the current one (a
+// file written beside it and renamed over it), moving its postings and
+// markers over. On error the current one stays.
+func (t *postingTable) remap(log int) error {
+	size := postingTableHeader + 8<<log
+	next := &postingTable{path: t.path, log: log}
+	var err error
+	if t.path == "" {
+		next.data, err = mmap.MapRegion(nil, size, mmap.RDWR, mmap.ANON, 0)
+	} else {
+		next.data, next.file, err = mapNewFile(t.path+".new", size)
+	}
+	if err != nil {
+		return err
+	}
+	if t.data != nil {
+		slots := t.data[postingTableHeader:]
+		for i := 0; i < len(slots); i += 8 {
+			if s := binary.LittleEndian.Uint64(slots[i:]); s != 0 && s != tombstone {
+				next.put(s)
+			}
+		}
+	}
+	if next.file != nil {
+		err = next.writeHeader(false)
+		if err == nil {
+			err = os.Rename(t.path+".new", t.path)
+		}
+		if err != nil {
+			return errors.Join(err, next.close(false))
+		}
+	}
+	old, oldFile := t.data, t.file
+	t.data, t.file, t.log, t.used = next.data, next.file, next.log, next.used
+	var errs []error
+	if old != nil {
+		errs = append(errs, old.Unmap())
+	}
+	if oldFile != nil { // renamed over: nothing to flush
+		errs = append(errs, oldFile.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// mapNewFile creates (or truncates) the file at path with size bytes,
+// sparse, and maps it.
+func mapNewFile(path string, size int) (mmap.MMap, *os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.Truncate(int64(size)); err != nil { // sparse: untouched pages take no disk
+		return nil, nil, errors.Join(err, f.Close())
+	}
+	data, err := mmap.Map(f, mmap.RDWR, 0)
+	if err != nil {
+		return nil, nil, errors.Join(err, f.Close())
+	}
+	return data, f, nil
+}
+
+// writeHeader writes the header: magic, size, counters and the clean flag.
+func (t *postingTable) writeHeader(clean bool) error {
+	hdr := t.data[:postingTableHeader]
+	clear(hdr)
+	copy(hdr, postingTableMagic)
+	hdr[offTableLog] = byte(t.log)
+	if clean {
+		hdr[offTableClean] = 1
+	}
+	c := hdr[offTableCount:]
+	binary.LittleEndian.PutUint64(c, t.used)
+	binary.LittleEndian.PutUint64(c[8:], t.entries)
+	binary.LittleEndian.PutUint64(c[16:], t.lists)
+	binary.LittleEndian.PutUint64(c[24:], t.markers)
+	return t.data.Flush()
+}
+
+func (t *postingTable) slot(i uint64) uint64 {
+	return binary.LittleEndian.Uint64(t.data[postingTableHeader+8*i:])
+}
+
+func (t *postingTable) setSlot(i, s uint64) {
+	binary.LittleEndian.PutUint64(t.data[postingTableHeader+8*i:], s)
+}
+
+// home is the first slot of fingerprint fp's run (Fibonacci hashing: the
+// top bits of the product).
+func (t *postingTable) home(fp uint32) uint64 {
+	return uint64(fp) * 0x9e3779b97f4a7c15 >> (64 - t.log)
+}
+
+func (t *postingTable) size() uint64 { return 1 << t.log }
+
+// probe calls fn with each slot of fp's run (from its home to the first
+// empty slot), and returns that empty slot, or size() when every slot is
+// used (only a damaged file can be so full).
+func (t *postingTable) probe(fp uint32, fn func(i, s uint64)) uint64 {
+	i := t.home(fp)
+	for range t.size() {
+		s := t.slot(i)
+		if s == 0 {
+			return i
+		}
+		fn(i, s)
+		i = (i + 1) & (t.size() - 1)
+	}
+	return t.size()
+}
+
+// put writes slot value s in the first free slot of its run (a new table:
+// no tombstones, no duplicates).
+func (t *postingTable) put(s uint64) {
+	t.setSlot(t.probe(uint32(s>>32), func(uint64, uint64) {}), s)
+	t.used++
+}
+
+// get returns the list of key: its document numbers in ascending order,
+// or full.
+func (t *postingTable) get(key []byte) postingList {
+	fp := fingerprint(key)
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var l postingList
+	t.probe(fp, func(_, s uint64) {
+		switch {
+		case uint32(s>>32) != fp:
+		case s&fullMarker == fullMarker:
+			l.full = true
+		default:
+			l.seqs = append(l.seqs, s&fullMarker)
+		}
+	})
+	if l.full {
+		return postingList{full: true}
+	}
+	slices.Sort(l.seqs)
+	return l
+}
+
+// count is the number of lists: keys with a posting or a marker.
+func (t *postingTable) count() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return int(t.lists)
+}
+
+// reserve makes room for n more used slots, growing or rehashing the table
+// if they would pass maxLoad.
+func (t *postingTable) reserve(n int) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if float64(t.used+uint64(n)) <= maxLoad*float64(t.size()) {
+		return nil
+	}
+	log := t.log
+	// Double unless tombstones are what fills it.
+	for log < maxTableLog && float64(t.entries+t.markers+uint64(n)) > maxLoad/2*float64(uint64(1)<<log) {
+		log++
+	}
+	if float64(t.entries+t.markers+uint64(n)) > maxLoad*float64(uint64(1)<<log) {
+		return fmt.Errorf("dedupfilter: posting table: %d postings: %w", t.entries, ErrFull)
+	}
+	if err := t.remap(log); err != nil {
+		return fmt.Errorf("dedupfilter: posting table %s: %w", t.path, err)
+	}
+	return nil
+}
+
+// apply makes one list change. The caller reserved room for its slots.
+func (t *postingTable) apply(c postingChange) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c.full {
+		return t.setFull(c.fp)
+	}
+	for _, seq := range c.removed {
+		t.remove(c.fp, seq)
+	}
+	for _, seq := range c.added {
+		if seq > maxTableSeq {
+			return fmt.Errorf("dedupfilter: posting table: document number %d: %w", seq, ErrFull)
+		}
+		if err := t.add(c.fp, seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insert writes slot value s in its run's first tombstone, else in the
+// empty slot that ends the run, and counts a new list unless the key was
+// listed.
+func (t *postingTable) insert(s, tomb, empty uint64, listed bool) error {
+	i := tomb
+	if tomb == t.size() {
+		if empty == t.size() || float64(t.used+1) > maxLoad*float64(t.size()) {
+			// Room is reserved before each commit; past it, probing
+			// would slow down without bound.
+			return fmt.Errorf("dedupfilter: posting table over its reserved load: %w", ErrCorrupt)
+		}
+		i = empty
+		t.used++
+	}
+	t.setSlot(i, s)
+	if !listed {
+		t.lists++
+	}
+	return nil
+}
+
+// add posts seq under fp unless it is there or the list is full.
+func (t *postingTable) add(fp uint32, seq uint64) error {
+	tomb, listed, done := t.size(), false, false
+	empty := t.probe(fp, func(i, s uint64) {
+		switch {
+		case s == tombstone:
+			tomb = min(tomb, i)
+		case uint32(s>>32) == fp:
+			done = done || s&fullMarker == seq || s&fullMarker == fullMarker
+			listed = true
+		}
+	})
+	if done {
+		return nil
+	}
+	if err := t.insert(uint64(fp)<<32|seq, tomb, empty, listed); err != nil {
+		return err
+	}
+	t.entries++
+	return nil
+}
+
+// remove drops the posting of seq under fp, if any.
+func (t *postingTable) remove(fp uint32, seq uint64) {
+	found, others := false, false
+	t.probe(fp, func(i, s uint64) {
+		switch {
+		case s == tombstone || uint32(s>>32) != fp:
+		case s&fullMarker == seq && !found:
+			t.setSlot(i, tombstone)
+			found = true
+			t.entries--
+		default:
+			others = true
+		}
+	})
+	if found && !others {
+		t.lists--
+	}
+}
+
+// setFull replaces fp's postings with a full marker.
+func (t *postingTable) setFull(fp uint32) error {
+	tomb, listed, marked := t.size(), false, false
+	empty := t.probe(fp, func(i, s uint64) {
+		switch {
+		case s == tombstone:
+			tomb = min(tomb, i)
+		case uint32(s>>32) != fp:
+		case s&fullMarker == fullMarker:
+			marked = true
+		default:
+			t.setSlot(i, tombstone)
+			tomb = min(tomb, i)
+			t.entries--
+			listed = true
+		}
+	})
+	if marked {
+		return nil
+	}
+	if err := t.insert(uint64(fp)<<32|fullMarker, tomb, empty, listed); err != nil {
+		return err
+	}
+	t.markers++
+	return nil
+}
+
+// close unmaps the table; clean marks the file as closed cleanly after
+// flushing it.
+func (t *postingTable) close(clean bool) error {
+	var errs []error
+	if t.data != nil && t.file != nil && clean && !t.ro {
+		errs = append(errs, t.data.Flush(), t.writeHeader(true))
+	}
+	if t.data != nil {
+		errs = append(errs, t.data.Unmap())
+	}
+	if t.file != nil {
+		errs = append(errs, t.file.Close())
+	}
+	t.data, t.file = nil, nil
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("dedupfilter: posting table: %w", err)
+	}
+	return nil
+}
+
+// hashBytes is 64-bit FNV-1a, as hashString, with splitmix64's finaliser
+// so that all of its bits are well mixed.
+func hashBytes(b []byte) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= prime
+	}
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}

@@ -1,0 +1,295 @@
+package dedupfilter
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+func memDB(tb testing.TB) *badger.DB {
+	tb.Helper()
+	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func testKey(i int) []byte { return postingKey(kindBand, uint64(i)*0x9e3779b97f4a7c15) }
+
+func openTestTable(tb testing.TB, path string, db *badger.DB) *postingTable {
+	tb.Helper()
+	tab, err := openPostingTable(path, db, false)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tab
+}
+
+// TestPostingTableModel applies random changes to the table and to a map
+// of lists, through growths and rehashes, and compares every list.
+func TestPostingTableModel(t *testing.T) {
+	tab := openTestTable(t, "", memDB(t))
+	defer tab.close(false)
+	model := map[int]postingList{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const keys = 20000
+	for seq := uint64(1); seq <= 200000; seq++ {
+		k := rng.IntN(keys)
+		l := model[k]
+		c := postingChange{fp: fingerprint(testKey(k))}
+		switch r := rng.IntN(100); {
+		case r < 2 && !l.full:
+			c.full = true
+			l = postingList{full: true}
+		case r < 30 && len(l.seqs) > 0:
+			victim := l.seqs[rng.IntN(len(l.seqs))]
+			c.removed = []uint64{victim}
+			l.seqs = slices.DeleteFunc(slices.Clone(l.seqs), func(s uint64) bool { return s == victim })
+		case !l.full:
+			c.added = []uint64{seq}
+			l.seqs = append(slices.Clone(l.seqs), seq)
+		}
+		model[k] = l
+		if err := tab.change(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lists := 0
+	for k := range keys {
+		got, want := tab.get(testKey(k)), model[k]
+		if got.full != want.full || !slices.Equal(got.seqs, want.seqs) {
+			t.Fatalf("key %d: got %v, want %v", k, got, want)
+		}
+		if want.full || len(want.seqs) > 0 {
+			lists++
+		}
+	}
+	if got := tab.count(); got != lists {
+		t.Errorf("count = %d, want %d", got, lists)
+	}
+	if tab.log <= minTableLog {
+		t.Errorf("table of 2^%d slots did not grow", tab.log)
+	}
+}
+
+// TestPostingTableFile: a table closed cleanly is trusted as it is; one
+// that was not (a crash), or whose file is damaged, is rebuilt from the
+// store: its full-list markers and its documents' posting keys.
+func TestPostingTableFile(t *testing.T) {
+	db := memDB(t)
+	stored, full := testKey(1), testKey(2)
+	rec := &record{Seq: 7, Cluster: "0000000000000001", Keys: [][]byte{stored}}
+	err := db.Update(func(txn *badger.Txn) error {
+		if err := txn.Set(key(nsDoc, "a"), encodeRecord(rec)); err != nil {
+			return err
+		}
+		return txn.Set(full, []byte{postingsFull})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onlyInTable := testKey(3) // not in the store: kept only by a trusted file
+	tests := []struct {
+		name        string
+		clean       bool
+		damage      func(path string) error
+		wantTrusted bool
+	}{
+		{"clean close", true, nil, true},
+		{"crash", false, nil, false},
+		{"empty file", true, func(p string) error { return os.WriteFile(p, nil, 0o644) }, false},
+		{"short file", true, func(p string) error { return os.Truncate(p, postingTableHeader+100) }, false},
+		{"bad magic", true, func(p string) error {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			copy(b, "garbage!")
+			return os.WriteFile(p, b, 0o644)
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "postings")
+			tab := openTestTable(t, path, db)
+			if err := tab.change(postingChange{fp: fingerprint(onlyInTable), added: []uint64{9}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := tab.close(tt.clean); err != nil {
+				t.Fatal(err)
+			}
+			if tt.damage != nil {
+				if err := tt.damage(path); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tab = openTestTable(t, path, db)
+			defer tab.close(false)
+			if got := len(tab.get(onlyInTable).seqs) == 1; got != tt.wantTrusted {
+				t.Errorf("trusted = %v, want %v", got, tt.wantTrusted)
+			}
+			if !tt.wantTrusted {
+				if got := tab.get(stored); !slices.Equal(got.seqs, []uint64{7}) {
+					t.Errorf("rebuilt list = %v, want [7] from the record", got)
+				}
+				if !tab.get(full).full {
+					t.Error("rebuilt table lost the full list's marker")
+				}
+			}
+		})
+	}
+}
+
+// TestPostingTableReadOnly: a read-only table never writes its file; an
+// untrusted one is rebuilt in memory.
+func TestPostingTableReadOnly(t *testing.T) {
+	db := memDB(t)
+	path := filepath.Join(t.TempDir(), "postings")
+	tab := openTestTable(t, path, db)
+	if err := tab.change(postingChange{fp: fingerprint(testKey(1)), added: []uint64{3}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.close(false); err != nil { // left open: not trusted
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := openPostingTable(path, db, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ro.file != nil || len(ro.get(testKey(1)).seqs) != 0 {
+		t.Error("an untrusted file was used read-only; want a table rebuilt in memory")
+	}
+	if err := ro.close(true); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("read-only open changed the file (%v)", err)
+	}
+}
+
+// TestStoreLayout2Moves: a store of layout 2, whose lists are Badger
+// values, opens with its lists in the table, keeps only the full-list
+// markers in Badger, and is marked as of this layout.
+func TestStoreLayout2Moves(t *testing.T) {
+	dir := t.TempDir()
+	open, full := testKey(1), testKey(2)
+	db, err := OpenBadger(DefaultOptions(dir).BadgerOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(txn *badger.Txn) error {
+		for k, v := range map[string][]byte{
+			keyFormat:    {0, 0, 0, 0, 0, 0, 0, 2},
+			string(open): encodePostings([]uint64{4, 5}),
+			string(full): {postingsFull},
+		} {
+			if err := txn.Set([]byte(k), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(db, DefaultOptions(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := f.store.(*badgerStore)
+	if got := st.lists.get(open); !slices.Equal(got.seqs, []uint64{4, 5}) {
+		t.Errorf("moved list = %v, want [4 5]", got)
+	}
+	if !st.lists.get(full).full {
+		t.Error("full list not moved")
+	}
+	err = db.View(func(txn *badger.Txn) error {
+		if ok, _ := hasKey(txn, open); ok {
+			t.Error("the open list is still a Badger value")
+		}
+		if ok, _ := hasKey(txn, full); !ok {
+			t.Error("the full list's marker is gone from Badger")
+		}
+		v, err := getCounter(txn, keyFormat)
+		if v != storeFormat {
+			t.Errorf("layout = %d, %v; want %d", v, err, storeFormat)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+}
+
+func BenchmarkPostingTableGet(b *testing.B) {
+	tab := openTestTable(b, "", memDB(b))
+	defer tab.close(false)
+	for i := range 1 << 20 {
+		if err := tab.change(postingChange{fp: fingerprint(testKey(i % (1 << 18))), added: []uint64{uint64(i + 1)}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	i := 0
+	for b.Loop() {
+		tab.get(testKey(i % (1 << 19))) // half of them absent
+		i++
+	}
+}
+
+// FuzzPostingTableFile opens whatever a crash or a stray write left in the
+// table's file: the open never fails on its content, and a list of the
+// store is then found.
+func FuzzPostingTableFile(f *testing.F) {
+	good := filepath.Join(f.TempDir(), "postings")
+	tab := openTestTable(f, good, memDB(f))
+	if err := tab.close(true); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(good)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b[:postingTableHeader])
+	f.Add([]byte{})
+	f.Add([]byte(postingTableMagic))
+	db := memDB(f)
+	stored := testKey(7)
+	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(stored, []byte{postingsFull}) }); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, header []byte) {
+		path := filepath.Join(t.TempDir(), "postings")
+		// The header as fuzzed, then slots of the size it may name.
+		content := append(header, make([]byte, max(0, postingTableHeader-len(header))+8<<minTableLog)...)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := openPostingTable(path, db, false)
+		if err != nil {
+			t.Fatalf("open: %v", err)
+		}
+		defer tab.close(false)
+		if bytes.HasPrefix(header, []byte(postingTableMagic)) && len(header) > offTableClean && header[offTableClean] == 1 {
+			return // a file that says it was closed cleanly is trusted as it is
+		}
+		if !tab.get(stored).full {
+			t.Error("a list of the store is missing from a rebuilt table")
+		}
+	})
+}
