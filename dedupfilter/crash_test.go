@@ -14,8 +14,9 @@ import (
 const crashDirEnv = "DEDUPFILTER_CRASH_DIR"
 
 // TestKillRecovery adds documents in a child process that is killed with
-// SIGKILL before Close, then checks the parent sees every committed Add
-// and the unconfirmed ops as pending.
+// SIGKILL before Close, then checks the parent sees every committed Add,
+// the unconfirmed ops as pending, and the posting lists (the table, left
+// open, is rebuilt from the store).
 func TestKillRecovery(t *testing.T) {
 	if dir := os.Getenv(crashDirEnv); dir != "" {
 		crashChild(t, dir)
@@ -31,7 +32,7 @@ func TestKillRecovery(t *testing.T) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("child did not die by SIGKILL: %v\n%s", err, out)
 	}
-	f, err := Open(DefaultOptions(dir))
+	f, err := Open(crashOptions(dir))
 	if err != nil {
 		t.Fatalf("reopen after kill: %v", err)
 	}
@@ -49,10 +50,26 @@ func TestKillRecovery(t *testing.T) {
 	if want := []string{"index b b", "index c c"}; err != nil || !slices.Equal(pending, want) {
 		t.Errorf("Pending = %v, %v; want %v (a was confirmed)", pending, err, want)
 	}
+	p, err := f.Prepare(Doc{ID: "d", Features: testAnalyzer(t).Analyze(newCorpus(13).article(5))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b and c are copies of a: the cluster's representative is its
+	// candidate, as without a crash.
+	if cands, err := f.Candidates(p); err != nil || !slices.Equal(cands, []string{"a"}) {
+		t.Errorf("Candidates of a copy = %v, %v; want [a]", cands, err)
+	}
+}
+
+// crashOptions keep the posting table in a file, as the indexer does.
+func crashOptions(dir string) Options {
+	o := DefaultOptions(dir)
+	o.PostingTable = dir + ".postings"
+	return o
 }
 
 func crashChild(t *testing.T, dir string) {
-	f, err := Open(DefaultOptions(dir))
+	f, err := Open(crashOptions(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,13 @@
 // Package dedupfilter is the ingest-time near-duplicate filter: it keeps
 // every document's features (see package analyzer) in an embedded Badger
-// store with inverted feature lists, finds the few stored documents worth
-// comparing with a new one, verifies them with the measures of the seed
-// papers (feature strings, the boolean model with Conrad's and Pugh's
-// definitions, block fingerprints) and MinHash, and groups duplicates into
-// clusters with a representative. It tells the search indexer exactly what
-// to write (Decision.Ops) under the chosen Policy: Suppress, Mark or
-// Replace.
+// store, its inverted feature lists in a posting table beside it (a hash
+// table in a memory-mapped file, Options.PostingTable), finds the few
+// stored documents worth comparing with a new one, verifies them with the
+// measures of the seed papers (feature strings, the boolean model with
+// Conrad's and Pugh's definitions, block fingerprints) and MinHash, and
+// groups duplicates into clusters with a representative. It tells the
+// search indexer exactly what to write (Decision.Ops) under the chosen
+// Policy: Suppress, Mark or Replace.
 //
 // # Candidates
 //
@@ -59,7 +60,10 @@
 // With Options.SyncWrites false a process crash loses nothing committed,
 // but an OS crash or power loss may lose the latest commits (Badger's write
 // buffer): the store is then behind the search index for those documents.
-// With SyncWrites true every commit is fsynced first.
+// With SyncWrites true every commit is fsynced first. The posting table
+// is changed after each commit and trusted at Open only if it was closed
+// cleanly; otherwise it is rebuilt from the store (every document record's
+// posting keys), which takes about as long as reading the records.
 //
 // Ownership: slices in values returned by the Filter (Decision, Op,
 // DeleteResult, Cluster, Entry) are owned by the caller. The Filter keeps
@@ -75,5 +79,8 @@
 // (rebuild for that). Features from different analyzer settings do not compare
 // (MinHash signatures of different lengths never match). The filter keeps
 // whether it believes a document is in the search index; if the indexer
-// writes the search index behind its back, the two drift apart.
+// writes the search index behind its back, the two drift apart. The
+// posting table knows keys by a 32-bit fingerprint: keys that share one
+// share a list (about one in a hundred at a million documents), which only
+// adds candidates for verification to turn down.
 package dedupfilter
