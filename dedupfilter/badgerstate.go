@@ -52,7 +52,7 @@ func openBadger(db *badger.DB, opts Options) (*badgerStore, error) {
 	})
 	s.listsPath = opts.PostingTable
 	if err == nil && !ro {
-		s.lists, err = openPostingTable(opts.PostingTable, db, false)
+		s.lists, err = openPostingTable(opts.PostingTable, db, false, s.seq)
 	}
 	if err == nil && format == 2 && !ro {
 		// The table was built from the lists in Badger, which may go now.
@@ -162,6 +162,7 @@ func (s *badgerStore) close() error {
 		err = s.db.Close()
 	}
 	if s.lists != nil {
+		s.lists.seq = s.seq
 		err = errors.Join(err, s.lists.close(err == nil))
 	}
 	return err
@@ -277,7 +278,7 @@ func (s *badgerStore) table() (*postingTable, error) {
 		return s.lists, nil
 	}
 	s.listsOnce.Do(func() {
-		s.lists, s.listsErr = openPostingTable(s.listsPath, s.db, true)
+		s.lists, s.listsErr = openPostingTable(s.listsPath, s.db, true, s.seq)
 	})
 	return s.lists, s.listsErr
 }

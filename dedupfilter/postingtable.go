@@ -51,6 +51,10 @@ type postingTable struct {
 	entries uint64       // postings (not markers)
 	lists   uint64       // keys with a posting or a marker
 	markers uint64       // full lists
+	// seq is the store's mutation counter the table is current with: set
+	// by the store before a clean close, checked at open, so that a table
+	// is not trusted beside another store, or one changed without it.
+	seq uint64
 }
 
 const (
@@ -67,10 +71,10 @@ const (
 	// short below about 0.7.
 	maxLoad = 0.7
 	// Header layout: magic, log2 of the slot count (1 byte), clean flag
-	// (1 byte), then the counters.
+	// (1 byte), then the counters and the store's seq.
 	offTableLog   = len(postingTableMagic)
 	offTableClean = offTableLog + 1
-	offTableCount = offTableClean + 1 // used, entries, lists, markers: 8 bytes each
+	offTableCount = offTableClean + 1 // used, entries, lists, markers, seq: 8 bytes each
 
 	// Slot values: 0 is empty; a fingerprint of all ones is a tombstone;
 	// a document number of all ones marks a full list.
@@ -96,10 +100,11 @@ func fingerprint(key []byte) uint32 {
 
 // openPostingTable opens the table at path ("" for anonymous memory), or
 // builds it from db (the markers and records of the store) unless the file
-// was closed cleanly. A read-only table is never written: a file that is
-// not trusted is rebuilt in anonymous memory instead.
-func openPostingTable(path string, db *badger.DB, readOnly bool) (*postingTable, error) {
-	t := &postingTable{path: path}
+// was closed cleanly with the store at seq. A read-only table is never
+// written: a file that is not trusted is rebuilt in anonymous memory
+// instead.
+func openPostingTable(path string, db *badger.DB, readOnly bool, seq uint64) (*postingTable, error) {
+	t := &postingTable{path: path, seq: seq}
 	if path != "" {
 		trusted, err := t.openFile(readOnly)
 		if err != nil {
@@ -122,8 +127,9 @@ func openPostingTable(path string, db *badger.DB, readOnly bool) (*postingTable,
 }
 
 // openFile maps the file at path and reports whether it can be trusted:
-// closed cleanly, of the size its header names. A trusted file opened for
-// writing is marked open (not clean).
+// closed cleanly with the store at t.seq, of the size its header names. A
+// trusted file opened for writing is marked open (not clean) on disk
+// before it is changed.
 func (t *postingTable) openFile(readOnly bool) (trusted bool, err error) {
 	flag, prot := os.O_RDWR, mmap.RDWR
 	if readOnly {
@@ -158,13 +164,14 @@ func (t *postingTable) openFile(readOnly bool) (trusted bool, err error) {
 	c := hdr[offTableCount:]
 	t.used, t.entries = binary.LittleEndian.Uint64(c), binary.LittleEndian.Uint64(c[8:])
 	t.lists, t.markers = binary.LittleEndian.Uint64(c[16:]), binary.LittleEndian.Uint64(c[24:])
-	if t.used >= uint64(1)<<log || t.entries+t.markers > t.used {
+	if t.used >= uint64(1)<<log || t.entries+t.markers > t.used || binary.LittleEndian.Uint64(c[32:]) != t.seq {
 		return false, nil
 	}
 	if readOnly {
 		return true, nil
 	}
-	return true, t.writeHeader(false)
+	t.writeHeader(false)
+	return true, t.syncHeader()
 }
 
 // build fills a new table with the store's lists: its full-list markers,
@@ -198,12 +205,10 @@ func (t *postingTable) build(db *badger.DB) error {
 			})
 		})
 	}
-	if err == nil && t.file != nil {
-		err = t.writeHeader(false)
-	}
 	if err != nil {
 		return errors.Join(fmt.Errorf("dedupfilter: posting table: %w", err), t.close(false))
 	}
+	t.writeHeader(false)
 	return nil
 }
 
@@ -252,12 +257,9 @@ func (t *postingTable) remap(log int) error {
 			}
 		}
 	}
+	next.writeHeader(false) // (not synced: a file without a clean header is rebuilt anyway)
 	if next.file != nil {
-		err = next.writeHeader(false)
-		if err == nil {
-			err = os.Rename(t.path+".new", t.path)
-		}
-		if err != nil {
+		if err := os.Rename(t.path+".new", t.path); err != nil {
 			return errors.Join(err, next.close(false))
 		}
 	}
@@ -291,7 +293,7 @@ func mapNewFile(path string, size int) (mmap.MMap, *os.File, error) {
 }
 
 // writeHeader writes the header: magic, size, counters and the clean flag.
-func (t *postingTable) writeHeader(clean bool) error {
+func (t *postingTable) writeHeader(clean bool) {
 	hdr := t.data[:postingTableHeader]
 	clear(hdr)
 	copy(hdr, postingTableMagic)
@@ -304,8 +306,9 @@ func (t *postingTable) writeHeader(clean bool) error {
 	binary.LittleEndian.PutUint64(c[8:], t.entries)
 	binary.LittleEndian.PutUint64(c[16:], t.lists)
 	binary.LittleEndian.PutUint64(c[24:], t.markers)
-	return t.data.Flush()
+	binary.LittleEndian.PutUint64(c[32:], t.seq)
 }
+
 
 func (t *postingTable) slot(i uint64) uint64 {
 	return binary.LittleEndian.Uint64(t.data[postingTableHeader+8*i:])
@@ -513,7 +516,9 @@ func (t *postingTable) setFull(fp uint32) error {
 func (t *postingTable) close(clean bool) error {
 	var errs []error
 	if t.data != nil && t.file != nil && clean && !t.ro {
-		errs = append(errs, t.data.Flush(), t.writeHeader(true))
+		errs = append(errs, t.data.Flush())
+		t.writeHeader(true)
+		errs = append(errs, t.syncHeader())
 	}
 	if t.data != nil {
 		errs = append(errs, t.data.Unmap())

@@ -25,7 +25,7 @@ func testKey(i int) []byte { return postingKey(kindBand, uint64(i)*0x9e3779b97f4
 
 func openTestTable(tb testing.TB, path string, db *badger.DB) *postingTable {
 	tb.Helper()
-	tab, err := openPostingTable(path, db, false)
+	tab, err := openPostingTable(path, db, false, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -80,8 +80,9 @@ func TestPostingTableModel(t *testing.T) {
 }
 
 // TestPostingTableFile: a table closed cleanly is trusted as it is; one
-// that was not (a crash), or whose file is damaged, is rebuilt from the
-// store: its full-list markers and its documents' posting keys.
+// that was not (a crash), whose file is damaged, or that was closed with
+// another store (another mutation count), is rebuilt from the store: its
+// full-list markers and its documents' posting keys.
 func TestPostingTableFile(t *testing.T) {
 	db := memDB(t)
 	stored, full := testKey(1), testKey(2)
@@ -103,6 +104,14 @@ func TestPostingTableFile(t *testing.T) {
 		wantTrusted bool
 	}{
 		{"clean close", true, nil, true},
+		{"another store", true, func(p string) error {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b[offTableCount+32]++ // the seq the table was closed with
+			return os.WriteFile(p, b, 0o644)
+		}, false},
 		{"crash", false, nil, false},
 		{"empty file", true, func(p string) error { return os.WriteFile(p, nil, 0o644) }, false},
 		{"short file", true, func(p string) error { return os.Truncate(p, postingTableHeader+100) }, false},
@@ -163,7 +172,7 @@ func TestPostingTableReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ro, err := openPostingTable(path, db, true)
+	ro, err := openPostingTable(path, db, true, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +289,7 @@ func FuzzPostingTableFile(f *testing.F) {
 		if err := os.WriteFile(path, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tab, err := openPostingTable(path, db, false)
+		tab, err := openPostingTable(path, db, false, 0)
 		if err != nil {
 			t.Fatalf("open: %v", err)
 		}
