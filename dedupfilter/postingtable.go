@@ -309,7 +309,6 @@ func (t *postingTable) writeHeader(clean bool) {
 	binary.LittleEndian.PutUint64(c[32:], t.seq)
 }
 
-
 func (t *postingTable) slot(i uint64) uint64 {
 	return binary.LittleEndian.Uint64(t.data[postingTableHeader+8*i:])
 }
