@@ -54,7 +54,7 @@ func openBadger(db *badger.DB, opts Options) (*badgerStore, error) {
 	if err == nil && !ro {
 		s.lists, err = openPostingTable(opts.PostingTable, db, false, s.seq)
 	}
-	if err == nil && format == 2 && !ro {
+	if err == nil && format == formatListValues && !ro {
 		// The table was built from the lists in Badger, which may go now.
 		if err = dropListValues(db); err != nil {
 			err = errors.Join(err, s.lists.close(false))
@@ -74,7 +74,7 @@ func checkFormat(txn *badger.Txn, readOnly bool) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if v == storeFormat || v == 2 {
+	if v == storeFormat || v == formatListValues {
 		return v, nil
 	}
 	if v == 0 {
@@ -93,9 +93,9 @@ func checkFormat(txn *badger.Txn, readOnly bool) (uint64, error) {
 	return v, fmt.Errorf("store layout %d, this version reads %d (index the pages again into a new directory): %w", v, storeFormat, ErrCorrupt)
 }
 
-func setFormat(txn *badger.Txn) error {
-	return txn.Set([]byte(keyFormat), binary.BigEndian.AppendUint64(nil, storeFormat))
-}
+func setFormat(txn *badger.Txn) error { return txn.Set([]byte(keyFormat), formatValue()) }
+
+func formatValue() []byte { return binary.BigEndian.AppendUint64(nil, storeFormat) }
 
 // dropListValues finishes moving a layout-2 store to the table, which
 // holds its lists now: it deletes the lists from Badger, but for the
@@ -112,7 +112,7 @@ func dropListValues(db *badger.DB) error {
 		})
 	})
 	if err == nil {
-		err = wb.Set([]byte(keyFormat), binary.BigEndian.AppendUint64(nil, storeFormat))
+		err = wb.Set([]byte(keyFormat), formatValue())
 	}
 	if err == nil {
 		err = wb.Flush()
@@ -384,12 +384,7 @@ func (b *badgerState) commit() error {
 	if err := b.txn.Commit(); err != nil {
 		return err
 	}
-	for _, c := range b.changes {
-		if err := b.s.lists.apply(c); err != nil {
-			return err
-		}
-	}
-	return nil
+	return b.s.lists.apply(b.changes)
 }
 
 func (b *badgerState) discard() { b.txn.Discard() }

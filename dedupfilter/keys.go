@@ -45,6 +45,8 @@ const (
 	// list there, as document numbers; 1 had a key per posting and whole
 	// features).
 	storeFormat = 3
+	// formatListValues is layout 2, whose lists open() moves to the table.
+	formatListValues = 2
 
 	clusterIDLen = 16
 )

@@ -228,10 +228,12 @@ func eachValue(txn *badger.Txn, prefix string, fn func(k, v []byte) error) error
 
 // change reserves room for c and applies it.
 func (t *postingTable) change(c postingChange) error {
-	if err := t.reserve(len(c.added) + 1); err != nil {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.reserveLocked(len(c.added) + 1); err != nil {
 		return err
 	}
-	return t.apply(c)
+	return t.applyLocked(c)
 }
 
 // remap puts an empty table of 2^log slots in place of the current one (a
@@ -383,6 +385,10 @@ func (t *postingTable) count() int {
 func (t *postingTable) reserve(n int) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.reserveLocked(n)
+}
+
+func (t *postingTable) reserveLocked(n int) error {
 	if float64(t.used+uint64(n)) <= maxLoad*float64(t.size()) {
 		return nil
 	}
@@ -400,10 +406,20 @@ func (t *postingTable) reserve(n int) error {
 	return nil
 }
 
-// apply makes one list change. The caller reserved room for its slots.
-func (t *postingTable) apply(c postingChange) error {
+// apply makes a mutation's list changes, under one lock. The caller
+// reserved room for their slots.
+func (t *postingTable) apply(cs []postingChange) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for _, c := range cs {
+		if err := t.applyLocked(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *postingTable) applyLocked(c postingChange) error {
 	if c.full {
 		return t.setFull(c.fp)
 	}
