@@ -1,7 +1,6 @@
 package indexer
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/dgraph-io/badger/v4"
 )
 
@@ -172,9 +172,14 @@ func (ix *Index) commitThen(docs []staged, applied func(error)) ([]dedupfilter.D
 		}
 		return decs, decideErr
 	}
+	// The next batch's documents are analysed while bleve writes the
+	// previous one.
+	bdocs, err := ix.bleveDocs(ops, docs)
 	ix.applyMu.Lock()
 	go func() {
-		err := ix.applyLocked(ops, docs)
+		if err == nil {
+			err = ix.write(ops, bdocs)
+		}
 		ix.applyMu.Unlock()
 		applied(err)
 	}()
@@ -506,36 +511,29 @@ func (ix *Index) hasForeign(ids []string) (bool, error) {
 // apply writes ops to bleve in one batch and clears their pending marks.
 // The bodies of prep stand in for payloads they encode, sparing a decode.
 func (ix *Index) apply(ops []dedupfilter.Op, prep []staged) error {
+	docs, err := ix.bleveDocs(ops, prep)
+	if err != nil {
+		return err
+	}
 	ix.applyMu.Lock()
 	defer ix.applyMu.Unlock()
-	return ix.applyLocked(ops, prep)
+	return ix.write(ops, docs)
 }
 
-// applyLocked is apply with applyMu held.
-func (ix *Index) applyLocked(ops []dedupfilter.Op, prep []staged) error {
+// write is apply with the documents from bleveDocs, and applyMu held.
+func (ix *Index) write(ops []dedupfilter.Op, docs []*document.Document) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	known := make(map[string]*staged, len(prep))
-	for i := range prep {
-		known[prep[i].doc.ID] = &prep[i]
-	}
 	b := ix.bleve.NewBatch()
-	for _, op := range ops {
-		switch op.Kind {
-		case dedupfilter.OpDelete:
-			b.Delete(op.ID)
-		case dedupfilter.OpIndex:
-			var body map[string]any
-			if p := known[op.ID]; p != nil && bytes.Equal(p.doc.Payload, op.Payload) {
-				body = p.body // bleve maps it in Index, so reuse is safe
-			} else if err := json.Unmarshal(op.Payload, &body); err != nil {
-				return fmt.Errorf("indexer: %s: stored payload: %w", op.ID, err)
-			}
-			body[FieldCluster] = op.Cluster
-			if err := b.Index(op.ID, body); err != nil {
+	for i, op := range ops {
+		switch {
+		case docs[i] != nil:
+			if err := b.IndexAdvanced(docs[i]); err != nil {
 				return fmt.Errorf("indexer: %s: %w", op.ID, err)
 			}
+		case op.Kind == dedupfilter.OpDelete:
+			b.Delete(op.ID)
 		}
 	}
 	if err := ix.bleve.Batch(b); err != nil {

@@ -1,0 +1,92 @@
+package indexer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/blevesearch/bleve/v2/document"
+)
+
+// bleveDocs maps the documents of ops for bleve and analyses their text,
+// on GOMAXPROCS goroutines, returning one document for each OpIndex that
+// is its document's last op (bleve's batch keeps a document's last op
+// only) and nil for the others. The bodies of prep stand in for payloads
+// they encode, sparing a decode.
+//
+// bleve analyses a batch's documents inside Batch, between the previous
+// batch's segment and this one's: with the analysis done here, while the
+// previous batch is still being written, a batch's write is its segment
+// alone (plain bleve at 100,000 pages: analysis 2.8 s of the 15 s of CPU
+// of a tenth, the segments 7.3 s).
+func (ix *Index) bleveDocs(ops []dedupfilter.Op, prep []staged) ([]*document.Document, error) {
+	known := make(map[string]*staged, len(prep))
+	for i := range prep {
+		known[prep[i].doc.ID] = &prep[i]
+	}
+	last := make(map[string]int, len(ops))
+	for i, op := range ops {
+		last[op.ID] = i
+	}
+	docs := make([]*document.Document, len(ops))
+	errs := make([]error, len(ops))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(ops)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(ops); i = int(next.Add(1) - 1) {
+				if op := ops[i]; op.Kind == dedupfilter.OpIndex && last[op.ID] == i {
+					docs[i], errs[i] = ix.bleveDoc(op, known[op.ID])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return docs, nil
+}
+
+// bleveDoc maps op's document, from p's body when p is its staged
+// version, and analyses its text fields.
+func (ix *Index) bleveDoc(op dedupfilter.Op, p *staged) (*document.Document, error) {
+	var body map[string]any
+	if p != nil && bytes.Equal(p.doc.Payload, op.Payload) {
+		body = maps.Clone(p.body) // the cluster is this op's
+	} else if err := json.Unmarshal(op.Payload, &body); err != nil {
+		return nil, fmt.Errorf("indexer: %s: stored payload: %w", op.ID, err)
+	}
+	body[FieldCluster] = op.Cluster
+	doc := document.NewDocument(op.ID)
+	if err := ix.bleve.Mapping().MapDocument(doc, body); err != nil {
+		return nil, fmt.Errorf("indexer: %s: %w", op.ID, err)
+	}
+	for i, f := range doc.Fields {
+		if t, ok := f.(*document.TextField); ok && t.Options().IsIndexed() {
+			t.Analyze()
+			doc.Fields[i] = &analyzedField{TextField: t, size: t.Size()}
+		}
+	}
+	return doc, nil
+}
+
+// analyzedField is a text field analysed already: bleve's Batch, which
+// analyses every field it is given, finds nothing left to do. Its size
+// (which bleve counts for its statistics, walking the token frequencies)
+// is taken once.
+type analyzedField struct {
+	*document.TextField
+	size int
+}
+
+func (*analyzedField) Analyze() {}
+
+func (f *analyzedField) Size() int { return f.size }
