@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/canon"
@@ -372,8 +373,8 @@ func termSample(sa, sb signature, o Options) []string {
 	if names == nil {
 		return nil
 	}
-	shared := map[uint32]bool{}
 	a, b := sa.terms, sb.terms
+	shared := make([]uint32, 0, min(len(a), len(b))) // ascending
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
 		case a[i].hash < b[j].hash:
@@ -382,7 +383,7 @@ func termSample(sa, sb signature, o Options) []string {
 			j++
 		default:
 			if o.stopTerm == nil || !o.stopTerm(a[i].hash) {
-				shared[a[i].hash] = true
+				shared = append(shared, a[i].hash)
 			}
 			i++
 			j++
@@ -390,29 +391,35 @@ func termSample(sa, sb signature, o Options) []string {
 	}
 	// Of terms colliding on a hash, the smaller name stands for them, so
 	// that the sample does not depend on map order.
-	byHash := map[uint32]string{}
+	var sample []named
 	for t := range names {
-		if h := uint32(hashString(t)); shared[h] {
-			if prev, ok := byHash[h]; !ok || t < prev {
-				byHash[h] = t
+		h := uint32(hashString(t))
+		if _, ok := slices.BinarySearch(shared, h); !ok {
+			continue
+		}
+		if k := slices.IndexFunc(sample, func(x named) bool { return x.hash == h }); k >= 0 {
+			if t > sample[k].name {
+				continue
 			}
+			sample = slices.Delete(sample, k, k+1)
+		}
+		k, _ := slices.BinarySearchFunc(sample, t, func(x named, t string) int { return strings.Compare(x.name, t) })
+		if k < termSampleSize {
+			sample = slices.Insert(sample, k, named{t, h})
+			sample = sample[:min(len(sample), termSampleSize)]
 		}
 	}
-	var sample []string
-	for _, name := range byHash {
-		sample = addSmallest(sample, name, termSampleSize)
+	var out []string
+	for _, x := range sample {
+		out = append(out, x.name)
 	}
-	return sample
+	return out
 }
 
-// addSmallest inserts x into sorted, which keeps the n smallest strings.
-func addSmallest(sorted []string, x string, n int) []string {
-	i, _ := slices.BinarySearch(sorted, x)
-	if i >= n {
-		return sorted
-	}
-	sorted = slices.Insert(sorted, i, x)
-	return sorted[:min(len(sorted), n)]
+// named is a term of the sample and its hash.
+type named struct {
+	name string
+	hash uint32
 }
 
 // pieceSimilarity is 2·LCS/(len(a)+len(b)) over the piece sequences: the

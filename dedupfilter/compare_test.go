@@ -238,3 +238,34 @@ func TestSignatureTermCollision(t *testing.T) {
 		t.Errorf("evidence %v, want [%s] (the smaller of %s and %s)", got, x, x, y)
 	}
 }
+
+// TestTermSampleSmallest checks the evidence against its definition: the
+// termSampleSize smallest names of the terms both documents have.
+func TestTermSampleSmallest(t *testing.T) {
+	terms := func(from, to int) map[string]int {
+		m := map[string]int{}
+		for i := from; i < to; i++ {
+			m[fmt.Sprintf("t%03d", i*7%100)] = 1
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		a, b map[string]int
+		want []string
+	}{
+		{"none shared", terms(0, 10), terms(10, 20), nil},
+		{"a few", terms(0, 10), terms(7, 20), []string{"t049", "t056", "t063"}},
+		{"more than the sample", terms(0, 100), terms(0, 100), []string{"t000", "t001", "t002", "t003", "t004", "t005", "t006", "t007", "t008", "t009"}},
+	}
+	for _, tt := range tests {
+		a, b := newSignature(&analyzer.Features{Terms: tt.a}), newSignature(&analyzer.Features{Terms: tt.b})
+		b.names = nil // as stored
+		if got := termSample(a, b, DefaultOptions("")); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: termSample = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := termSample(b, a, DefaultOptions("")); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: termSample (swapped) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -42,8 +42,12 @@
 // Index's write lock, it finds site template text in order, computes
 // features and prepares them for the filter on GOMAXPROCS goroutines
 // (Index.analyze) while the filter decides, in order, on those already
-// done, and writes bleve. So concurrent writers end in the same clusters
-// as some serial order of their documents.
+// done; it then maps and analyses the documents to index for bleve, again
+// on GOMAXPROCS goroutines, and writes bleve. So concurrent writers end in
+// the same clusters as some serial order of their documents. IndexPages
+// decides and analyses each batch while bleve writes the batch before: a
+// bleve batch is then only its segment (the analysis bleve's Batch would
+// do finds nothing left to do), which keeps both cores busy.
 //
 // # Caveats
 //
