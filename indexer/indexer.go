@@ -180,6 +180,7 @@ type Index struct {
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
 	site     *sitetext.Table // nil when Options.KeepSiteText or NoDedup
+	siteVals *sitetext.Cache // the site tables' values lately read or written (nil with site)
 	noDedup  bool
 	readOnly bool
 	maxText  int
@@ -240,6 +241,11 @@ func Open(dir string, opts Options) (*Index, error) {
 	return ix, nil
 }
 
+// siteCacheSize is how many site-table values the index keeps in memory
+// (a few MiB): enough for every site's template paragraphs and the
+// paragraphs of the last pages, which copies show again.
+const siteCacheSize = 1 << 16
+
 // open opens the store and bleve; Close closes what it opened.
 func (ix *Index) open(dir string, opts Options) error {
 	fo := opts.Filter
@@ -267,6 +273,7 @@ func (ix *Index) open(dir string, opts Options) error {
 	}
 	if !opts.KeepSiteText && !opts.NoDedup {
 		ix.site = sitetext.New().WithStaleShare(opts.StaleShare)
+		ix.siteVals = sitetext.NewCache(siteCacheSize)
 	}
 	bpath := filepath.Join(dir, bleveDir)
 	config := opts.BleveConfig

@@ -238,7 +238,7 @@ func (ix *Index) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfilt
 // uncommitted plans before it.
 func (ix *Index) planSites(docs []staged) error {
 	return ix.store.View(func(txn *badger.Txn) error {
-		o := sitetext.NewOverlay(sitetext.TxnReader{Txn: txn})
+		o := sitetext.NewOverlay(ix.siteVals.Reader(sitetext.TxnReader{Txn: txn}))
 		for i := range docs {
 			var err error
 			if docs[i].plan, err = ix.sitePlan(o, docs[i]); err != nil {
@@ -290,6 +290,7 @@ func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Dec
 				}
 				return setURLOwner(txn, d.doc.URL, d.doc.ID)
 			}})
+			ix.committed(d.plan, err)
 		}
 		if err != nil {
 			return decs, ops, fmt.Errorf("indexer: %s: %w", d.doc.ID, err)
@@ -313,7 +314,7 @@ func (ix *Index) replan(d *staged) error {
 	var p *sitetext.Plan
 	err := ix.store.View(func(txn *badger.Txn) error {
 		var err error
-		p, err = ix.sitePlan(sitetext.TxnReader{Txn: txn}, *d)
+		p, err = ix.sitePlan(ix.siteVals.Reader(sitetext.TxnReader{Txn: txn}), *d)
 		return err
 	})
 	if err != nil {
@@ -367,7 +368,7 @@ func (ix *Index) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptio
 	var p *sitetext.Plan
 	err = ix.store.View(func(txn *badger.Txn) error {
 		var err error
-		p, err = ix.sitePlan(sitetext.TxnReader{Txn: txn}, staged{doc: d, paras: paras})
+		p, err = ix.sitePlan(ix.siteVals.Reader(sitetext.TxnReader{Txn: txn}), staged{doc: d, paras: paras})
 		return err
 	})
 	if err != nil {
@@ -386,7 +387,18 @@ func (ix *Index) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptio
 		return sitetext.Done(txn, done)
 	}
 	dec, err = ix.filter.AddPreparedWith(fp, o)
+	ix.committed(p, err)
 	return dec, p.Stale, err
+}
+
+// committed tells the site cache of the plan of an Add that returned err:
+// its writes are in the store when err is nil, and may be when it is not.
+func (ix *Index) committed(p *sitetext.Plan, err error) {
+	if err != nil {
+		ix.siteVals.Reset()
+		return
+	}
+	ix.siteVals.Committed(p)
 }
 
 // recluster analyses the stale pages again and re-decides their whole
