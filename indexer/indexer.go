@@ -180,7 +180,7 @@ type Index struct {
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
 	site     *sitetext.Table // nil when Options.KeepSiteText or NoDedup
-	siteVals *sitetext.Cache // the site tables' values lately read or written (nil with site)
+	siteVals *sitetext.Cache // the site tables' values lately read or written (nil when site is)
 	noDedup  bool
 	readOnly bool
 	maxText  int

@@ -172,8 +172,8 @@ func (ix *Index) commitThen(docs []staged, applied func(error)) ([]dedupfilter.D
 		}
 		return decs, decideErr
 	}
-	// The next batch's documents are analysed while bleve writes the
-	// previous one.
+	// This batch's documents are analysed while bleve writes the one
+	// before.
 	bdocs, err := ix.bleveDocs(ops, docs)
 	ix.applyMu.Lock()
 	go func() {
@@ -238,7 +238,7 @@ func (ix *Index) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfilt
 // uncommitted plans before it.
 func (ix *Index) planSites(docs []staged) error {
 	return ix.store.View(func(txn *badger.Txn) error {
-		o := sitetext.NewOverlay(ix.siteVals.Reader(sitetext.TxnReader{Txn: txn}))
+		o := sitetext.NewOverlay(ix.siteReader(txn))
 		for i := range docs {
 			var err error
 			if docs[i].plan, err = ix.sitePlan(o, docs[i]); err != nil {
@@ -248,6 +248,11 @@ func (ix *Index) planSites(docs []staged) error {
 		}
 		return nil
 	})
+}
+
+// siteReader reads the site tables in txn through the site cache.
+func (ix *Index) siteReader(txn *badger.Txn) sitetext.Reader {
+	return ix.siteVals.Reader(sitetext.TxnReader{Txn: txn})
 }
 
 // sitePlan plans d against the site tables as r reads them.
@@ -314,7 +319,7 @@ func (ix *Index) replan(d *staged) error {
 	var p *sitetext.Plan
 	err := ix.store.View(func(txn *badger.Txn) error {
 		var err error
-		p, err = ix.sitePlan(ix.siteVals.Reader(sitetext.TxnReader{Txn: txn}), *d)
+		p, err = ix.sitePlan(ix.siteReader(txn), *d)
 		return err
 	})
 	if err != nil {
@@ -368,7 +373,7 @@ func (ix *Index) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptio
 	var p *sitetext.Plan
 	err = ix.store.View(func(txn *badger.Txn) error {
 		var err error
-		p, err = ix.sitePlan(ix.siteVals.Reader(sitetext.TxnReader{Txn: txn}), staged{doc: d, paras: paras})
+		p, err = ix.sitePlan(ix.siteReader(txn), staged{doc: d, paras: paras})
 		return err
 	})
 	if err != nil {

@@ -1,5 +1,7 @@
 package sitetext
 
+import "bytes"
+
 // Cache holds table values lately read or committed, in front of a store
 // that only its owner writes: a site's template paragraphs are looked up
 // on every page of the site, and a copy's paragraphs soon after its
@@ -35,7 +37,7 @@ func (c *Cache) Committed(p *Plan) {
 		return
 	}
 	for _, w := range p.writes {
-		if len(w.key) >= len(ns) && string(w.key[:len(ns)]) == ns {
+		if bytes.HasPrefix(w.key, []byte(ns)) { // (not the stale pages: never read by Get)
 			c.put(w.key, w.value)
 		}
 	}
