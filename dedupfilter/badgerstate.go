@@ -265,11 +265,7 @@ func (b *badgerState) postings(keys [][]byte) ([]postingList, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]postingList, len(keys))
-	for i, k := range keys {
-		out[i] = t.get(k)
-	}
-	return out, nil
+	return t.getAll(keys), nil
 }
 
 // table returns the posting table, opening a read-only store's first.

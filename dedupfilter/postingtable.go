@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -350,28 +351,55 @@ func (t *postingTable) put(s uint64) {
 	t.used++
 }
 
-// get returns the list of key: its document numbers in ascending order,
-// or full.
-func (t *postingTable) get(key []byte) postingList {
-	fp := fingerprint(key)
+// getAll returns the lists of keys: for each, its document numbers in
+// ascending order, or full. One lock and one array serve them all.
+// Each list is a random place in a table far larger than the caches: the
+// first pass only reads each home slot, loads that do not wait for one
+// another, so that their cache and TLB misses overlap; the probes then
+// find their runs cached.
+func (t *postingTable) getAll(keys [][]byte) []postingList {
+	fps := make([]uint32, len(keys))
+	for i, k := range keys {
+		fps[i] = fingerprint(k)
+	}
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	var l postingList
-	t.probe(fp, func(_, s uint64) {
-		switch {
-		case uint32(s>>32) != fp:
-		case s&fullMarker == fullMarker:
-			l.full = true
-		default:
-			l.seqs = append(l.seqs, s&fullMarker)
-		}
-	})
-	if l.full {
-		return postingList{full: true}
+	var touch uint64
+	for _, fp := range fps {
+		touch |= t.slot(t.home(fp))
 	}
-	slices.Sort(l.seqs)
-	return l
+	out := make([]postingList, len(keys))
+	seqs := make([]uint64, 0, 8*len(keys)) // the lists' postings, each list a slice of it
+	for i, fp := range fps {
+		from := len(seqs)
+		for j, n := t.home(fp), uint64(0); n < t.size(); j, n = (j+1)&(t.size()-1), n+1 {
+			s := t.slot(j)
+			if s == 0 {
+				break
+			}
+			switch {
+			case uint32(s>>32) != fp:
+			case s&fullMarker == fullMarker:
+				out[i].full = true
+			default:
+				seqs = append(seqs, s&fullMarker)
+			}
+		}
+		if out[i].full {
+			seqs = seqs[:from]
+			continue
+		}
+		if len(seqs) > from {
+			out[i].seqs = seqs[from:len(seqs):len(seqs)]
+			slices.Sort(out[i].seqs)
+		}
+	}
+	runtime.KeepAlive(touch) // (the first pass must not be optimised away)
+	return out
 }
+
+// get is getAll of one key.
+func (t *postingTable) get(key []byte) postingList { return t.getAll([][]byte{key})[0] }
 
 // count is the number of lists: keys with a posting or a marker.
 func (t *postingTable) count() int {

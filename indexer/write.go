@@ -309,6 +309,10 @@ func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Dec
 				return decs, ops, fmt.Errorf("indexer: re-deciding after %s: %w", d.doc.ID, err)
 			}
 		}
+		// Decided: its features (maps of terms, some tens of KB), paragraphs
+		// and plan are garbage now rather than after the batch's bleve
+		// write, while the live heap is at its largest.
+		d.fp, d.doc.Features, d.paras, d.plan = nil, nil, nil, nil
 	}
 	return decs, ops, nil
 }
