@@ -372,11 +372,7 @@ func (t *postingTable) getAll(keys [][]byte) []postingList {
 	seqs := make([]uint64, 0, 8*len(keys)) // the lists' postings, each list a slice of it
 	for i, fp := range fps {
 		from := len(seqs)
-		for j, n := t.home(fp), uint64(0); n < t.size(); j, n = (j+1)&(t.size()-1), n+1 {
-			s := t.slot(j)
-			if s == 0 {
-				break
-			}
+		t.probe(fp, func(_, s uint64) {
 			switch {
 			case uint32(s>>32) != fp:
 			case s&fullMarker == fullMarker:
@@ -384,7 +380,7 @@ func (t *postingTable) getAll(keys [][]byte) []postingList {
 			default:
 				seqs = append(seqs, s&fullMarker)
 			}
-		}
+		})
 		if out[i].full {
 			seqs = seqs[:from]
 			continue
@@ -397,9 +393,6 @@ func (t *postingTable) getAll(keys [][]byte) []postingList {
 	runtime.KeepAlive(touch) // (the first pass must not be optimised away)
 	return out
 }
-
-// get is getAll of one key.
-func (t *postingTable) get(key []byte) postingList { return t.getAll([][]byte{key})[0] }
 
 // count is the number of lists: keys with a posting or a marker.
 func (t *postingTable) count() int {

@@ -32,6 +32,9 @@ func openTestTable(tb testing.TB, path string, db *badger.DB) *postingTable {
 	return tab
 }
 
+// get is getAll of one key.
+func (t *postingTable) get(key []byte) postingList { return t.getAll([][]byte{key})[0] }
+
 // TestPostingTableModel applies random changes to the table and to a map
 // of lists, through growths and rehashes, and compares every list.
 func TestPostingTableModel(t *testing.T) {
