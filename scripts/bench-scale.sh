@@ -24,7 +24,7 @@ shift
 
 bin_dir=$(mktemp -d)
 trap 'rm -rf "$bin_dir"' EXIT
-go build -o "$bin_dir/bench-scale" ./internal/cmd/bench-scale
+go build -o "$bin_dir/bench-scale" ./tools/bench-scale
 
 # The commit measured; +dirty when sources (not docs/, where results go)
 # differ from it.

@@ -7,7 +7,7 @@
 // sent after the run ended finds it exited (0, or 2 for a skipped page).
 //
 //	go build -o /tmp/bd ./cmd/bleve-dedup
-//	go run ./internal/cmd/shapebench -bin /tmp/bd
+//	go run ./tools/shapebench -bin /tmp/bd
 package main
 
 import (

@@ -3,9 +3,9 @@
 // a Redis Cluster; their clusters are scored against labels and checked
 // for duplicates both admitted as representatives.
 //
-//	go run ./internal/cmd/distbench -bin BIN -redis ADDRS -pages DEV.jsonl -labels LABELS.jsonl [-procs 1,2,4] [-reps 5]
-//	go run ./internal/cmd/distbench -bin BIN -redis ADDRS -pages DEV.jsonl -labels LABELS.jsonl -fault indexer|master
-//	go run ./internal/cmd/distbench -redis ADDRS -decisions 100000
+//	go run ./tools/distbench -bin BIN -redis ADDRS -pages DEV.jsonl -labels LABELS.jsonl [-procs 1,2,4] [-reps 5]
+//	go run ./tools/distbench -bin BIN -redis ADDRS -pages DEV.jsonl -labels LABELS.jsonl -fault indexer|master
+//	go run ./tools/distbench -redis ADDRS -decisions 100000
 //
 // BIN is a built bleve-dedup; DEV.jsonl is the development set's pages as
 // `bleve-dedup extract --format jsonl` prints them (extraction done once,

@@ -4,9 +4,9 @@
 // folder can be indexed and compared. It also writes large WARC files with
 // gowarc's own writer, for throughput and memory measurements.
 //
-//	go run ./internal/cmd/warcsite -dir /tmp/site -addr 127.0.0.1:8089 serve
+//	go run ./tools/warcsite -dir /tmp/site -addr 127.0.0.1:8089 serve
 //	wget --recursive --level=1 --no-verbose --delete-after --warc-file=/tmp/site http://127.0.0.1:8089/
-//	go run ./internal/cmd/warcsite -dir /tmp/site -out /tmp/big.warc -passes 10 write
+//	go run ./tools/warcsite -dir /tmp/site -out /tmp/big.warc -passes 10 write
 //
 // Pages are served at /p/<id>.html, listed by the home page. Chinese pages
 // alternate between GBK with "charset=gbk" in the Content-Type header and

@@ -2,7 +2,7 @@
 // indexing) and reports what it yielded and how fast, so the reader's
 // throughput and memory can be measured apart from the indexer's:
 //
-//	/usr/bin/time -v go run ./internal/cmd/pageread big.warc
+//	/usr/bin/time -v go run ./tools/pageread big.warc
 package main
 
 import (

@@ -9,8 +9,8 @@
 // adds the time they wait in the connection's buffers).
 //
 //	go build -o /tmp/bd ./cmd/bleve-dedup
-//	go run ./internal/cmd/bench-scale -n 100000 -work /tmp/corpora -corpus-only -queries 1000
-//	go run ./internal/cmd/ingestbench -bin /tmp/bd -pages /tmp/corpora/corpus-.../pages.jsonl -queries /tmp/corpora/corpus-.../queries-1000.json
+//	go run ./tools/bench-scale -n 100000 -work /tmp/corpora -corpus-only -queries 1000
+//	go run ./tools/ingestbench -bin /tmp/bd -pages /tmp/corpora/corpus-.../pages.jsonl -queries /tmp/corpora/corpus-.../queries-1000.json
 package main
 
 import (

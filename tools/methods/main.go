@@ -2,12 +2,12 @@
 // an index built by bleve-dedup index, for docs/methods.md:
 //
 //	go run ./cmd/bleve-dedup index --index /tmp/dev-index DEV.jsonl
-//	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS candidates
-//	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS missed
-//	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS wrong
-//	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS score
-//	go run ./internal/cmd/methods -index /tmp/dev-index -labels LABELS snippets
-//	go run ./internal/cmd/methods -index /tmp/dev-index-copy -labels LABELS splits
+//	go run ./tools/methods -index /tmp/dev-index -labels LABELS candidates
+//	go run ./tools/methods -index /tmp/dev-index -labels LABELS missed
+//	go run ./tools/methods -index /tmp/dev-index -labels LABELS wrong
+//	go run ./tools/methods -index /tmp/dev-index -labels LABELS score
+//	go run ./tools/methods -index /tmp/dev-index -labels LABELS snippets
+//	go run ./tools/methods -index /tmp/dev-index-copy -labels LABELS splits
 //
 // candidates replays candidate gathering (dedupfilter.EarlierCandidates)
 // under today's settings and under structure-cell gates and the

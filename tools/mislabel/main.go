@@ -3,9 +3,9 @@
 // the real GBK pages of the Chinese extraction set, and checks how
 // page.Decode reads them back.
 //
-//	go run ./internal/cmd/mislabel -out /tmp/mislabel          # write the set
-//	go run ./internal/cmd/mislabel -out /tmp/mislabel -check   # and score the decoder
-//	go run ./internal/cmd/mislabel -fixtures page/testdata/decode
+//	go run ./tools/mislabel -out /tmp/mislabel          # write the set
+//	go run ./tools/mislabel -out /tmp/mislabel -check   # and score the decoder
+//	go run ./tools/mislabel -fixtures page/testdata/decode
 //
 // Each development page becomes one raw file, its bytes and labels chosen
 // by language and position (see variantsZH and variantsEN); the Chinese

@@ -7,7 +7,7 @@
 // against the corpus labels and times collapsed against plain search on
 // the index it built.
 //
-//	go run ./internal/cmd/bench-scale -n 20000          # or scripts/bench-scale.sh 20000
+//	go run ./tools/bench-scale -n 20000          # or scripts/bench-scale.sh 20000
 //
 // It writes OUT/NAME.csv (one row per tenth per mode and repetition),
 // NAME.svg (the curves), NAME.json (everything) and NAME.md (the summary),
