@@ -1,15 +1,17 @@
 package analyzer
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/errs"
 )
 
 // ErrInvalidOptions is returned (wrapped) by New when an Options field is out
-// of range. Test for it with errors.Is.
-var ErrInvalidOptions = errors.New("invalid analyzer options")
+// of range. Test for it with errors.Is. The same value as every package's
+// ErrInvalidOptions.
+var ErrInvalidOptions = errs.InvalidOptions
 
 // Options configures an Analyzer. Start from DefaultOptions and change what
 // you need; the zero value is not valid.

@@ -3,6 +3,8 @@ package boolquery
 import (
 	"errors"
 	"fmt"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/errs"
 )
 
 // Sentinel errors; test with errors.Is.
@@ -10,7 +12,7 @@ var (
 	// ErrSyntax: the query does not parse. Every *SyntaxError matches it.
 	ErrSyntax = errors.New("syntax error")
 	// ErrInvalidOptions: an unknown Syntax.
-	ErrInvalidOptions = errors.New("invalid options")
+	ErrInvalidOptions = errs.InvalidOptions
 )
 
 // SyntaxError describes why and where a query failed to parse.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
-	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/internal/badgeropen"
 )
 
 // Keys of the crawl store. Every page's effects (its frontier entry
@@ -53,7 +53,7 @@ func openStore(dir string, sync bool) (*badger.DB, error) {
 		WithMemTableSize(8 << 20).
 		WithBlockCacheSize(16 << 20).
 		WithNumVersionsToKeep(1)
-	db, err := dedupfilter.OpenBadger(bo)
+	db, err := badgeropen.Open(bo)
 	if err != nil {
 		return nil, fmt.Errorf("crawler: open state %q: %w", dir, err)
 	}

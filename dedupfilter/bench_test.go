@@ -37,34 +37,6 @@ func BenchmarkAdd(b *testing.B) {
 	}
 }
 
-// BenchmarkCompare is the cost of verifying one candidate: "features" is
-// the public Compare (both sides converted), "stored" what Add pays per
-// candidate (the new document is converted once per Add).
-func BenchmarkCompare(b *testing.B) {
-	c := newCorpus(12)
-	a := testAnalyzer(b)
-	orig := c.article(15)
-	x, y := a.Analyze(orig), a.Analyze(c.reprint(orig, 0.03, true))
-	opts := DefaultOptions("")
-	b.Run("features", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			Compare(x, y, opts)
-		}
-	})
-	b.Run("stored", func(b *testing.B) {
-		px, enc := newSignature(x), encodeSignature("y", newSignature(y))
-		b.ReportAllocs()
-		for b.Loop() {
-			_, py, err := decodeSignature(enc)
-			if err != nil {
-				b.Fatal(err)
-			}
-			compare(px, py, opts)
-		}
-	})
-}
-
 // BenchmarkAddExclusive is BenchmarkAdd with the documents added in
 // batches of 200 under one Exclusive call, as the indexer adds them: with
 // a shared store, one lease and one write of the shared state a batch.

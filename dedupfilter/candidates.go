@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 // cand is a stored document sharing hits posting lists with the one
@@ -20,21 +22,21 @@ type cand struct {
 // lists and, with StructureGate, lying in a neighbouring structure cell,
 // and returns at most MaxCandidates of them, most shared lists first, then
 // the oldest. Documents numbered in skip are not candidates.
-func (w *mutation) candidates(skip map[uint64]bool, sig signature, lookup [][]byte) ([]cand, error) {
+func (w *mutation) candidates(skip map[uint64]bool, sig similarity.Signature, lookup [][]byte) ([]cand, error) {
 	return w.candidatesBefore(skip, sig, lookup, 0)
 }
 
 // candidatesBefore is candidates among the documents numbered below
 // before (0: all).
-func (w *mutation) candidatesBefore(skip map[uint64]bool, sig signature, lookup [][]byte, before uint64) ([]cand, error) {
+func (w *mutation) candidatesBefore(skip map[uint64]bool, sig similarity.Signature, lookup [][]byte, before uint64) ([]cand, error) {
 	o := w.f.opts
 	ls, err := w.cached(lookup)
 	if err != nil {
 		return nil, err
 	}
-	lists := make([]postingList, len(ls))
+	lists := make([]store.PostingList, len(ls))
 	for i, l := range ls {
-		lists[i] = l.postingList
+		lists[i] = l.PostingList
 	}
 	cands := ranked(lists, skip, before, o, w.hits)
 	if o.StructureGate >= 0 {
@@ -54,13 +56,13 @@ func (w *mutation) candidatesBefore(skip map[uint64]bool, sig signature, lookup 
 // most MaxCandidates; the gate cuts after it has kept them. hits is
 // scratch space, cleared first: a decision counts some thousands of
 // postings, and a new map for each was a fifth of the filter's garbage.
-func ranked(lists []postingList, skip map[uint64]bool, before uint64, o Options, hits map[uint64]int) []cand {
+func ranked(lists []store.PostingList, skip map[uint64]bool, before uint64, o Options, hits map[uint64]int) []cand {
 	clear(hits)
 	for _, l := range lists {
-		if l.full || len(l.seqs) > o.MaxPostings { // (MaxPostings may have been lowered)
+		if l.Full || len(l.Seqs) > o.MaxPostings { // (MaxPostings may have been lowered)
 			continue
 		}
-		for _, c := range l.seqs {
+		for _, c := range l.Seqs {
 			if !skip[c] && (before == 0 || c < before) {
 				hits[c]++
 			}
@@ -89,7 +91,7 @@ func ranked(lists []postingList, skip map[uint64]bool, before uint64, o Options,
 // §3.2: a new feature string is compared only with those in its
 // neighbourhood of the 3-D hash). It reads each candidate's signature,
 // stopping once MaxCandidates are kept.
-func (w *mutation) gate(cands []cand, sig signature) ([]cand, error) {
+func (w *mutation) gate(cands []cand, sig similarity.Signature) ([]cand, error) {
 	r, most := w.f.opts.StructureGate, w.f.opts.MaxCandidates
 	kept := cands[:0] // (kept never passes the candidate being read)
 	for i := 0; i < len(cands) && len(kept) < most; i += most {
@@ -100,20 +102,20 @@ func (w *mutation) gate(cands []cand, sig signature) ([]cand, error) {
 		for j, c := range chunk {
 			seqs[j] = c.seq
 		}
-		if err := w.st.prefetch(reads{seqs: seqs}); err != nil {
+		if err := w.st.Prefetch(store.Reads{Seqs: seqs}); err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
 		for _, c := range chunk {
 			if len(kept) == most {
 				break
 			}
-			_, cs, err := w.st.signature(c.seq)
+			_, cs, err := readSignature(w.st, c.seq)
 			if err != nil {
 				return nil, fmt.Errorf("dedupfilter: %w", err)
 			}
-			if neighbours(sig.structure.Paragraphs, cs.structure.Paragraphs, r) &&
-				neighbours(sig.structure.Length, cs.structure.Length, r) &&
-				neighbours(sig.structure.Sentences, cs.structure.Sentences, r) {
+			a, b := sig.Structure(), cs.Structure()
+			if neighbours(a.Paragraphs, b.Paragraphs, r) && neighbours(a.Length, b.Length, r) &&
+				neighbours(a.Sentences, b.Sentences, r) {
 				kept = append(kept, c)
 			}
 		}
@@ -121,7 +123,7 @@ func (w *mutation) gate(cands []cand, sig signature) ([]cand, error) {
 	return kept, nil
 }
 
-func neighbours(a, b, r int) bool { return absInt(a-b) <= r }
+func neighbours(a, b, r int) bool { return a-b <= r && b-a <= r }
 
 // restrictLookup keeps the lookup keys of the kinds in o.Sources.
 func (o Options) restrictLookup(keys [][]byte) [][]byte {
@@ -132,7 +134,7 @@ func (o Options) restrictLookup(keys [][]byte) [][]byte {
 	out := keys[:0:0]
 	for _, k := range keys {
 		for _, s := range o.Sources {
-			if k[len(nsPosting)] == kinds[s] {
+			if k[len(store.NSPosting)] == kinds[s] {
 				out = append(out, k)
 				break
 			}
@@ -147,10 +149,10 @@ func (o Options) restrictLookup(keys [][]byte) [][]byte {
 // comparisons can be measured with it.
 func (f *Filter) Candidates(p *Prepared) ([]string, error) {
 	var ids []string
-	err := f.store.view(func(st state) error {
+	err := f.backend.Read(func(st store.Txn) error {
 		w := &mutation{f: f, st: st, lists: map[string]*cachedList{}, hits: map[uint64]int{}} // (without the lock: not f's scratch map)
 		skip := map[uint64]bool{}
-		if old, err := st.record(p.doc.ID, false); err == nil {
+		if old, err := st.Record(p.doc.ID, false); err == nil {
 			skip[old.Seq] = true
 		}
 		cands, err := w.candidates(skip, p.sig, p.lookup)
@@ -158,7 +160,7 @@ func (f *Filter) Candidates(p *Prepared) ([]string, error) {
 			return err
 		}
 		for _, c := range cands {
-			id, _, err := st.signature(c.seq)
+			id, _, err := readSignature(st, c.seq)
 			if err != nil {
 				return fmt.Errorf("dedupfilter: %w", err)
 			}
@@ -181,22 +183,22 @@ func (f *Filter) EarlierCandidates(o Options, fn func(id string, cands []string)
 	if err := o.validate(); err != nil {
 		return err
 	}
-	g := &Filter{store: f.store, opts: o}
-	return f.store.view(func(st state) error {
+	g := &Filter{backend: f.backend, opts: o}
+	return f.backend.Read(func(st store.Txn) error {
 		w := &mutation{f: g, st: st, lists: map[string]*cachedList{}, hits: map[uint64]int{}}
-		return eachDoc(st, func(id string, _ *record, sig signature) error {
-			rec, err := st.record(id, true)
+		return eachDoc(st, func(id string, _ *store.Record, sig similarity.Signature) error {
+			rec, err := st.Record(id, true)
 			if err != nil {
 				return fmt.Errorf("dedupfilter: %w", err)
 			}
-			lookup := o.restrictLookup(o.lookupKeys(&analyzer.Features{Structure: sig.structure}, rec.Keys))
+			lookup := o.restrictLookup(o.lookupKeys(&analyzer.Features{Structure: sig.Structure()}, rec.Keys))
 			cands, err := w.candidatesBefore(nil, sig, lookup, rec.Seq)
 			if err != nil {
 				return err
 			}
 			ids := make([]string, len(cands))
 			for i, c := range cands {
-				if ids[i], _, err = st.signature(c.seq); err != nil {
+				if ids[i], _, err = readSignature(st, c.seq); err != nil {
 					return fmt.Errorf("dedupfilter: %w", err)
 				}
 			}

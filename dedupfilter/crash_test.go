@@ -8,6 +8,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
 
 // crashDirEnv makes the test binary act as the child of TestKillRecovery.
@@ -32,7 +34,7 @@ func TestKillRecovery(t *testing.T) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("child did not die by SIGKILL: %v\n%s", err, out)
 	}
-	f, err := Open(crashOptions(dir))
+	f, err := openCrash(dir)
 	if err != nil {
 		t.Fatalf("reopen after kill: %v", err)
 	}
@@ -61,15 +63,14 @@ func TestKillRecovery(t *testing.T) {
 	}
 }
 
-// crashOptions keep the posting table in a file, as the indexer does.
-func crashOptions(dir string) Options {
-	o := DefaultOptions(dir)
-	o.PostingTable = dir + ".postings"
-	return o
+// openCrash opens the store in dir with the posting table in a file, as
+// the indexer does.
+func openCrash(dir string) (*Filter, error) {
+	return openEmbedded(dir, DefaultOptions(), func(o *embedded.Options) { o.PostingTable = dir + ".postings" })
 }
 
 func crashChild(t *testing.T, dir string) {
-	f, err := Open(crashOptions(dir))
+	f, err := openCrash(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,12 @@
-// Package dedupfilter is the ingest-time near-duplicate filter: it keeps
-// every document's features (see package analyzer) in an embedded Badger
-// store, its inverted feature lists in a posting table beside it (a hash
-// table in a memory-mapped file, Options.PostingTable), finds the few
-// stored documents worth comparing with a new one, verifies them with the
-// measures of the seed papers (feature strings, the boolean model with
-// Conrad's and Pugh's definitions, block fingerprints) and MinHash, and
-// groups duplicates into clusters with a representative. It tells the
+// Package dedupfilter is the ingest-time near-duplicate filter: it keeps a
+// compact signature of every document's features (see package analyzer)
+// and its inverted feature lists in a store (package store's Backend: the
+// embedded store of package embedded, or the Redis Cluster shared by
+// several processes of package rediscluster), finds the few stored
+// documents worth comparing with a new one, verifies them with the
+// measures of package similarity (the source documents' feature strings,
+// boolean model and block fingerprints, and MinHash), and groups
+// duplicates into clusters with a representative. It tells the
 // search indexer exactly what to write (Decision.Ops) under the chosen
 // Policy: Suppress, Mark or Replace.
 //
@@ -15,12 +16,11 @@
 // the defaults; see Options.postingKeys): its MinHash LSH bands, its
 // structure cell (the feature-string paper), its block fingerprints (the
 // fingerprint paper), and a consistent bottom-k sample of its terms and
-// feature-string pieces. Lists
-// longer than Options.MaxPostings are skipped (automatic stop words), and
-// only candidates sharing at least Options.MinShared lists are verified
-// with Compare, at most Options.MaxCandidates, most shared lists first. A
-// list found over the limit is remembered for the life of the Filter and
-// neither scanned nor written again.
+// feature-string pieces. A list that reaches Options.MaxPostings becomes a
+// stop list (automatic stop words): it takes no more documents and is not
+// scanned, and only candidates sharing at least Options.MinShared lists
+// are verified (similarity.Verify), at most Options.MaxCandidates, most
+// shared lists first.
 //
 // # Clusters
 //
@@ -39,10 +39,10 @@
 //
 // # Guarantees
 //
-// Concurrency: all methods are safe for concurrent use; one process at a
-// time opens a store (Badger locks the directory). Add and Delete run
-// their decide-and-write section under one mutex and one Badger
-// transaction, so concurrent Adds end in the clusters of some serial order.
+// Concurrency: all methods are safe for concurrent use. Add and Delete run
+// their decide-and-write section under one mutex and one store
+// transaction, so concurrent Adds end in the clusters of some serial order
+// (and the shared store makes several processes' Adds do so too).
 // Callers that add in a fixed order do the rest in parallel first: compute
 // features, then Prepare (sorting, encoding, key hashing), then AddPrepared
 // in order.
@@ -57,13 +57,8 @@
 // order between ids does not matter. Applied clears a mark only if it
 // still holds the Op's Seq, so a late confirmation of an older Op cannot
 // hide a newer one.
-// With Options.SyncWrites false a process crash loses nothing committed,
-// but an OS crash or power loss may lose the latest commits (Badger's write
-// buffer): the store is then behind the search index for those documents.
-// With SyncWrites true every commit is fsynced first. The posting table
-// is changed after each commit and trusted at Open only if it was closed
-// cleanly; otherwise it is rebuilt from the store (every document record's
-// posting keys), which takes about as long as reading the records.
+// What a crash of the machine may lose is the store's to say (package
+// embedded's SyncWrites).
 //
 // Ownership: slices in values returned by the Filter (Decision, Op,
 // DeleteResult, Cluster, Entry) are owned by the caller. The Filter keeps
@@ -79,8 +74,5 @@
 // (rebuild for that). Features from different analyzer settings do not compare
 // (MinHash signatures of different lengths never match). The filter keeps
 // whether it believes a document is in the search index; if the indexer
-// writes the search index behind its back, the two drift apart. The
-// posting table knows keys by a 32-bit fingerprint: keys that share one
-// share a list (about one in a hundred at a million documents), which only
-// adds candidates for verification to turn down.
+// writes the search index behind its back, the two drift apart.
 package dedupfilter

@@ -3,6 +3,9 @@ package dedupfilter
 import (
 	"errors"
 	"fmt"
+
+	"github.com/bleve-dedup/bleve-dedup/similarity"
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 // docFreq counts, for Options.BooleanStopShare, in how many stored
@@ -18,7 +21,7 @@ type docFreq struct {
 	// pending is the change of the mutation under way, applied when it
 	// commits.
 	pending struct {
-		add, remove []termFreq
+		add, remove []uint32
 		docs        int
 	}
 }
@@ -29,9 +32,9 @@ func (d *docFreq) slots(h uint32) (int, int) {
 	return int((h * 0x9E3779B1) >> 14), int(((h ^ 0x5BD1E995) * 0x85EBCA6B) >> 14)
 }
 
-func (d *docFreq) change(terms []termFreq, delta uint32) {
-	for _, t := range terms {
-		i, j := d.slots(t.hash)
+func (d *docFreq) change(terms []uint32, delta uint32) {
+	for _, h := range terms {
+		i, j := d.slots(h)
 		d.rows[0][i] += delta
 		d.rows[1][j] += delta
 	}
@@ -45,14 +48,14 @@ func (d *docFreq) count(h uint32) uint32 {
 
 // newDocFreq counts the terms of every stored document, or returns nil
 // when o does not ask for stop words.
-func newDocFreq(s store, o Options) (*docFreq, error) {
+func newDocFreq(s store.Backend, o Options) (*docFreq, error) {
 	if o.BooleanStopShare == 0 {
 		return nil, nil
 	}
 	d := &docFreq{}
-	err := s.view(func(st state) error {
-		return eachDoc(st, func(_ string, _ *record, sig signature) error {
-			d.change(sig.terms, 1)
+	err := s.Read(func(st store.Txn) error {
+		return eachDoc(st, func(_ string, _ *store.Record, sig similarity.Signature) error {
+			d.change(sig.TermHashes(), 1)
 			d.docs++
 			return nil
 		})
@@ -76,24 +79,24 @@ func (d *docFreq) stopper(share float64, minDocs int) func(uint32) bool {
 // stage records the change a mutation makes: the terms of the stored
 // version it replaces or removes (old, read from st before the mutation
 // deletes its signature) leave, those of sig, unless nil, come.
-func (d *docFreq) stage(st state, old *record, sig *signature) error {
+func (d *docFreq) stage(st store.Txn, old *store.Record, sig *similarity.Signature) error {
 	if d == nil {
 		return nil
 	}
 	p := &d.pending
 	p.add, p.remove, p.docs = nil, nil, 0
 	if old != nil {
-		_, os, err := st.signature(old.Seq)
+		_, os, err := readSignature(st, old.Seq)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("dedupfilter: %w", err)
 		}
 		if err == nil {
-			p.remove = os.terms
+			p.remove = os.TermHashes()
 			p.docs--
 		}
 	}
 	if sig != nil {
-		p.add = sig.terms
+		p.add = sig.TermHashes()
 		p.docs++
 	}
 	return nil

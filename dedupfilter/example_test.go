@@ -13,9 +13,8 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	opts := dedupfilter.DefaultOptions("")
-	opts.InMemory = true // a real indexer passes a directory
-	f, err := dedupfilter.Open(opts)
+	// "" keeps the store in memory; a real indexer passes a directory.
+	f, err := dedupfilter.Open("", dedupfilter.DefaultOptions())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -51,33 +50,4 @@ func Example() {
 	// citynews/1: duplicate=false of="" action=index
 	// aggregator/77: duplicate=true of="citynews/1" action=skip
 	// representative: citynews/1 members: [aggregator/77 citynews/1]
-}
-
-// ExampleCompare explains why two texts are (not) duplicates.
-func ExampleCompare() {
-	an, err := analyzer.New(analyzer.DefaultOptions())
-	if err != nil {
-		log.Fatal(err)
-	}
-	a := an.Analyze([]string{"北京今天发布暴雨预警。市民出行请注意安全。地铁部分线路将延长运营时间。"})
-	b := an.Analyze([]string{"北京今天发布暴雨预警。", "市民出行请务必注意安全。地铁部分线路将延长运营时间。"})
-	v := dedupfilter.Compare(a, b, dedupfilter.DefaultOptions(""))
-	fmt.Printf("duplicate=%v decided by %v (%.2f), %d votes\n", v.Duplicate, v.Measure, v.Similarity, v.Votes)
-	for _, s := range v.Scores {
-		fmt.Printf("%-13s %6.2f %v\n", s.Measure, s.Value, s.Duplicate)
-	}
-	fmt.Println("shared pieces:", v.SharedPieces, "blocks:", v.SharedBlocks, "terms:", v.SharedTerms)
-	// Output:
-	// duplicate=true decided by featurestring (1.00), 6 votes
-	// featurestring   1.00 true
-	// minhash         0.79 true
-	// blocks          0.67 true
-	// boolean         0.87 true
-	// jaccard         0.88 true
-	// conrad          0.90 true
-	// pugh           28.00 false
-	// charfreq        0.97 true
-	// tagedit         0.00 false
-	// sameurl         0.00 false
-	// shared pieces: 3 blocks: 2 terms: 28
 }

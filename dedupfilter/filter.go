@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
-	"github.com/dgraph-io/badger/v4"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
+	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
 
 // Doc is a document offered to Add.
@@ -87,10 +89,10 @@ type Decision struct {
 	// Representative is the cluster's representative after the Add.
 	Representative string
 	// Measure and Similarity: the measure that decided and its value.
-	Measure    Measure
+	Measure    similarity.Measure
 	Similarity float64
 	// Verdict is the full comparison with Of (zero when not a duplicate).
-	Verdict Verdict
+	Verdict similarity.Verdict
 	// Candidates is how many stored documents were verified.
 	Candidates int
 	// Action for this document. Ops are everything the search index must
@@ -140,12 +142,14 @@ type Entry struct {
 	Local bool
 }
 
-// Filter is a near-duplicate filter over a store: an embedded Badger
-// store (Open, New). Its methods are safe for concurrent use.
+// Filter is a near-duplicate filter over a store (package store's
+// Backend): the embedded store (Open, or New over package embedded's
+// Store) or a shared one (New over package rediscluster's Store). Its
+// methods are safe for concurrent use.
 type Filter struct {
-	store store
-	opts  Options
-	df    *docFreq // Options.BooleanStopShare's document frequencies, or nil
+	backend store.Backend
+	opts    Options
+	df      *docFreq // Options.BooleanStopShare's document frequencies, or nil
 
 	mu     sync.Mutex // serialises decide+write sections
 	closed bool
@@ -164,47 +168,37 @@ func (f *Filter) scratchHits() map[uint64]int {
 	return f.hits
 }
 
-// Open opens (creating if needed) a store of its own in opts.Dir, with
-// opts.BadgerOptions.
-func Open(opts Options) (*Filter, error) {
-	if err := opts.validate(); err != nil {
-		return nil, err
-	}
-	if !opts.InMemory && opts.Dir == "" {
-		return nil, fmt.Errorf("dedupfilter: Dir is empty: %w", ErrInvalidOptions)
-	}
-	db, err := OpenBadger(opts.BadgerOptions())
+// Open opens (creating if needed) an embedded store in dir, with its
+// posting table in memory (package embedded's defaults; "" keeps the
+// whole store in memory), and returns a filter over it.
+func Open(dir string, opts Options) (*Filter, error) {
+	b, err := embedded.Open(embedded.DefaultOptions(dir))
 	if err != nil {
-		return nil, fmt.Errorf("dedupfilter: open %q: %w", opts.Dir, err)
+		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
-	f, err := New(db, opts)
+	f, err := New(b, opts)
 	if err != nil {
-		return nil, errors.Join(err, db.Close())
+		return nil, errors.Join(err, b.Close())
 	}
-	f.store.(*badgerStore).ownsDB = true
 	return f, nil
 }
 
-// New returns a filter keeping its state in db, which the caller opened
-// (see Options.BadgerOptions), may share with other key namespaces (see
-// the key schema in keys.go), and closes after Close. opts.Dir and the
-// Badger fields of opts are not used.
-func New(db *badger.DB, opts Options) (*Filter, error) {
+// New returns a filter keeping its state in b, which Close closes.
+func New(b store.Backend, opts Options) (*Filter, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	s, err := openBadger(db, opts)
+	if opts.BooleanStopShare > 0 && b.Shared() {
+		return nil, fmt.Errorf("dedupfilter: BooleanStopShare %v: document frequencies are counted in one process, and this store is shared: %w", opts.BooleanStopShare, ErrInvalidOptions)
+	}
+	df, err := newDocFreq(b, opts)
 	if err != nil {
 		return nil, err
 	}
-	df, err := newDocFreq(s, opts)
-	if err != nil {
-		return nil, errors.Join(err, s.close())
-	}
 	if df != nil {
-		opts.stopTerm = df.stopper(opts.BooleanStopShare, opts.BooleanStopMinDocs)
+		opts.Stop = df.stopper(opts.BooleanStopShare, opts.BooleanStopMinDocs)
 	}
-	return &Filter{store: s, opts: opts, df: df}, nil
+	return &Filter{backend: b, opts: opts, df: df}, nil
 }
 
 // writable returns ErrClosed or ErrReadOnly when the filter cannot write.
@@ -212,7 +206,7 @@ func (f *Filter) writable() error {
 	switch {
 	case f.closed:
 		return ErrClosed
-	case f.store.readOnly():
+	case f.backend.ReadOnly():
 		return ErrReadOnly
 	}
 	return nil
@@ -229,7 +223,7 @@ func (f *Filter) Exclusive(fn func() error) error {
 		f.readAhead = nil
 		f.mu.Unlock()
 	}()
-	return f.store.exclusive(fn)
+	return f.backend.Exclusive(fn)
 }
 
 // Prefetch reads ahead, in four round trips, what adding ps in this order
@@ -242,17 +236,17 @@ func (f *Filter) Exclusive(fn func() error) error {
 func (f *Filter) Prefetch(ps []*Prepared) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.store.inSession() {
+	if !f.backend.InSession() {
 		return nil
 	}
-	st := f.store.begin()
-	defer st.discard()
-	var rd reads
+	st := f.backend.Begin()
+	defer st.Discard()
+	var rd store.Reads
 	for _, p := range ps {
-		rd.ids = append(rd.ids, p.doc.ID)
-		rd.keys = append(rd.keys, p.lookup...)
+		rd.IDs = append(rd.IDs, p.doc.ID)
+		rd.Keys = append(rd.Keys, p.lookup...)
 	}
-	if err := st.prefetch(rd); err != nil {
+	if err := st.Prefetch(rd); err != nil {
 		return fmt.Errorf("dedupfilter: prefetch: %w", err)
 	}
 	if f.readAhead == nil {
@@ -263,13 +257,13 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 	}
 	// Each document's candidates, as its decision will rank them.
 	cands := make([][]cand, len(ps))
-	rd = reads{}
+	rd = store.Reads{}
 	for i, p := range ps {
 		skip := map[uint64]bool{}
-		if old, err := st.record(p.doc.ID, false); err == nil {
+		if old, err := st.Record(p.doc.ID, false); err == nil {
 			skip[old.Seq] = true
 		}
-		lists, err := st.postings(p.lookup)
+		lists, err := st.Postings(p.lookup)
 		if err != nil {
 			return fmt.Errorf("dedupfilter: prefetch: %w", err)
 		}
@@ -278,33 +272,33 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 			if n == f.opts.MaxCandidates {
 				break
 			}
-			rd.seqs = append(rd.seqs, c.seq)
+			rd.Seqs = append(rd.Seqs, c.seq)
 		}
 	}
-	if err := st.prefetch(rd); err != nil {
+	if err := st.Prefetch(rd); err != nil {
 		return fmt.Errorf("dedupfilter: prefetch: %w", err)
 	}
 	// A duplicate's decision reads its match's record and cluster: the
 	// match is most often among the first candidates.
-	rd = reads{}
+	rd = store.Reads{}
 	for _, cs := range cands {
 		for _, c := range cs[:min(len(cs), firstReads)] {
-			if id, _, err := st.signature(c.seq); err == nil {
-				rd.ids = append(rd.ids, id)
+			if id, _, err := readSignature(st, c.seq); err == nil {
+				rd.IDs = append(rd.IDs, id)
 			}
 		}
 	}
-	if err := st.prefetch(rd); err != nil {
+	if err := st.Prefetch(rd); err != nil {
 		return fmt.Errorf("dedupfilter: prefetch: %w", err)
 	}
 	clusters := map[string]bool{}
-	for _, id := range rd.ids {
-		if rec, err := st.record(id, false); err == nil && !clusters[rec.Cluster] {
+	for _, id := range rd.IDs {
+		if rec, err := st.Record(id, false); err == nil && !clusters[rec.Cluster] {
 			clusters[rec.Cluster] = true
 		}
 	}
-	rd = reads{clusters: slices.Collect(maps.Keys(clusters))}
-	if err := st.prefetch(rd); err != nil {
+	rd = store.Reads{Clusters: slices.Collect(maps.Keys(clusters))}
+	if err := st.Prefetch(rd); err != nil {
 		return fmt.Errorf("dedupfilter: prefetch: %w", err)
 	}
 	return nil
@@ -322,7 +316,7 @@ func (f *Filter) Close() error {
 		return fmt.Errorf("dedupfilter: close: %w", ErrClosed)
 	}
 	f.closed = true
-	if err := f.store.close(); err != nil {
+	if err := f.backend.Close(); err != nil {
 		return fmt.Errorf("dedupfilter: close: %w", err)
 	}
 	return nil
@@ -331,12 +325,12 @@ func (f *Filter) Close() error {
 func (d *Doc) validate(o Options) error {
 	switch {
 	case d.ID == "":
-		return fmt.Errorf("dedupfilter: empty id: %w", ErrInvalidDoc)
+		return fmt.Errorf("dedupfilter: empty id: %w", ErrInvalidDocument)
 	case d.Features == nil:
-		return fmt.Errorf("dedupfilter: %q: nil features: %w", d.ID, ErrInvalidDoc)
+		return fmt.Errorf("dedupfilter: %q: nil features: %w", d.ID, ErrInvalidDocument)
 	case len(d.Features.MinHash) != 0 && len(d.Features.MinHash) != o.Bands*o.Rows:
 		return fmt.Errorf("dedupfilter: %q: MinHash has %d values, Bands*Rows is %d: %w",
-			d.ID, len(d.Features.MinHash), o.Bands*o.Rows, ErrInvalidDoc)
+			d.ID, len(d.Features.MinHash), o.Bands*o.Rows, ErrInvalidDocument)
 	}
 	return nil
 }
@@ -345,7 +339,7 @@ func (d *Doc) validate(o Options) error {
 // computed and encoded, its posting keys hashed.
 type Prepared struct {
 	doc    Doc
-	sig    signature
+	sig    similarity.Signature
 	own    [][]byte
 	lookup [][]byte
 }
@@ -358,7 +352,7 @@ func (f *Filter) Prepare(d Doc) (*Prepared, error) {
 	if err := d.validate(f.opts); err != nil {
 		return nil, err
 	}
-	p := &Prepared{doc: d, sig: f.opts.signatureOf(d)}
+	p := &Prepared{doc: d, sig: similarity.Of(d.Features, d.URL, f.opts.Options)}
 	p.own = f.opts.postingKeys(d.Features)
 	p.lookup = f.opts.restrictLookup(f.opts.lookupKeys(d.Features, p.own))
 	return p, nil
@@ -386,10 +380,10 @@ func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
 // AddOptions adjust one AddPreparedWith.
 type AddOptions struct {
 	// Also runs in the transaction that records the decision, so that
-	// writes of the caller's own (under key namespaces of its own, see
-	// keys.go) commit with it or not at all. An error from it fails the
-	// Add.
-	Also func(*badger.Txn) error
+	// writes of the caller's own (under the namespaces package store's
+	// key schema gives it) commit with it or not at all. An error from it
+	// fails the Add.
+	Also func(store.KV) error
 	// Fresh decides a stored document as if it were new: it leaves its
 	// cluster (which is repaired as on Delete) before it is placed, even
 	// when it still matches inside it.
@@ -417,14 +411,14 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	defer w.st.discard()
+	defer w.st.Discard()
 
 	dec := Decision{ID: d.ID, Seq: w.seq}
-	rd := reads{ids: append([]string{d.ID}, ao.Exclude...), keys: p.lookup}
+	rd := store.Reads{IDs: append([]string{d.ID}, ao.Exclude...), Keys: p.lookup}
 	if f.readAhead[p] {
-		rd.keys = nil // (read: looking for them again cost a fifth of a decision on Redis)
+		rd.Keys = nil // (read: looking for them again cost a fifth of a decision on Redis)
 	}
-	if err := w.st.prefetch(rd); err != nil {
+	if err := w.st.Prefetch(rd); err != nil {
 		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
 	}
 	old, err := w.record(d.ID)
@@ -453,7 +447,7 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 		return Decision{}, err
 	}
 	dec.Candidates = n
-	var matchRec *record
+	var matchRec *store.Record
 	if match != "" {
 		if matchRec, err = w.record(match); err != nil {
 			return Decision{}, err
@@ -463,7 +457,7 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	} else {
 		dec.Measure = f.opts.Measure
 	}
-	rec := &record{Seq: w.seq, Time: d.Time.UTC(), Runes: d.Features.Runes, URL: d.URL, Title: d.Title, Hash: d.Hash}
+	rec := &store.Record{Seq: w.seq, Time: d.Time.UTC(), Runes: d.Features.Runes, URL: d.URL, Title: d.Title, Hash: d.Hash}
 	if err := w.place(d.ID, rec, old, matchRec, ao.Fresh); err != nil {
 		return Decision{}, err
 	}
@@ -475,10 +469,10 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 		return Decision{}, err
 	}
 	err = errors.Join(
-		w.st.putRecord(d.ID, rec),
-		w.st.putSignature(w.seq, encodeSignature(d.ID, p.sig)),
-		w.st.putPayload(d.ID, d.Payload),
-		w.st.addMember(rec.Cluster, d.ID))
+		w.st.PutRecord(d.ID, rec),
+		w.st.PutSignature(w.seq, p.sig.Encode(d.ID)),
+		w.st.PutPayload(d.ID, d.Payload),
+		w.st.AddMember(rec.Cluster, d.ID))
 	if err != nil {
 		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
 	}
@@ -488,7 +482,7 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 		w.op(Op{Kind: OpIndex, ID: d.ID, Cluster: rec.Cluster, Payload: d.Payload})
 	}
 	if ao.Also != nil {
-		if err := ao.Also(w.st.local()); err != nil {
+		if err := ao.Also(w.st.Local()); err != nil {
 			return Decision{}, err
 		}
 	}
@@ -513,7 +507,7 @@ func (f *Filter) Delete(id string) (DeleteResult, error) {
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	defer w.st.discard()
+	defer w.st.Discard()
 	rec, err := w.record(id)
 	if err != nil {
 		return DeleteResult{}, err
@@ -528,7 +522,7 @@ func (f *Filter) Delete(id string) (DeleteResult, error) {
 	if res.Representative, err = w.leave(id, rec); err != nil {
 		return DeleteResult{}, err
 	}
-	if err := errors.Join(w.st.deleteRecord(id), w.st.deleteSignature(rec.Seq), w.st.deletePayload(id)); err != nil {
+	if err := errors.Join(w.st.DeleteRecord(id), w.st.DeleteSignature(rec.Seq), w.st.DeletePayload(id)); err != nil {
 		return DeleteResult{}, fmt.Errorf("dedupfilter: delete %q: %w", id, err)
 	}
 	w.op(Op{Kind: OpDelete, ID: id})

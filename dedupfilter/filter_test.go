@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
 
 // opsString renders ops compactly for comparisons, sorted: "+id" to
@@ -262,7 +263,7 @@ func TestPendingReplay(t *testing.T) {
 	c := newCorpus(6)
 	orig := c.article(5)
 	dir := t.TempDir()
-	f, err := Open(DefaultOptions(dir))
+	f, err := Open(dir, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestPendingReplay(t *testing.T) {
 	if err := f.Close(); err != nil { // as if killed before the index write
 		t.Fatal(err)
 	}
-	f, err = Open(DefaultOptions(dir))
+	f, err = Open(dir, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,8 +409,8 @@ func TestPrepareInParallelMatchesAdd(t *testing.T) {
 				got.ID, got.Duplicate, got.Of, got.Cluster, got.Action, w.Duplicate, w.Of, w.Cluster, w.Action)
 		}
 	}
-	if _, err := f.Prepare(Doc{ID: "x"}); !errors.Is(err, ErrInvalidDoc) {
-		t.Errorf("Prepare without features = %v, want ErrInvalidDoc", err)
+	if _, err := f.Prepare(Doc{ID: "x"}); !errors.Is(err, ErrInvalidDocument) {
+		t.Errorf("Prepare without features = %v, want ErrInvalidDocument", err)
 	}
 }
 
@@ -425,8 +426,8 @@ func TestBadInput(t *testing.T) {
 		{"minhash not bands*rows", Doc{ID: "a", Features: feat}},
 	}
 	for _, tt := range tests {
-		if _, err := f.Add(tt.doc); !errors.Is(err, ErrInvalidDoc) {
-			t.Errorf("%s: err = %v, want ErrInvalidDoc", tt.name, err)
+		if _, err := f.Add(tt.doc); !errors.Is(err, ErrInvalidDocument) {
+			t.Errorf("%s: err = %v, want ErrInvalidDocument", tt.name, err)
 		}
 	}
 	if err := f.Close(); err != nil {
@@ -442,8 +443,6 @@ func TestOptionsValidate(t *testing.T) {
 		name string
 		edit func(*Options)
 	}{
-		{"no dir", func(o *Options) { o.Dir = "" }},
-		{"in-memory with dir", func(o *Options) { o.InMemory = true }},
 		{"bad policy", func(o *Options) { o.Policy = 7 }},
 		{"bad measure", func(o *Options) { o.Measure = -1 }},
 		{"zero votes", func(o *Options) { o.Votes = 0 }},
@@ -451,9 +450,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"zero max postings", func(o *Options) { o.MaxPostings = 0 }},
 	}
 	for _, tt := range tests {
-		o := DefaultOptions(t.TempDir())
+		o := DefaultOptions()
 		tt.edit(&o)
-		if _, err := Open(o); !errors.Is(err, ErrInvalidOptions) {
+		if _, err := Open(t.TempDir(), o); !errors.Is(err, ErrInvalidOptions) {
 			t.Errorf("%s: Open = %v, want ErrInvalidOptions", tt.name, err)
 		}
 	}
@@ -463,11 +462,6 @@ func TestParse(t *testing.T) {
 	for _, p := range []Policy{Suppress, Mark, Replace} {
 		if got, err := ParsePolicy(p.String()); got != p || err != nil {
 			t.Errorf("ParsePolicy(%q) = %v, %v", p, got, err)
-		}
-	}
-	for _, m := range append(Measures(), Combined) {
-		if got, err := ParseMeasure(m.String()); got != m || err != nil {
-			t.Errorf("ParseMeasure(%q) = %v, %v", m, got, err)
 		}
 	}
 	if got, err := ParseKeep("LONGER"); got != Longer || err != nil {
@@ -512,7 +506,7 @@ func TestEmpty(t *testing.T) {
 func TestReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	a := testAnalyzer(t)
-	f, err := Open(DefaultOptions(dir))
+	f, err := Open(dir, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,9 +514,7 @@ func TestReadOnly(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	o := DefaultOptions(dir)
-	o.ReadOnly = true
-	ro, err := Open(o)
+	ro, err := openEmbedded(dir, DefaultOptions(), func(o *embedded.Options) { o.ReadOnly = true })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,19 +1,14 @@
 package dedupfilter
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-
 	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"github.com/dgraph-io/badger/v4"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/store/embedded"
+	"github.com/bleve-dedup/bleve-dedup/store/storetest"
 )
 
 // testAnalyzer is the real feature computation, so tests exercise the
@@ -27,59 +22,38 @@ func testAnalyzer(tb testing.TB) *analyzer.Analyzer {
 	return a
 }
 
-// redisEnv names the Redis Cluster (comma-separated addresses) the tests
-// run the shared store on instead of Badger: scripts/test.sh runs this
-// package's tests once on each.
-const redisEnv = "DEDUPFILTER_REDIS"
-
-// openTest opens a filter in a fresh store: Badger in a fresh directory,
-// or, with redisEnv set, Redis under a fresh key prefix. edit may change
-// options.
+// openTest opens a filter in a fresh store: the embedded store, or with
+// storetest.RedisEnv set, the shared store under a fresh key prefix.
+// edit may change options.
 func openTest(tb testing.TB, edit func(*Options)) *Filter {
 	tb.Helper()
-	opts := DefaultOptions(tb.TempDir())
+	opts := DefaultOptions()
 	if edit != nil {
 		edit(&opts)
 	}
-	if addrs := os.Getenv(redisEnv); addrs != "" {
-		return openRedisTest(tb, addrs, opts)
-	}
-	f, err := Open(opts)
+	f, err := New(storetest.Open(tb), opts)
 	if err != nil {
-		tb.Fatalf("Open: %v", err)
+		tb.Fatalf("New: %v", err)
 	}
-	tb.Cleanup(func() { f.Close() })
 	return f
 }
 
-// openRedisTest opens a Redis-backed filter under a prefix of its own,
-// with a local Badger store, and deletes its keys when the test ends.
-func openRedisTest(tb testing.TB, addrs string, opts Options) *Filter {
-	tb.Helper()
-	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ",")})
-	local, err := badger.Open(badger.DefaultOptions(filepath.Join(tb.TempDir(), "local")).WithLogger(nil))
-	if err != nil {
-		tb.Fatal(err)
+// openEmbedded opens a filter over an embedded store in dir, its options
+// edited by edit (nil: the defaults).
+func openEmbedded(dir string, opts Options, edit func(*embedded.Options)) (*Filter, error) {
+	eo := embedded.DefaultOptions(dir)
+	if edit != nil {
+		edit(&eo)
 	}
-	prefix := fmt.Sprintf("test-%s-%x", strings.NewReplacer("/", "-", " ", "_").Replace(tb.Name()), rand.Uint64())
-	f, err := NewRedis(rdb, prefix, local, opts)
+	b, err := embedded.Open(eo)
 	if err != nil {
-		tb.Fatalf("NewRedis: %v", err)
+		return nil, err
 	}
-	tb.Cleanup(func() {
-		f.Close()
-		local.Close()
-		ctx := context.Background()
-		rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
-			it := c.Scan(ctx, 0, prefix+":*", 1000).Iterator()
-			for it.Next(ctx) {
-				c.Del(ctx, it.Val())
-			}
-			return it.Err()
-		})
-		rdb.Close()
-	})
-	return f
+	f, err := New(b, opts)
+	if err != nil {
+		b.Close()
+	}
+	return f, err
 }
 
 // corpus builds synthetic articles: words drawn from a fixed vocabulary, so

@@ -5,53 +5,11 @@ import (
 	"slices"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
-// Store key schema. Every key starts with a one-letter namespace and "/";
-// variable-length document ids always come last, after fixed-length parts,
-// so any id (even one containing "/") is unambiguous. A document's number
-// is the seq of the Add that stored its current version: posting lists
-// hold numbers, not ids, so they stay small.
-//
-//	d/<id>                  record: seq, time, runes, cluster, indexed, url, title, posting keys
-//	s/<seq:8>               the id and signature (compact features) of document seq
-//	y/<id>                  payload, opaque bytes from the caller
-//	p/<kind><hash:8>        a full posting list's marker (the lists are in postingtable.go's table)
-//	c/<cluster id>          cluster record: representative's id
-//	m/<cluster id><id>      membership (empty value)
-//	w/<seq:8>               the search-index operations of mutation seq, until Applied
-//	!/seq, !/cluster        counters
-//	!/format                the store layout's version
-//
-// Other packages may keep keys of their own in the same Badger store (the
-// indexer puts package sitetext's there) under namespaces these do not use.
-//
-// Cluster ids are 16 lowercase hex digits of a counter, so they sort in
-// creation order and have a fixed length.
-const (
-	nsDoc       = "d/"
-	nsSignature = "s/"
-	nsPayload   = "y/"
-	nsPosting   = "p/"
-	nsCluster   = "c/"
-	nsMember    = "m/"
-	nsPending   = "w/"
-	keySeq      = "!/seq"
-	keyCluster  = "!/cluster"
-	keyFormat   = "!/format"
-
-	// storeFormat is the layout's version: 3 keeps posting lists in the
-	// posting table, and only full-list markers under p/ (2 had every
-	// list there, as document numbers; 1 had a key per posting and whole
-	// features).
-	storeFormat = 3
-	// formatListValues is layout 2, whose lists open() moves to the table.
-	formatListValues = 2
-
-	clusterIDLen = 16
-)
-
-// Posting kinds: one byte after "p/".
+// Posting kinds: the kind byte of a store.PostingKey.
 const (
 	kindBand      = 'b' // MinHash LSH band
 	kindStructure = 's' // the feature-string paper's structure cell (gn, cn, kl)
@@ -59,25 +17,6 @@ const (
 	kindTerm      = 't' // the boolean-model paper's term, bottom-k sample
 	kindPiece     = 'f' // feature-string piece (the feature-string paper), bottom-k sample
 )
-
-func key(ns, id string) []byte { return append([]byte(ns), id...) }
-
-// seqKey is ns followed by seq in 8 big-endian bytes, so keys sort by seq.
-func seqKey(ns string, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte(ns), seq)
-}
-
-func memberKey(cluster, id string) []byte {
-	return append(append([]byte(nsMember), cluster...), id...)
-}
-
-// postingKey is "p/" + kind + 8-byte hash.
-func postingKey(kind byte, h uint64) []byte {
-	b := make([]byte, 0, len(nsPosting)+9)
-	b = append(b, nsPosting...)
-	b = append(b, kind)
-	return binary.BigEndian.AppendUint64(b, h)
-}
 
 func structureHash(s analyzer.Structure) uint64 {
 	return uint64(uint16(s.Paragraphs))<<32 | uint64(uint16(s.Length))<<16 | uint64(uint16(s.Sentences))
@@ -94,15 +33,15 @@ func (o Options) postingKeys(f *analyzer.Features) [][]byte {
 		// Add validated the length, so Bands cannot fail here.
 		keys, _ := analyzer.Bands(f.MinHash, o.Bands)
 		for _, k := range keys {
-			out = append(out, postingKey(kindBand, k))
+			out = append(out, store.PostingKey(kindBand, k))
 		}
 	}
-	out = append(out, postingKey(kindStructure, structureHash(f.Structure)))
+	out = append(out, store.PostingKey(kindStructure, structureHash(f.Structure)))
 	seen := make(map[[20]byte]bool, len(f.Blocks))
 	for _, b := range f.Blocks {
 		if !seen[b] {
 			seen[b] = true
-			out = append(out, postingKey(kindBlock, binary.BigEndian.Uint64(b[:8])))
+			out = append(out, store.PostingKey(kindBlock, binary.BigEndian.Uint64(b[:8])))
 		}
 	}
 	if o.TermsPerDoc > 0 {
@@ -111,11 +50,11 @@ func (o Options) postingKeys(f *analyzer.Features) [][]byte {
 			terms = append(terms, t)
 		}
 		for _, h := range bottomK(terms, o.TermsPerDoc) {
-			out = append(out, postingKey(kindTerm, h))
+			out = append(out, store.PostingKey(kindTerm, h))
 		}
 	}
 	for _, h := range bottomK(f.Pieces, o.PiecesPerDoc) {
-		out = append(out, postingKey(kindPiece, h))
+		out = append(out, store.PostingKey(kindPiece, h))
 	}
 	return out
 }
@@ -125,7 +64,7 @@ func (o Options) postingKeys(f *analyzer.Features) [][]byte {
 func (o Options) lookupKeys(f *analyzer.Features, own [][]byte) [][]byte {
 	out := make([][]byte, 0, len(own)+27)
 	for _, p := range own {
-		if p[len(nsPosting)] != kindStructure {
+		if store.PostingKind(p) != kindStructure {
 			out = append(out, p)
 		}
 	}
@@ -139,7 +78,7 @@ func (o Options) lookupKeys(f *analyzer.Features, own [][]byte) [][]byte {
 			for dk := -r; dk <= r; dk++ {
 				c := analyzer.Structure{Paragraphs: s.Paragraphs + dg, Length: s.Length + dc, Sentences: s.Sentences + dk}
 				if c.Paragraphs >= 0 && c.Length >= 0 && c.Sentences >= 0 {
-					out = append(out, postingKey(kindStructure, structureHash(c)))
+					out = append(out, store.PostingKey(kindStructure, structureHash(c)))
 				}
 			}
 		}
@@ -156,7 +95,7 @@ func bottomK(s []string, k int) []uint64 {
 	}
 	hs := make([]uint64, 0, len(s))
 	for _, x := range s {
-		hs = append(hs, hashString(x))
+		hs = append(hs, similarity.HashString(x))
 	}
 	slices.Sort(hs)
 	hs = slices.Compact(hs)

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/bleve-dedup/bleve-dedup/similarity"
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 // mutation is one Add or Delete: a state to read and write, plus the
@@ -11,7 +14,7 @@ import (
 // wins).
 type mutation struct {
 	f     *Filter
-	st    state
+	st    store.Txn
 	seq   uint64
 	ops   []Op
 	lists map[string]*cachedList // read or changed by this mutation
@@ -22,17 +25,17 @@ type mutation struct {
 // numbers the mutation added and removed; changed lists are written at
 // commit.
 type cachedList struct {
-	postingList
+	store.PostingList
 	added, removed []uint64
 	dirty          bool
 }
 
 // begin starts a mutation; the caller holds the Filter's lock.
 func (f *Filter) begin() (*mutation, error) {
-	st := f.store.begin()
-	seq, err := st.nextSeq()
+	st := f.backend.Begin()
+	seq, err := st.NextSeq()
 	if err != nil {
-		st.discard()
+		st.Discard()
 		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
 	return &mutation{f: f, st: st, seq: seq, lists: map[string]*cachedList{}, hits: f.scratchHits()}, nil
@@ -56,23 +59,23 @@ func (w *mutation) commit() ([]Op, error) {
 		if !l.dirty {
 			continue
 		}
-		if err := w.st.putPostings([]byte(k), l.postingList, l.added, l.removed); err != nil {
+		if err := w.st.PutPostings([]byte(k), l.PostingList, l.added, l.removed); err != nil {
 			return nil, fmt.Errorf("dedupfilter: posting list: %w", err)
 		}
 	}
 	if len(w.ops) > 0 {
-		if err := w.st.setPending(w.seq, w.ops); err != nil {
+		if err := w.st.SetPending(w.seq, encodePending(w.ops)); err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
 	}
-	if err := w.st.commit(); err != nil {
+	if err := w.st.Commit(); err != nil {
 		return nil, fmt.Errorf("dedupfilter: commit: %w", err)
 	}
 	return w.ops, nil
 }
 
-func (w *mutation) record(id string) (*record, error) {
-	rec, err := w.st.record(id, true)
+func (w *mutation) record(id string) (*store.Record, error) {
+	rec, err := w.st.Record(id, true)
 	if err != nil {
 		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
@@ -80,15 +83,15 @@ func (w *mutation) record(id string) (*record, error) {
 }
 
 func (w *mutation) representative(cluster string) (string, error) {
-	rep, err := w.st.representative(cluster)
+	rep, err := w.st.Representative(cluster)
 	if err != nil {
 		return "", fmt.Errorf("dedupfilter: %w", err)
 	}
 	return rep, nil
 }
 
-func (w *mutation) putRecord(id string, rec *record) error {
-	if err := w.st.putRecord(id, rec); err != nil {
+func (w *mutation) putRecord(id string, rec *store.Record) error {
+	if err := w.st.PutRecord(id, rec); err != nil {
 		return fmt.Errorf("dedupfilter: %w", err)
 	}
 	return nil
@@ -96,7 +99,7 @@ func (w *mutation) putRecord(id string, rec *record) error {
 
 // setIndexed records whether id is in the search index and emits the op
 // that makes it so.
-func (w *mutation) setIndexed(id string, rec *record, indexed bool) error {
+func (w *mutation) setIndexed(id string, rec *store.Record, indexed bool) error {
 	if rec.Indexed == indexed {
 		return nil
 	}
@@ -108,7 +111,7 @@ func (w *mutation) setIndexed(id string, rec *record, indexed bool) error {
 		w.op(Op{Kind: OpDelete, ID: id})
 		return nil
 	}
-	payload, err := w.st.payload(id)
+	payload, err := w.st.Payload(id)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("dedupfilter: payload %q: %w", id, err)
 	}
@@ -118,7 +121,7 @@ func (w *mutation) setIndexed(id string, rec *record, indexed bool) error {
 
 // prefer reports whether a should represent a cluster rather than b under
 // Replace's Keep rule.
-func (o Options) prefer(a, b *record) bool {
+func (o Options) prefer(a, b *store.Record) bool {
 	if o.Keep == Longer && a.Runes != b.Runes {
 		return a.Runes > b.Runes
 	}
@@ -131,7 +134,7 @@ func (o Options) prefer(a, b *record) bool {
 // place puts the document (rec, not yet written) in a cluster: its old
 // one if it is re-added and stays (not when fresh), else the match's, else
 // a new one.
-func (w *mutation) place(id string, rec, old, match *record, fresh bool) error {
+func (w *mutation) place(id string, rec, old, match *store.Record, fresh bool) error {
 	if old != nil {
 		// A re-added document keeps its cluster, and its role in it, when it
 		// still matches inside it or has no match and is alone: re-indexing
@@ -144,7 +147,7 @@ func (w *mutation) place(id string, rec, old, match *record, fresh bool) error {
 		if err := w.unpost(old); err != nil {
 			return err
 		}
-		if err := w.st.deleteSignature(old.Seq); err != nil {
+		if err := w.st.DeleteSignature(old.Seq); err != nil {
 			return fmt.Errorf("dedupfilter: %w", err)
 		}
 		if stay {
@@ -158,13 +161,13 @@ func (w *mutation) place(id string, rec, old, match *record, fresh bool) error {
 	if match != nil {
 		return w.join(id, rec, match.Cluster)
 	}
-	n, err := w.st.nextCluster()
+	n, err := w.st.NextCluster()
 	if err != nil {
 		return fmt.Errorf("dedupfilter: %w", err)
 	}
-	rec.Cluster = fmt.Sprintf("%0*x", clusterIDLen, n)
+	rec.Cluster = store.ClusterID(n)
 	rec.Indexed = true
-	if err := w.st.setRepresentative(rec.Cluster, id); err != nil {
+	if err := w.st.SetRepresentative(rec.Cluster, id); err != nil {
 		return fmt.Errorf("dedupfilter: %w", err)
 	}
 	return nil
@@ -172,7 +175,7 @@ func (w *mutation) place(id string, rec, old, match *record, fresh bool) error {
 
 // join makes the new document (rec, not yet written) a member of cluster
 // and applies the policy to the representative.
-func (w *mutation) join(id string, rec *record, cluster string) error {
+func (w *mutation) join(id string, rec *store.Record, cluster string) error {
 	rec.Cluster = cluster
 	rep, err := w.representative(rec.Cluster)
 	if err != nil {
@@ -193,7 +196,7 @@ func (w *mutation) join(id string, rec *record, cluster string) error {
 			return err
 		}
 		rec.Indexed = true
-		if err := w.st.setRepresentative(rec.Cluster, id); err != nil {
+		if err := w.st.SetRepresentative(rec.Cluster, id); err != nil {
 			return fmt.Errorf("dedupfilter: %w", err)
 		}
 	}
@@ -202,11 +205,11 @@ func (w *mutation) join(id string, rec *record, cluster string) error {
 
 // stays reports whether re-added id remains in its old cluster: its match
 // is in it, or it has no match and is the only member.
-func (w *mutation) stays(id string, old, match *record) (bool, error) {
+func (w *mutation) stays(id string, old, match *store.Record) (bool, error) {
 	if match != nil {
 		return match.Cluster == old.Cluster, nil
 	}
-	members, err := w.st.members(old.Cluster)
+	members, err := w.st.Members(old.Cluster)
 	return len(members) == 1 && members[0] == id, err
 }
 
@@ -214,8 +217,8 @@ func (w *mutation) stays(id string, old, match *record) (bool, error) {
 // cluster's representative afterwards ("" when the cluster is gone). The
 // document's postings, record, signature and payload are left to the
 // caller.
-func (w *mutation) leave(id string, rec *record) (string, error) {
-	if err := w.st.removeMember(rec.Cluster, id); err != nil {
+func (w *mutation) leave(id string, rec *store.Record) (string, error) {
+	if err := w.st.RemoveMember(rec.Cluster, id); err != nil {
 		return "", fmt.Errorf("dedupfilter: %w", err)
 	}
 	if rec.Indexed {
@@ -225,15 +228,15 @@ func (w *mutation) leave(id string, rec *record) (string, error) {
 	if err != nil || rep != id {
 		return rep, err
 	}
-	members, err := w.st.members(rec.Cluster)
+	members, err := w.st.Members(rec.Cluster)
 	if err != nil {
 		return "", fmt.Errorf("dedupfilter: %w", err)
 	}
 	if len(members) == 0 {
-		return "", w.st.deleteCluster(rec.Cluster)
+		return "", w.st.DeleteCluster(rec.Cluster)
 	}
 	var best string
-	var bestRec *record
+	var bestRec *store.Record
 	for _, m := range members {
 		mr, err := w.record(m)
 		if err != nil {
@@ -249,7 +252,7 @@ func (w *mutation) leave(id string, rec *record) (string, error) {
 			best, bestRec = m, mr
 		}
 	}
-	if err := w.st.setRepresentative(rec.Cluster, best); err != nil {
+	if err := w.st.SetRepresentative(rec.Cluster, best); err != nil {
 		return "", fmt.Errorf("dedupfilter: %w", err)
 	}
 	return best, w.setIndexed(best, bestRec, true)
@@ -268,14 +271,14 @@ func (w *mutation) cached(keys [][]byte) ([]*cachedList, error) {
 		}
 	}
 	if len(missing) > 0 {
-		read, err := w.st.postings(missing)
+		read, err := w.st.Postings(missing)
 		if err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
 		ls := make([]cachedList, len(missing)) // (one allocation, not one a list)
 		for i, k := range missing {
 			if _, ok := w.lists[string(k)]; !ok { // a key may be listed twice
-				ls[i].postingList = read[i]
+				ls[i].PostingList = read[i]
 				w.lists[string(k)] = &ls[i]
 			}
 		}
@@ -297,15 +300,15 @@ func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
 	}
 	var posted [][]byte
 	for i, l := range ls {
-		if l.full || slices.Contains(l.seqs, seq) {
+		if l.Full || slices.Contains(l.Seqs, seq) {
 			continue
 		}
 		l.dirty = true
-		if len(l.seqs) >= w.f.opts.MaxPostings {
-			l.full, l.seqs = true, nil
+		if len(l.Seqs) >= w.f.opts.MaxPostings {
+			l.Full, l.Seqs = true, nil
 			continue
 		}
-		l.seqs = append(l.seqs, seq) // the newest seq: the list stays sorted
+		l.Seqs = append(l.Seqs, seq) // the newest seq: the list stays sorted
 		l.added = append(l.added, seq)
 		posted = append(posted, keys[i])
 	}
@@ -313,14 +316,14 @@ func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
 }
 
 // unpost removes the document of rec from its posting lists.
-func (w *mutation) unpost(rec *record) error {
+func (w *mutation) unpost(rec *store.Record) error {
 	ls, err := w.cached(rec.Keys)
 	if err != nil {
 		return err
 	}
 	for _, l := range ls {
-		if i, ok := slices.BinarySearch(l.seqs, rec.Seq); ok && !l.full {
-			l.seqs = slices.Delete(l.seqs, i, i+1)
+		if i, ok := slices.BinarySearch(l.Seqs, rec.Seq); ok && !l.Full {
+			l.Seqs = slices.Delete(l.Seqs, i, i+1)
 			l.removed = append(l.removed, rec.Seq)
 			l.dirty = true
 		}
@@ -336,11 +339,11 @@ const firstReads = 4
 // likelier copy, and stopping there keeps a popular cluster from costing
 // MaxCandidates verifications per Add. Documents numbered in skip are not
 // candidates.
-func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byte) (string, Verdict, int, error) {
+func (w *mutation) bestMatch(skip map[uint64]bool, sig similarity.Signature, lookup [][]byte) (string, similarity.Verdict, int, error) {
 	o := w.f.opts
 	cands, err := w.candidates(skip, sig, lookup)
 	if err != nil {
-		return "", Verdict{}, 0, err
+		return "", similarity.Verdict{}, 0, err
 	}
 	for n, cd := range cands {
 		// Signatures are read a few at once (the likely match is among
@@ -354,18 +357,18 @@ func (w *mutation) bestMatch(skip map[uint64]bool, sig signature, lookup [][]byt
 			for _, c := range cands[n:end] {
 				seqs = append(seqs, c.seq)
 			}
-			if err := w.st.prefetch(reads{seqs: seqs}); err != nil {
-				return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
+			if err := w.st.Prefetch(store.Reads{Seqs: seqs}); err != nil {
+				return "", similarity.Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
 			}
 		}
-		id, cs, err := w.st.signature(cd.seq)
+		id, cs, err := readSignature(w.st, cd.seq)
 		if err != nil {
-			return "", Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
+			return "", similarity.Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
 		}
-		if v := verify(sig, cs, o); v.Duplicate {
-			v.TermSample = termSample(sig, cs, o)
+		if v := similarity.Verify(sig, cs, o.Options); v.Duplicate {
+			v.TermSample = similarity.TermSample(sig, cs, o.Options)
 			return id, v, n + 1, nil
 		}
 	}
-	return "", Verdict{}, len(cands), nil
+	return "", similarity.Verdict{}, len(cands), nil
 }

@@ -5,10 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dgraph-io/badger/v4"
-	"github.com/dgraph-io/badger/v4/options"
-
 	"github.com/bleve-dedup/bleve-dedup/internal/enum"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
 // Policy says what happens in the search index to a document found to be a
@@ -66,82 +64,6 @@ func ParseKeep(s string) (Keep, error) {
 	return k, nil
 }
 
-// Measure names a similarity measure. Combined lets several measures vote;
-// any other value makes that single measure decide alone, which is how the
-// measures are compared with each other on a labelled set.
-type Measure int
-
-const (
-	// Combined: duplicate when at least Options.Votes measures say so.
-	Combined Measure = iota
-	// FeatureString (the feature-string paper): 2·LCS/(n_a+n_b) over the feature-string
-	// pieces, in text order.
-	FeatureString
-	// Boolean (the boolean-model paper): feature counts within D, XOR differ fraction at
-	// most K, then S = 1 − F at least BooleanMin.
-	Boolean
-	// Conrad (the boolean-model paper): more than ConradShared of the words shared and
-	// lengths within ±ConradLength.
-	Conrad
-	// Pugh (the boolean-model paper): more than PughR distinct terms in common.
-	Pugh
-	// Blocks (the fingerprint paper): ST_m = m0/m over the top-m block fingerprints.
-	Blocks
-	// MinHash: fraction of equal MinHash slots (a Jaccard estimate over the
-	// analyzer's shingles).
-	MinHash
-	// Jaccard: exact Jaccard over the distinct terms.
-	Jaccard
-	// CharFreq (the feature-string paper, §2.1): cosine of the character
-	// frequency vectors over the 6,763 GB2312 characters and, for text in
-	// Latin script, the 26 letters (analyzer.CharFreq), at least
-	// CharFreqMin.
-	CharFreq
-	// TagEdit (the feature-string paper, §2.3): one minus the Levenshtein
-	// distance of the pages' HTML tag sequences over the longer one's
-	// length (htmltags), at least TagEditMin.
-	TagEdit
-	// SameURL (the feature-string paper, §2.2): the canonical URLs (package
-	// canon) are equal.
-	SameURL
-
-	numMeasures = int(SameURL) + 1
-)
-
-var measureNames = enum.New[Measure]("measure",
-	"combined", "featurestring", "boolean", "conrad", "pugh", "blocks", "minhash", "jaccard",
-	"charfreq", "tagedit", "sameurl")
-
-func (m Measure) String() string { return measureNames.String(m) }
-
-// Measures lists the single measures (everything but Combined) in the
-// order Combined consults them; the first agreeing one is reported as
-// deciding.
-func Measures() []Measure {
-	return []Measure{FeatureString, MinHash, Blocks, Boolean, Jaccard, Conrad, Pugh, CharFreq, TagEdit, SameURL}
-}
-
-// DefaultVoters are the measures that vote under Combined by default: the
-// seven that decide on the page's main text. CharFreq, TagEdit and SameURL
-// measured worse on the development set (docs/methods.md) and vote only
-// when listed in Options.Voters.
-func DefaultVoters() []Measure {
-	return []Measure{FeatureString, MinHash, Blocks, Boolean, Jaccard, Conrad, Pugh}
-}
-
-// ParseMeasures parses a comma-separated list of single measures.
-func ParseMeasures(s string) ([]Measure, error) {
-	var out []Measure
-	for _, name := range strings.Split(s, ",") {
-		m, err := ParseMeasure(strings.TrimSpace(name))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, nil
-}
-
 // Source is a kind of posting list candidates are looked up in.
 type Source int
 
@@ -183,18 +105,9 @@ func ParseSources(s string) ([]Source, error) {
 	return out, nil
 }
 
-// ParseMeasure parses a measure name as printed by Measure.String
-// (case-insensitive).
-func ParseMeasure(s string) (Measure, error) {
-	m, err := measureNames.Parse(s)
-	if err != nil {
-		return 0, fmt.Errorf("dedupfilter: %v: %w", err, ErrInvalidOptions)
-	}
-	return m, nil
-}
-
-// Options configure a Filter. Start from DefaultOptions and change fields;
-// Open rejects out-of-range values (ErrInvalidOptions) rather than
+// Options configure a Filter's decisions; the store's own settings are
+// its package's (embedded.Options). Start from DefaultOptions and change
+// fields; New rejects out-of-range values (ErrInvalidOptions) rather than
 // replacing them. The thresholds were chosen on the labelled development
 // set (see the package doc's Caveats).
 //
@@ -203,105 +116,13 @@ func ParseMeasure(s string) (Measure, error) {
 // keys it wrote) but documents added before the change are found only
 // through the keys they had.
 type Options struct {
-	// Dir is the Badger directory. Default: the argument of DefaultOptions.
-	Dir string
-	// InMemory keeps everything in memory (Dir must be ""). Default false.
-	// Nothing survives Close; meant for tests and one-shot runs.
-	InMemory bool
-	// ReadOnly opens the store for reading only (Doc, Meta, Cluster...):
-	// several processes may then read it, and it may live on a read-only
-	// file system; writes fail with ErrReadOnly. A store a crash left with
-	// writes to replay cannot be opened read-only. Default false.
-	ReadOnly bool
-	// SyncWrites fsyncs every Add/Delete before it returns. Default false:
-	// a crash of the process loses nothing, a power loss may lose the last
-	// writes (Badger's own trade-off); true costs a disk flush per document.
-	SyncWrites bool
-	// Logger receives Badger's log lines. Default nil: quiet.
-	Logger badger.Logger
-	// MemTableSize, BlockCacheSize and IndexCacheSize are passed to Badger
-	// (see BadgerOptions). Defaults 16, 0 and 16 MiB, where Badger's own
-	// are 64, 256 and 0 (0 keeps every table's index and bloom filter in
-	// memory, which grows with the store): the filter's values are small,
-	// its tables uncompressed and its reads point lookups, and a bounded
-	// index cache keeps memory flat however many documents the store
-	// holds. MemTableSize against 8, 32 and 64 MiB at 100,000 pages
-	// (docs/scale.md, session 6): 32 and 64 cost about 6% less CPU, but the
-	// saving is in the first pages, so per-page cost grows more with the
-	// store (CPU a page, last tenth / first: 1.15-1.41 against 1.04-1.14);
-	// 8 costs more.
-	MemTableSize   int64
-	BlockCacheSize int64
-	IndexCacheSize int64
-	// PostingTable is the file of the table that holds the posting lists
-	// (see postingtable.go), mapped into memory: page cache, not heap,
-	// 8 bytes a posting at a load of 0.35 to 0.7, so 0.6 to 1.3 KB a
-	// document (1 GiB at a million). "" keeps it in anonymous memory,
-	// rebuilt from the store at every open (a read of every document
-	// record: fine for tests and small stores). Default "".
-	PostingTable string
-
 	// Policy: Suppress (default), Mark or Replace.
 	Policy Policy
 	// Keep: which copy Replace keeps. Default Newer.
 	Keep Keep
-	// Measure deciding duplicates. Default Combined.
-	Measure Measure
-	// Votes is how many of the Voters must agree under Combined.
-	// Default 3: Pugh alone agrees on almost any pair of long texts, so two
-	// votes let it plus one noisy measure merge; more votes trade recall
-	// for precision.
-	Votes int
-	// Voters are the single measures that vote under Combined, each at
-	// most once. Default DefaultVoters(). The store keeps what a measure
-	// needs beyond the main text's features (the character frequencies
-	// of CharFreq, the tag sequence of TagEdit, the URL of SameURL) only
-	// when that measure votes or decides (Measure), so they cost no
-	// storage otherwise; documents added before such a measure was turned
-	// on lack it and score 0 on it.
-	Voters []Measure
+	// Options are the measures and their thresholds.
+	similarity.Options
 
-	// FeatureStringMin: the feature-string paper's similarity at or above which FeatureString
-	// says duplicate. Default 0.6.
-	FeatureStringMin float64
-	// BooleanK: the boolean-model paper's k, the largest fraction of differing features
-	// (|A xor B| / |A or B|) still compared. Default 0.2 as in the seed.
-	BooleanK float64
-	// BooleanD: the boolean-model paper's d, the largest difference in feature counts, as a
-	// fraction of the larger count (the paper's absolute d does not scale
-	// with length). Default 0.2.
-	BooleanD float64
-	// BooleanFrequent: a feature with at least this tf in both documents is
-	// left out of F's numerator (the paper's "frequent in both"). Default 3.
-	BooleanFrequent int
-	// BooleanMin: S = 1 − F at or above which Boolean says duplicate.
-	// Default 0.8.
-	BooleanMin float64
-	// ConradShared: fraction of word occurrences shared (Σmin tf / max total)
-	// above which Conrad says duplicate. Default 0.8 (Conrad's definition).
-	ConradShared float64
-	// ConradLength: largest length difference as a fraction of the longer
-	// text. Default 0.2 (Conrad's ±20%).
-	ConradLength float64
-	// PughR: Pugh says duplicate with more than PughR distinct terms in
-	// common. Default 50; it ignores length, so alone it over-merges long
-	// texts and is best used as one vote.
-	PughR int
-	// BlocksMin: ST_m at or above which Blocks says duplicate. Default 0.5.
-	BlocksMin float64
-	// MinHashMin: estimated Jaccard at or above which MinHash says
-	// duplicate. Default 0.6.
-	MinHashMin float64
-	// JaccardMin: exact term Jaccard at or above which Jaccard says
-	// duplicate. Default 0.6.
-	JaccardMin float64
-	// CharFreqMin: cosine of the character-frequency vectors at or above
-	// which CharFreq says duplicate. Default 0.95 (see docs/methods.md:
-	// unrelated texts of one language already score 0.8–0.9).
-	CharFreqMin float64
-	// TagEditMin: tag-sequence similarity at or above which TagEdit says
-	// duplicate. Default 0.8.
-	TagEditMin float64
 	// BooleanStopShare: a term found in more than this share of the
 	// stored documents is left out of the boolean-model measures (Boolean,
 	// Jaccard, Conrad, Pugh): the boolean-model paper's automatic stop
@@ -376,41 +197,18 @@ type Options struct {
 	// verified almost three times the candidates of 2 on the dev set for
 	// no extra duplicate.
 	MinShared int
-	// stopTerm, set by the Filter when BooleanStopShare is on, reports a
-	// term hash as a stop word (see docfreq.go).
-	stopTerm func(uint32) bool
-
 	// MaxCandidates: at most this many candidates, those sharing the most
 	// posting lists, are verified per Add; the first duplicate found wins.
 	// Default 32.
 	MaxCandidates int
 }
 
-// DefaultOptions returns the defaults documented on Options, storing in dir.
-func DefaultOptions(dir string) Options {
+// DefaultOptions returns the defaults documented on Options.
+func DefaultOptions() Options {
 	return Options{
-		Dir:                dir,
-		MemTableSize:       16 << 20,
-		BlockCacheSize:     0,
-		IndexCacheSize:     16 << 20,
+		Options:            similarity.DefaultOptions(),
 		Policy:             Suppress,
 		Keep:               Newer,
-		Measure:            Combined,
-		Votes:              3,
-		FeatureStringMin:   0.6,
-		BooleanK:           0.2,
-		BooleanD:           0.2,
-		BooleanFrequent:    3,
-		BooleanMin:         0.8,
-		ConradShared:       0.8,
-		ConradLength:       0.2,
-		PughR:              50,
-		BlocksMin:          0.5,
-		MinHashMin:         0.6,
-		JaccardMin:         0.6,
-		Voters:             DefaultVoters(),
-		CharFreqMin:        0.95,
-		TagEditMin:         0.8,
 		BooleanStopShare:   0,
 		BooleanStopMinDocs: 100,
 		StructureGate:      -1,
@@ -426,65 +224,18 @@ func DefaultOptions(dir string) Options {
 	}
 }
 
-// BadgerOptions are the Badger settings Open uses for a store in o.Dir,
-// chosen for an ingest filter by measurement (docs/scale.md):
-//   - values over 1 KiB (payloads, signatures) go to the value log, so
-//     compactions move keys and small values only: at 100,000 pages the
-//     CPU per page of the last tenth was 1.93 times the first's with every
-//     value in the LSM tree, 1.23 with this threshold, and the whole run
-//     took 29% less CPU. The value log is not garbage-collected: values
-//     replaced or deleted (updates, Replace) keep their space;
-//   - small memtables (two of 16 MiB, not five of 64);
-//   - tables of one size (2 MiB) at every level, so a compaction's table
-//     builders, which reserve twice a table's size, stay small;
-//   - no block compression (the values are hashes and varints, and the
-//     payloads are compressed once when written; uncompressed tables are
-//     read straight from their mapping, so the block cache can be small or
-//     none), a bounded index cache, two compactors;
-//   - no conflict tracking (every read-write transaction runs under the
-//     Filter's lock).
-//
-// Use them to open a store shared with other packages (see New).
-func (o Options) BadgerOptions() badger.Options {
-	bo := badger.DefaultOptions(o.Dir)
-	bo.TableSizeMultiplier = 1 // no With method for it
-	return bo.
-		WithInMemory(o.InMemory).
-		WithReadOnly(o.ReadOnly).
-		WithSyncWrites(o.SyncWrites).
-		WithLogger(o.Logger).
-		WithDetectConflicts(false).
-		WithValueThreshold(1 << 10).
-		WithMemTableSize(o.MemTableSize).
-		WithNumMemtables(2).
-		WithNumLevelZeroTables(2).
-		WithCompression(options.None).
-		WithBlockCacheSize(o.BlockCacheSize).
-		WithIndexCacheSize(o.IndexCacheSize).
-		WithNumCompactors(2)
-}
-
 func (o Options) validate() error {
+	if err := o.Options.Validate(); err != nil {
+		return fmt.Errorf("dedupfilter: %w", err)
+	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("dedupfilter: "+format+": %w", append(args, ErrInvalidOptions)...)
 	}
 	switch {
-	case o.InMemory && o.Dir != "":
-		return bad("InMemory needs an empty Dir, got %q", o.Dir)
-	case o.MemTableSize < 1<<20 || o.BlockCacheSize < 0 || o.IndexCacheSize < 0:
-		return bad("MemTableSize %d must be at least 1 MiB, the cache sizes at least 0", o.MemTableSize)
 	case !policyNames.Valid(o.Policy):
 		return bad("unknown policy %d", int(o.Policy))
 	case !keepNames.Valid(o.Keep):
 		return bad("unknown keep rule %d", int(o.Keep))
-	case !measureNames.Valid(o.Measure):
-		return bad("unknown measure %d", int(o.Measure))
-	case o.Measure == Combined && len(o.Voters) == 0:
-		return bad("no Voters for the combined measure")
-	case o.Measure == Combined && (o.Votes < 1 || o.Votes > len(o.Voters)):
-		return bad("Votes %d outside 1..%d (the number of Voters)", o.Votes, len(o.Voters))
-	case !validMeasures(o.Voters):
-		return bad("Voters %v: each a single measure, at most once", o.Voters)
 	case len(o.Sources) == 0 || !validSources(o.Sources):
 		return bad("Sources %v: at least one, each a known source at most once", o.Sources)
 	case o.StructureGate < -1:
@@ -501,15 +252,6 @@ func (o Options) validate() error {
 	return nil
 }
 
-func validMeasures(ms []Measure) bool {
-	for i, m := range ms {
-		if m == Combined || !measureNames.Valid(m) || slices.Contains(ms[:i], m) {
-			return false
-		}
-	}
-	return true
-}
-
 func validSources(ss []Source) bool {
 	for i, s := range ss {
 		if !sourceNames.Valid(s) || slices.Contains(ss[:i], s) {
@@ -517,10 +259,4 @@ func validSources(ss []Source) bool {
 		}
 	}
 	return true
-}
-
-// decides reports whether measure m can decide under o: it is o.Measure,
-// or o.Measure is Combined and m votes.
-func (o Options) decides(m Measure) bool {
-	return o.Measure == m || o.Measure == Combined && slices.Contains(o.Voters, m)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 // Pending calls fn with every search-index operation not yet confirmed by
@@ -14,7 +16,11 @@ import (
 // document is no longer stored comes as an OpDelete.
 func (f *Filter) Pending(fn func(Op) error) error {
 	latest := map[string]Op{}
-	err := f.store.pending(func(seq uint64, ops []Op) error {
+	err := f.backend.Pending(func(seq uint64, b []byte) error {
+		ops, err := decodePending(seq, b)
+		if err != nil {
+			return err
+		}
 		for _, op := range ops {
 			latest[op.ID] = op // mutations come in seq order: later ones win
 		}
@@ -28,11 +34,11 @@ func (f *Filter) Pending(fn func(Op) error) error {
 		ops = append(ops, op)
 	}
 	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.ID, b.ID) })
-	return f.store.view(func(st state) error {
+	return f.backend.Read(func(st store.Txn) error {
 		for _, op := range ops {
 			if op.Kind == OpIndex {
 				var err error
-				op.Payload, err = st.payload(op.ID)
+				op.Payload, err = st.Payload(op.ID)
 				if errors.Is(err, ErrNotFound) {
 					op = Op{Kind: OpDelete, ID: op.ID, Seq: op.Seq}
 				} else if err != nil {
@@ -66,7 +72,7 @@ func (f *Filter) Applied(ops ...Op) error {
 			seqs = append(seqs, op.Seq)
 		}
 	}
-	if err := f.store.clearPending(seqs); err != nil {
+	if err := f.backend.ClearPending(seqs); err != nil {
 		return fmt.Errorf("dedupfilter: clear pending: %w", err)
 	}
 	return nil

@@ -3,6 +3,8 @@ package dedupfilter
 import (
 	"errors"
 	"fmt"
+
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 // Doc returns the stored document id with its payload. The store keeps
@@ -21,12 +23,12 @@ func (f *Filter) Meta(id string) (Entry, error) {
 
 func (f *Filter) entry(id string, payload bool) (Entry, error) {
 	var e Entry
-	err := f.store.view(func(st state) error {
+	err := f.backend.Read(func(st store.Txn) error {
 		var err error
 		if e, err = meta(st, id); err != nil || !payload {
 			return err
 		}
-		if e.Payload, err = st.payload(id); err != nil {
+		if e.Payload, err = st.Payload(id); err != nil {
 			return fmt.Errorf("dedupfilter: payload of %q: %w", id, err)
 		}
 		return nil
@@ -35,12 +37,12 @@ func (f *Filter) entry(id string, payload bool) (Entry, error) {
 }
 
 // meta reads the Meta of id.
-func meta(st state, id string) (Entry, error) {
-	rec, err := st.record(id, false)
+func meta(st store.Txn, id string) (Entry, error) {
+	rec, err := st.Record(id, false)
 	if err != nil {
 		return Entry{}, fmt.Errorf("dedupfilter: %w", err)
 	}
-	local, err := st.hasPayload(id)
+	local, err := st.HasPayload(id)
 	if err != nil {
 		return Entry{}, fmt.Errorf("dedupfilter: payload of %q: %w", id, err)
 	}
@@ -61,9 +63,9 @@ type Folded struct {
 // costs one snapshot, not one per member.
 func (f *Filter) Fold(hits, clusters []string, max int) ([]Folded, error) {
 	out := make([]Folded, len(hits))
-	err := f.store.view(func(st state) error {
+	err := f.backend.Read(func(st store.Txn) error {
 		for i, cl := range clusters {
-			members, err := st.members(cl)
+			members, err := st.Members(cl)
 			if err != nil {
 				return fmt.Errorf("dedupfilter: %w", err)
 			}
@@ -90,7 +92,7 @@ func (f *Filter) Fold(hits, clusters []string, max int) ([]Folded, error) {
 // Cluster returns the cluster with id cluster, or ErrNotFound.
 func (f *Filter) Cluster(cluster string) (Cluster, error) {
 	var c Cluster
-	err := f.store.view(func(st state) error {
+	err := f.backend.Read(func(st store.Txn) error {
 		var err error
 		c, err = readCluster(st, cluster)
 		return err
@@ -101,8 +103,8 @@ func (f *Filter) Cluster(cluster string) (Cluster, error) {
 // ClusterOf returns the cluster of stored document id, or ErrNotFound.
 func (f *Filter) ClusterOf(id string) (Cluster, error) {
 	var c Cluster
-	err := f.store.view(func(st state) error {
-		rec, err := st.record(id, false)
+	err := f.backend.Read(func(st store.Txn) error {
+		rec, err := st.Record(id, false)
 		if err != nil {
 			return fmt.Errorf("dedupfilter: %w", err)
 		}
@@ -112,12 +114,12 @@ func (f *Filter) ClusterOf(id string) (Cluster, error) {
 	return c, err
 }
 
-func readCluster(st state, cluster string) (Cluster, error) {
-	rep, err := st.representative(cluster)
+func readCluster(st store.Txn, cluster string) (Cluster, error) {
+	rep, err := st.Representative(cluster)
 	if err != nil {
 		return Cluster{}, fmt.Errorf("dedupfilter: %w", err)
 	}
-	members, err := st.members(cluster)
+	members, err := st.Members(cluster)
 	if err != nil {
 		return Cluster{}, fmt.Errorf("dedupfilter: %w", err)
 	}
@@ -135,8 +137,8 @@ func (f *Filter) Clusters(fn func(Cluster) error) error {
 // after: a walk resumed where an earlier one stopped costs nothing for
 // the clusters before.
 func (f *Filter) ClustersAfter(after string, fn func(Cluster) error) error {
-	return f.store.view(func(st state) error {
-		return st.clusters(after, func(id string) error {
+	return f.backend.Read(func(st store.Txn) error {
+		return st.Clusters(after, func(id string) error {
 			c, err := readCluster(st, id)
 			if err != nil {
 				return err
@@ -148,18 +150,14 @@ func (f *Filter) ClustersAfter(after string, fn func(Cluster) error) error {
 
 // Empty reports whether the store holds no document (an error reading it
 // counts as not empty).
-func (f *Filter) Empty() bool { return f.store.empty() }
+func (f *Filter) Empty() bool { return f.backend.Empty() }
 
 // Stats are store counts for reports.
-type Stats struct {
-	Docs, Clusters int
-	Lists          int // posting lists, stop lists included
-	Pending        int // mutations whose ops are not yet Applied
-}
+type Stats = store.Stats
 
 // Stats counts the stored keys by kind (a full scan of the store).
 func (f *Filter) Stats() (Stats, error) {
-	st, err := f.store.stats()
+	st, err := f.backend.Stats()
 	if err != nil {
 		return Stats{}, fmt.Errorf("dedupfilter: stats: %w", err)
 	}

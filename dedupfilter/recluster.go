@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/bleve-dedup/bleve-dedup/similarity"
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 // Reclustering: a batch pass over the whole store that refines the
@@ -71,7 +74,7 @@ func (o ReclusterOptions) validate() error {
 type Link struct {
 	A, B    string
 	ST      float64 // the fingerprint paper's ST_m
-	Verdict Verdict
+	Verdict similarity.Verdict
 }
 
 // Merge is clusters (or parts split off clusters) found to be one.
@@ -140,7 +143,7 @@ func (f *Filter) PlanRecluster(ctx context.Context, o ReclusterOptions) (*Plan, 
 	}
 	p := &Plan{}
 	r := &replanner{f: f, o: o, p: p, parts: map[string]string{}, uf: unionFind{}, split: map[string]bool{}, members: map[string][]string{}}
-	err := f.store.view(func(st state) error {
+	err := f.backend.Read(func(st store.Txn) error {
 		r.st = st
 		if err := r.splits(ctx); err != nil {
 			return err
@@ -161,7 +164,7 @@ type replanner struct {
 	f  *Filter
 	o  ReclusterOptions
 	p  *Plan
-	st state
+	st store.Txn
 	// parts maps each member of a split cluster to its part's node name
 	// (CLUSTER for the representative's part, CLUSTER/N for the others);
 	// other documents' node is their cluster id.
@@ -182,11 +185,11 @@ type joined struct {
 // splits verifies the pairs inside each cluster and records the clusters
 // whose members fall into unconnected groups.
 func (r *replanner) splits(ctx context.Context) error {
-	return r.st.clusters("", func(cluster string) error {
+	return r.st.Clusters("", func(cluster string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		members, err := r.st.members(cluster)
+		members, err := r.st.Members(cluster)
 		if err != nil {
 			return fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
 		}
@@ -202,13 +205,13 @@ func (r *replanner) splits(ctx context.Context) error {
 			r.p.Unchecked++
 			return nil
 		}
-		sigs := make([]signature, len(members))
+		sigs := make([]similarity.Signature, len(members))
 		for i, id := range members {
 			if _, sigs[i], err = docSignature(r.st, id); err != nil {
 				return err
 			}
 		}
-		rep, err := r.st.representative(cluster)
+		rep, err := r.st.Representative(cluster)
 		if err != nil {
 			return fmt.Errorf("dedupfilter: %w", err)
 		}
@@ -216,10 +219,10 @@ func (r *replanner) splits(ctx context.Context) error {
 		var closest Link
 		type pair struct{ i, j int }
 		var failed []pair
-		verdicts := map[pair]Verdict{}
+		verdicts := map[pair]similarity.Verdict{}
 		for i := range members {
 			for j := i + 1; j < len(members); j++ {
-				v := compare(sigs[i], sigs[j], r.f.opts)
+				v := similarity.Compare(sigs[i], sigs[j], r.f.opts.Options)
 				r.p.Pairs++
 				if v.Duplicate {
 					uf.union(members[i], members[j])
@@ -256,7 +259,7 @@ func (r *replanner) splits(ctx context.Context) error {
 			}
 			v := verdicts[pr]
 			if closest.A == "" || v.Votes > closest.Verdict.Votes {
-				closest = Link{A: members[pr.i], B: members[pr.j], ST: blockST(sigs[pr.i], sigs[pr.j]), Verdict: v}
+				closest = Link{A: members[pr.i], B: members[pr.j], ST: similarity.BlockST(sigs[pr.i], sigs[pr.j]), Verdict: v}
 			}
 		}
 		s.Closest = closest
@@ -265,11 +268,6 @@ func (r *replanner) splits(ctx context.Context) error {
 		r.members[cluster] = members
 		return nil
 	})
-}
-
-func blockST(a, b signature) float64 {
-	st, _ := blockSimilarity(a.blocks, b.blocks)
-	return st
 }
 
 // node is the node name of document id of cluster.
@@ -285,7 +283,7 @@ func (r *replanner) node(id, cluster string) string {
 // fingerprints with it, through the fingerprints' posting lists; each
 // verified pair joins their nodes.
 func (r *replanner) merges(ctx context.Context) error {
-	return eachDoc(r.st, func(id string, rec *record, sig signature) error {
+	return eachDoc(r.st, func(id string, rec *store.Record, sig similarity.Signature) error {
 		r.p.Docs++
 		if r.o.Progress != nil && r.p.Docs%1000 == 0 {
 			r.o.Progress("fingerprints", r.p.Docs)
@@ -293,33 +291,33 @@ func (r *replanner) merges(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if len(sig.blocks) == 0 {
+		if len(sig.Blocks()) == 0 {
 			return nil
 		}
-		keys := make([][]byte, 0, len(sig.blocks))
+		keys := make([][]byte, 0, len(sig.Blocks()))
 		seen := map[uint64]bool{}
-		for _, h := range sig.blocks {
+		for _, h := range sig.Blocks() {
 			if !seen[h] {
 				seen[h] = true
-				keys = append(keys, postingKey(kindBlock, h))
+				keys = append(keys, store.PostingKey(kindBlock, h))
 			}
 		}
-		ls, err := r.st.postings(keys)
+		ls, err := r.st.Postings(keys)
 		if err != nil {
 			return fmt.Errorf("dedupfilter: %w", err)
 		}
 		shared := map[uint64]int{}
 		for _, l := range ls {
-			if l.full {
+			if l.Full {
 				continue // a stop list: boilerplate every page has
 			}
-			for _, s := range l.seqs {
+			for _, s := range l.Seqs {
 				if s < rec.Seq { // each pair once, from its later document
 					shared[s]++
 				}
 			}
 		}
-		need := int(math.Ceil(r.o.MinST * float64(len(sig.blocks))))
+		need := int(math.Ceil(r.o.MinST * float64(len(sig.Blocks()))))
 		seqs := make([]uint64, 0, len(shared))
 		for s, n := range shared {
 			if n >= need {
@@ -329,14 +327,14 @@ func (r *replanner) merges(ctx context.Context) error {
 		slices.Sort(seqs)
 		self := r.node(id, rec.Cluster)
 		for _, s := range seqs {
-			xid, xsig, err := r.st.signature(s)
+			xid, xsig, err := readSignature(r.st, s)
 			if errors.Is(err, ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return fmt.Errorf("dedupfilter: %w", err)
 			}
-			xrec, err := r.st.record(xid, false)
+			xrec, err := r.st.Record(xid, false)
 			if err != nil || xrec.Seq != s {
 				continue // replaced or removed since it was posted
 			}
@@ -344,11 +342,11 @@ func (r *replanner) merges(ctx context.Context) error {
 			if other == self || r.uf.root(other) == r.uf.root(self) {
 				continue
 			}
-			st := blockST(sig, xsig)
+			st := similarity.BlockST(sig, xsig)
 			if st < r.o.MinST {
 				continue
 			}
-			v := compare(sig, xsig, r.f.opts)
+			v := similarity.Compare(sig, xsig, r.f.opts.Options)
 			r.p.Pairs++
 			if !v.Duplicate {
 				continue
@@ -468,7 +466,7 @@ func (r *replanner) finish() error {
 }
 
 func (r *replanner) readMembers(cluster string) ([]string, error) {
-	ms, err := r.st.members(cluster)
+	ms, err := r.st.Members(cluster)
 	if err != nil {
 		return nil, fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
 	}
@@ -566,10 +564,10 @@ func (f *Filter) applyChange(cs changeSet) ([]Op, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer w.st.discard()
-	recs := map[string]*record{}
+	defer w.st.Discard()
+	recs := map[string]*store.Record{}
 	for c, want := range cs.before {
-		got, err := w.st.members(c)
+		got, err := w.st.Members(c)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
@@ -593,7 +591,7 @@ func (f *Filter) applyChange(cs changeSet) ([]Op, error) {
 		if used[c] {
 			continue
 		}
-		if err := w.st.deleteCluster(c); err != nil {
+		if err := w.st.DeleteCluster(c); err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
 	}
@@ -603,14 +601,14 @@ func (f *Filter) applyChange(cs changeSet) ([]Op, error) {
 // regroup makes g one cluster: its members' records and memberships point
 // at its target (a new cluster when it has none), its representative is
 // kept or chosen, and the search index is told.
-func (w *mutation) regroup(g group, recs map[string]*record) error {
+func (w *mutation) regroup(g group, recs map[string]*store.Record) error {
 	target := g.target
 	if target == "" {
-		n, err := w.st.nextCluster()
+		n, err := w.st.NextCluster()
 		if err != nil {
 			return fmt.Errorf("dedupfilter: %w", err)
 		}
-		target = fmt.Sprintf("%0*x", clusterIDLen, n)
+		target = store.ClusterID(n)
 	}
 	// The representative: the target's own when it stays in the group;
 	// else (a new cluster) the earliest member. Replace then lets its
@@ -637,14 +635,14 @@ func (w *mutation) regroup(g group, recs map[string]*record) error {
 			rep = id
 		}
 	}
-	if err := w.st.setRepresentative(target, rep); err != nil {
+	if err := w.st.SetRepresentative(target, rep); err != nil {
 		return fmt.Errorf("dedupfilter: %w", err)
 	}
 	for _, id := range g.members {
 		r := recs[id]
 		moved := r.Cluster != target
 		if moved {
-			if err := errors.Join(w.st.removeMember(r.Cluster, id), w.st.addMember(target, id)); err != nil {
+			if err := errors.Join(w.st.RemoveMember(r.Cluster, id), w.st.AddMember(target, id)); err != nil {
 				return fmt.Errorf("dedupfilter: %w", err)
 			}
 			r.Cluster = target
@@ -661,7 +659,7 @@ func (w *mutation) regroup(g group, recs map[string]*record) error {
 		case indexed && moved:
 			// Indexed before and after, under another cluster id: index it
 			// again so the search index's cluster field follows.
-			payload, err := w.st.payload(id)
+			payload, err := w.st.Payload(id)
 			if err != nil && !errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("dedupfilter: payload %q: %w", id, err)
 			}

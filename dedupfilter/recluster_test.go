@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
 // chain returns three overlapping windows of one article's paragraphs:
@@ -19,7 +21,7 @@ func chain(tb testing.TB) (a, b, c Doc) {
 	return doc("a", 0, 10), doc("b", 3, 13), doc("c", 6, 16)
 }
 
-func chainOptions(o *Options) { o.Measure = FeatureString }
+func chainOptions(o *Options) { o.Measure = similarity.FeatureString }
 
 func plan(tb testing.TB, f *Filter) *Plan {
 	tb.Helper()
@@ -45,13 +47,13 @@ func apply(tb testing.TB, f *Filter, p *Plan) []Op {
 
 func TestChainVerdicts(t *testing.T) {
 	a, b, c := chain(t)
-	o := DefaultOptions("")
+	o := DefaultOptions()
 	chainOptions(&o)
 	for _, tt := range []struct {
 		x, y Doc
 		want bool
 	}{{a, b, true}, {b, c, true}, {a, c, false}} {
-		if v := Compare(tt.x.Features, tt.y.Features, o); v.Duplicate != tt.want {
+		if v := similarity.CompareFeatures(tt.x.Features, tt.y.Features, o.Options); v.Duplicate != tt.want {
 			t.Fatalf("%s~%s: duplicate %v (%.2f), want %v", tt.x.ID, tt.y.ID, v.Duplicate, v.Similarity, tt.want)
 		}
 	}

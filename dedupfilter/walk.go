@@ -3,15 +3,18 @@ package dedupfilter
 import (
 	"errors"
 	"fmt"
+
+	"github.com/bleve-dedup/bleve-dedup/similarity"
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 // eachDoc calls fn with every stored document's id, record (without its
 // posting keys) and signature, cluster by cluster in creation order and
 // each cluster's members in id order, holding one cluster's member list
 // at a time.
-func eachDoc(st state, fn func(id string, rec *record, sig signature) error) error {
-	return st.clusters("", func(cluster string) error {
-		members, err := st.members(cluster)
+func eachDoc(st store.Txn, fn func(id string, rec *store.Record, sig similarity.Signature) error) error {
+	return st.Clusters("", func(cluster string) error {
+		members, err := st.Members(cluster)
 		if err != nil {
 			return fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
 		}
@@ -32,14 +35,14 @@ func eachDoc(st state, fn func(id string, rec *record, sig signature) error) err
 }
 
 // docSignature reads document id's record and signature.
-func docSignature(st state, id string) (*record, signature, error) {
-	rec, err := st.record(id, false)
+func docSignature(st store.Txn, id string) (*store.Record, similarity.Signature, error) {
+	rec, err := st.Record(id, false)
 	if err != nil {
-		return nil, signature{}, fmt.Errorf("dedupfilter: %q: %w", id, err)
+		return nil, similarity.Signature{}, fmt.Errorf("dedupfilter: %q: %w", id, err)
 	}
-	_, sig, err := st.signature(rec.Seq)
+	_, sig, err := readSignature(st, rec.Seq)
 	if err != nil {
-		return nil, signature{}, fmt.Errorf("dedupfilter: signature of %q: %w", id, err)
+		return nil, similarity.Signature{}, fmt.Errorf("dedupfilter: similarity.Signature of %q: %w", id, err)
 	}
 	return rec, sig, nil
 }
@@ -49,9 +52,9 @@ func docSignature(st state, id string) (*record, signature, error) {
 // document whose page it no longer holds passes them on.
 func (f *Filter) Tags(id string) []byte {
 	var tags []byte
-	f.store.view(func(st state) error {
+	f.backend.Read(func(st store.Txn) error {
 		_, sig, err := docSignature(st, id)
-		tags = sig.tags
+		tags = sig.Tags()
 		return err
 	})
 	return tags
@@ -60,9 +63,9 @@ func (f *Filter) Tags(id string) []byte {
 // CompareStored compares two stored documents as the filter would verify
 // them, from their stored signatures (the verdict of Add, or of
 // recluster, for that pair).
-func (f *Filter) CompareStored(a, b string) (Verdict, error) {
-	var v Verdict
-	err := f.store.view(func(st state) error {
+func (f *Filter) CompareStored(a, b string) (similarity.Verdict, error) {
+	var v similarity.Verdict
+	err := f.backend.Read(func(st store.Txn) error {
 		_, sa, err := docSignature(st, a)
 		if err != nil {
 			return err
@@ -71,7 +74,7 @@ func (f *Filter) CompareStored(a, b string) (Verdict, error) {
 		if err != nil {
 			return err
 		}
-		v = compare(sa, sb, f.opts)
+		v = similarity.Compare(sa, sb, f.opts.Options)
 		return nil
 	})
 	return v, err

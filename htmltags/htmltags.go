@@ -3,7 +3,7 @@
 // distance between two pages' sequences of HTML tags. The paper finds it
 // fast but imprecise — pages of one template have almost the same tags,
 // and a reprint in another site's template has different ones — and the
-// project measures it as one measure among others (dedupfilter.TagEdit).
+// project measures it as one measure among others (similarity.TagEdit).
 //
 // A sequence holds one byte per start tag, in document order: the
 // element's code (Code), 0 for an element this package does not name.

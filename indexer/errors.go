@@ -4,14 +4,18 @@ import (
 	"errors"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/internal/errs"
 )
 
 // Sentinel errors; test with errors.Is.
 var (
-	// ErrInvalidDocument: a Document without an id.
-	ErrInvalidDocument = errors.New("invalid document")
-	// ErrInvalidOptions: an Options or RunOptions field out of range.
-	ErrInvalidOptions = errors.New("invalid options")
+	// ErrInvalidDocument: a Document without an id. The same value as
+	// dedupfilter.ErrInvalidDocument.
+	ErrInvalidDocument = errs.InvalidDocument
+	// ErrInvalidOptions: an Options or RunOptions field out of range,
+	// here or in the options of a package underneath (the same value as
+	// every package's ErrInvalidOptions).
+	ErrInvalidOptions = errs.InvalidOptions
 	// ErrPageTimeout: a page's extraction ran past RunOptions.PageTimeout.
 	ErrPageTimeout = errors.New("page timed out")
 	// ErrLocked: another process has the index open for writing.

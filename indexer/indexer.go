@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,11 +16,13 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/dgraph-io/badger/v4"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
+	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/embedded"
+	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
 
 // Field names of the documents written to bleve.
@@ -34,9 +35,12 @@ const (
 
 // Options configures Open.
 type Options struct {
-	// Filter configures the dedup store. Its Dir is ignored: the store
-	// lives in DIR/dedup.
+	// Filter configures the filter's decisions.
 	Filter dedupfilter.Options
+	// Store configures the embedded store in DIR/store (its Dir,
+	// InMemory, PostingTable and ReadOnly are set by Open). Default
+	// embedded.DefaultOptions.
+	Store embedded.Options
 	// Analyzer configures the features. Changing it for an existing index
 	// makes old and new documents incomparable.
 	Analyzer analyzer.Options
@@ -61,7 +65,7 @@ type Options struct {
 	KeepSiteText bool
 	// SharedStore, when set, is the URL of a store shared by several
 	// indexes, each this process' own bleve shard:
-	// redis://HOST:PORT[,HOST:PORT...][/NAME] (see dedupfilter.OpenRedis).
+	// redis://HOST:PORT[,HOST:PORT...][/NAME] (see package rediscluster).
 	// The shared store holds the decisions (signatures, posting lists,
 	// clusters); DIR/store keeps what is this shard's own (payloads,
 	// pending bleve writes, site tables). Default "": the embedded store.
@@ -95,7 +99,8 @@ func TextFields() []string { return []string{FieldTitle, FieldText} }
 // a zero Options: start from these.
 func DefaultOptions() Options {
 	return Options{
-		Filter:       dedupfilter.DefaultOptions(""),
+		Filter:       dedupfilter.DefaultOptions(),
+		Store:        embedded.DefaultOptions(""),
 		Analyzer:     analyzer.DefaultOptions(),
 		Mapping:      NewMapping(),
 		BleveConfig:  DefaultBleveConfig(),
@@ -169,14 +174,14 @@ type Document struct {
 	// has the same (see Stats.Unchanged). 0 when unknown.
 	Hash uint64
 	// Tags is the page's HTML tag sequence (htmltags.Sequence), for the
-	// tag edit distance (dedupfilter.TagEdit); FromPage sets it.
+	// tag edit distance (similarity.TagEdit); FromPage sets it.
 	Tags []byte
 }
 
 // Index is a bleve index with its dedup store.
 type Index struct {
 	bleve    bleve.Index
-	store    *badger.DB // the filter's state and the sites' template text
+	local    *embedded.Local // the process' own keys: payloads, site tables, URL owners
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
 	site     *sitetext.Table // nil when Options.KeepSiteText or NoDedup
@@ -248,28 +253,36 @@ const siteCacheSize = 1 << 16
 
 // open opens the store and bleve; Close closes what it opened.
 func (ix *Index) open(dir string, opts Options) error {
-	fo := opts.Filter
-	fo.Dir = filepath.Join(dir, storeDir)
-	fo.ReadOnly = opts.ReadOnly
-	fo.PostingTable = filepath.Join(dir, postingsFile)
+	eo := opts.Store
+	eo.Dir, eo.InMemory = filepath.Join(dir, storeDir), false
+	eo.ReadOnly = opts.ReadOnly
+	eo.PostingTable = filepath.Join(dir, postingsFile)
 	if !opts.ReadOnly {
 		if err := os.Remove(filepath.Join(dir, oldKeyFilterFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("indexer: %w", err)
 		}
 	}
-	db, err := dedupfilter.OpenBadger(fo.BadgerOptions())
-	if err != nil {
-		return openError(dir, fo.Dir, err)
-	}
-	ix.store = db
+	var backend store.Backend
 	if opts.SharedStore != "" {
 		ix.shared = true
-		ix.filter, err = dedupfilter.OpenRedis(opts.SharedStore, db, fo)
+		local, err := embedded.OpenLocal(eo)
+		if err != nil {
+			return openError(dir, err)
+		}
+		ix.local = local
+		if backend, err = rediscluster.Open(opts.SharedStore, local); err != nil {
+			return fmt.Errorf("indexer: %w", err)
+		}
 	} else {
-		ix.filter, err = dedupfilter.New(db, fo)
+		st, err := embedded.Open(eo)
+		if err != nil {
+			return openError(dir, err)
+		}
+		ix.local, backend = st.Local(), st
 	}
-	if err != nil {
-		return fmt.Errorf("indexer: %s: %w", fo.Dir, err)
+	var err error
+	if ix.filter, err = dedupfilter.New(backend, opts.Filter); err != nil {
+		return errors.Join(fmt.Errorf("indexer: %s: %w", eo.Dir, err), backend.Close())
 	}
 	if !opts.KeepSiteText && !opts.NoDedup {
 		ix.site = sitetext.New().WithStaleShare(opts.StaleShare)
@@ -306,20 +319,13 @@ func (ix *Index) open(dir string, opts Options) error {
 	return nil
 }
 
-// openError explains a failure to open the store: another process holding
-// it gets ErrLocked with that process' pid, as Badger wrote it in the
-// store's LOCK file.
-func openError(dir, store string, err error) error {
-	if !strings.Contains(err.Error(), "Cannot acquire directory lock") {
-		return fmt.Errorf("indexer: open %s: %w", store, err)
+// openError explains a failure to open the store: another process
+// holding it gets ErrLocked, naming that process.
+func openError(dir string, err error) error {
+	if errors.Is(err, embedded.ErrLocked) {
+		return fmt.Errorf("indexer: %s: %w: reach it through that process' server (--server URL: search, dups, and index when it serves with --ingest), or stop it first: %w", dir, err, ErrLocked)
 	}
-	holder := "another process"
-	if b, rerr := os.ReadFile(filepath.Join(store, "LOCK")); rerr == nil {
-		if pid := strings.TrimSpace(string(b)); pid != "" {
-			holder = "process " + pid
-		}
-	}
-	return fmt.Errorf("indexer: %s is open in %s (an index or serve command): reach it through that process' server (--server URL: search, dups, and index when it serves with --ingest), or stop it first: %w", dir, holder, ErrLocked)
+	return fmt.Errorf("indexer: %w", err)
 }
 
 // Repaired is the number of pending bleve operations Open re-applied
@@ -346,8 +352,8 @@ func (ix *Index) Close() error {
 		if ix.filter != nil {
 			errs = append(errs, ix.filter.Close())
 		}
-		if ix.store != nil {
-			errs = append(errs, ix.store.Close())
+		if ix.local != nil {
+			errs = append(errs, ix.local.Close())
 		}
 		if err := errors.Join(errs...); err != nil {
 			ix.closeErr = fmt.Errorf("indexer: close: %w", err)

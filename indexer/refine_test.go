@@ -9,6 +9,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
 // chainDocs are three overlapping windows of one text: a~b and b~c are
@@ -56,7 +57,7 @@ func TestRecluster(t *testing.T) {
 	for _, policy := range []dedupfilter.Policy{dedupfilter.Mark, dedupfilter.Suppress} {
 		t.Run(policy.String(), func(t *testing.T) {
 			o := DefaultOptions()
-			o.Filter.Measure = dedupfilter.FeatureString
+			o.Filter.Measure = similarity.FeatureString
 			o.Filter.Policy = policy
 			o.KeepSiteText = true
 			a, b, c := chainDocs()

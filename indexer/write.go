@@ -13,8 +13,8 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
+	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/blevesearch/bleve/v2/document"
-	"github.com/dgraph-io/badger/v4"
 )
 
 // replay re-applies the bleve operations a crash left pending.
@@ -237,8 +237,8 @@ func (ix *Index) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfilt
 // planSites makes each document's site plan, in order, each over the
 // uncommitted plans before it.
 func (ix *Index) planSites(docs []staged) error {
-	return ix.store.View(func(txn *badger.Txn) error {
-		o := sitetext.NewOverlay(ix.siteReader(txn))
+	return ix.local.View(func(kv store.KV) error {
+		o := sitetext.NewOverlay(ix.siteReader(kv))
 		for i := range docs {
 			var err error
 			if docs[i].plan, err = ix.sitePlan(o, docs[i]); err != nil {
@@ -250,9 +250,9 @@ func (ix *Index) planSites(docs []staged) error {
 	})
 }
 
-// siteReader reads the site tables in txn through the site cache.
-func (ix *Index) siteReader(txn *badger.Txn) sitetext.Reader {
-	return ix.siteVals.Reader(sitetext.TxnReader{Txn: txn})
+// siteReader reads the site tables in kv through the site cache.
+func (ix *Index) siteReader(kv store.KV) sitetext.Reader {
+	return ix.siteVals.Reader(sitetext.KVReader{KV: kv})
 }
 
 // sitePlan plans d against the site tables as r reads them.
@@ -289,11 +289,11 @@ func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Dec
 		var dec dedupfilter.Decision
 		err := d.err
 		if err == nil {
-			dec, err = ix.filter.AddPreparedWith(d.fp, dedupfilter.AddOptions{Also: func(txn *badger.Txn) error {
-				if err := d.plan.Apply(txn); err != nil {
+			dec, err = ix.filter.AddPreparedWith(d.fp, dedupfilter.AddOptions{Also: func(kv store.KV) error {
+				if err := d.plan.Apply(kv); err != nil {
 					return err
 				}
-				return setURLOwner(txn, d.doc.URL, d.doc.ID)
+				return setURLOwner(kv, d.doc.URL, d.doc.ID)
 			}})
 			ix.committed(d.plan, err)
 		}
@@ -303,7 +303,7 @@ func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Dec
 		decs = append(decs, dec)
 		ops = append(ops, dec.Ops...)
 		if len(d.plan.Stale) > 0 {
-			reops, err := ix.recluster(d.plan.Stale, replanned)
+			reops, err := ix.redecide(d.plan.Stale, replanned)
 			ops = append(ops, reops...)
 			if err != nil {
 				return decs, ops, fmt.Errorf("indexer: re-deciding after %s: %w", d.doc.ID, err)
@@ -321,9 +321,9 @@ func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Dec
 // it keeps other paragraphs than its plan from planSites did.
 func (ix *Index) replan(d *staged) error {
 	var p *sitetext.Plan
-	err := ix.store.View(func(txn *badger.Txn) error {
+	err := ix.local.View(func(kv store.KV) error {
 		var err error
-		p, err = ix.sitePlan(ix.siteReader(txn), *d)
+		p, err = ix.sitePlan(ix.siteReader(kv), *d)
 		return err
 	})
 	if err != nil {
@@ -375,9 +375,9 @@ func (ix *Index) analyze(prep []staged) (ready []chan struct{}, stop func()) {
 // further stale pages its plan names.
 func (ix *Index) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptions, done string) (dec dedupfilter.Decision, more []string, err error) {
 	var p *sitetext.Plan
-	err = ix.store.View(func(txn *badger.Txn) error {
+	err = ix.local.View(func(kv store.KV) error {
 		var err error
-		p, err = ix.sitePlan(ix.siteReader(txn), staged{doc: d, paras: paras})
+		p, err = ix.sitePlan(ix.siteReader(kv), staged{doc: d, paras: paras})
 		return err
 	})
 	if err != nil {
@@ -389,11 +389,11 @@ func (ix *Index) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptio
 	if err != nil {
 		return dec, nil, err
 	}
-	o.Also = func(txn *badger.Txn) error {
-		if err := p.Apply(txn); err != nil || done == "" {
+	o.Also = func(kv store.KV) error {
+		if err := p.Apply(kv); err != nil || done == "" {
 			return err
 		}
-		return sitetext.Done(txn, done)
+		return sitetext.Done(kv, done)
 	}
 	dec, err = ix.filter.AddPreparedWith(fp, o)
 	ix.committed(p, err)
@@ -410,7 +410,7 @@ func (ix *Index) committed(p *sitetext.Plan, err error) {
 	ix.siteVals.Committed(p)
 }
 
-// recluster analyses the stale pages again and re-decides their whole
+// redecide analyses the stale pages again and re-decides their whole
 // clusters: members may have joined through template text that a stale
 // page has now lost, so every member is decided afresh, in the order they
 // were added, with fresh features, each with the members not yet redone
@@ -422,7 +422,7 @@ func (ix *Index) committed(p *sitetext.Plan, err error) {
 // member of its cluster is redone, so Open finishes what a crash cut
 // short. The sites of the pages redone, whose tables it wrote, are added
 // to sites.
-func (ix *Index) recluster(stale []string, sites map[string]bool) ([]dedupfilter.Op, error) {
+func (ix *Index) redecide(stale []string, sites map[string]bool) ([]dedupfilter.Op, error) {
 	var ops []dedupfilter.Op
 	done := map[string]bool{}
 	for len(stale) > 0 {
@@ -434,7 +434,7 @@ func (ix *Index) recluster(stale []string, sites map[string]bool) ([]dedupfilter
 		c, err := ix.filter.ClusterOf(id)
 		if errors.Is(err, dedupfilter.ErrNotFound) {
 			// Deleted since: nothing to redo.
-			if err := ix.store.Update(func(txn *badger.Txn) error { return sitetext.Done(txn, id) }); err != nil {
+			if err := ix.local.Update(func(kv store.KV) error { return sitetext.Done(kv, id) }); err != nil {
 				return ops, fmt.Errorf("%s: %w", id, err)
 			}
 			continue
@@ -451,7 +451,7 @@ func (ix *Index) recluster(stale []string, sites map[string]bool) ([]dedupfilter
 			return ops, err
 		}
 		if foreign {
-			if err := ix.store.Update(func(txn *badger.Txn) error { return sitetext.Done(txn, id) }); err != nil {
+			if err := ix.local.Update(func(kv store.KV) error { return sitetext.Done(kv, id) }); err != nil {
 				return ops, fmt.Errorf("%s: %w", id, err)
 			}
 			continue
@@ -492,16 +492,17 @@ func (ix *Index) recluster(stale []string, sites map[string]bool) ([]dedupfilter
 	return ops, nil
 }
 
-// finishStale re-decides the stale pages a crash left (see recluster).
+// finishStale re-decides the stale pages a crash left (see redecide).
 func (ix *Index) finishStale() error {
 	var stale []string
-	if err := ix.store.View(func(txn *badger.Txn) error {
-		stale = sitetext.Stale(txn)
-		return nil
+	if err := ix.local.View(func(kv store.KV) error {
+		var err error
+		stale, err = sitetext.Stale(kv)
+		return err
 	}); err != nil || len(stale) == 0 {
 		return err
 	}
-	ops, err := ix.recluster(stale, map[string]bool{})
+	ops, err := ix.redecide(stale, map[string]bool{})
 	if err == nil {
 		err = ix.apply(ops, nil)
 	}
@@ -585,7 +586,7 @@ func (ix *Index) Delete(id string) error {
 	}
 	// A crash before this leaves the URL naming a deleted document, which
 	// a later page of that URL simply takes over.
-	if err := ix.store.Update(func(txn *badger.Txn) error { return clearURLOwner(txn, e.URL, id) }); err != nil {
+	if err := ix.local.Update(func(kv store.KV) error { return clearURLOwner(kv, e.URL, id) }); err != nil {
 		return fmt.Errorf("indexer: delete %s: %w", id, err)
 	}
 	return ix.apply(res.Ops, nil)

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dgraph-io/badger/v4"
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 // TestCachePlansAsStore plans the same pages — several sites, each with a
@@ -41,12 +41,12 @@ func TestCachePlansAsStore(t *testing.T) {
 		var out []result
 		for _, p := range pages {
 			var plan *Plan
-			err := db.Update(func(txn *badger.Txn) error {
+			err := db.Update(func(kv store.KV) error {
 				var err error
-				if plan, err = tab.Plan(c.Reader(TxnReader{txn}), p.site, p.id, p.paras); err != nil {
+				if plan, err = tab.Plan(c.Reader(KVReader{kv}), p.site, p.id, p.paras); err != nil {
 					return err
 				}
-				return plan.Apply(txn)
+				return plan.Apply(kv)
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -8,10 +8,11 @@
 //
 // # Basics
 //
-// The tables live in a Badger store the caller opens (the indexer's,
-// beside package dedupfilter's keys). For each page, in input order, Plan
-// reads the tables (through a Reader: a transaction, or an Overlay that
-// also sees the plans of earlier pages not yet committed) and returns the
+// The tables live among a store's local keys (package store's KV: the
+// indexer's embedded store, beside the filter's keys). For each page, in
+// input order, Plan reads the tables (through a Reader: a store
+// transaction's KV, or an Overlay that also sees the plans of earlier
+// pages not yet committed) and returns the
 // paragraphs to analyse and the writes that record the page; the caller
 // commits them (Apply) in the same transaction as the page's other
 // writes, so that after a crash the tables hold exactly the pages that

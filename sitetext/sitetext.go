@@ -9,9 +9,8 @@ import (
 	"path"
 	"unicode/utf8"
 
-	"github.com/dgraph-io/badger/v4"
-
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 // Table is the rules and settings of the sites' paragraph tables, kept in
@@ -46,12 +45,12 @@ func (t *Table) WithStaleShare(share float64) *Table {
 	return &Table{staleShare: share}
 }
 
-// ns is the key namespace of the table in a shared store; staleNS, apart
-// from it (site names may hold any byte), the pages waiting to be analysed
-// again.
+// ns is the key namespace of the table in a store; staleNS, apart from it
+// (site names may hold any byte), the pages waiting to be analysed again
+// (package store's key schema).
 const (
-	ns      = "t/"
-	staleNS = "t!stale/"
+	ns      = store.NSSite
+	staleNS = store.NSSiteStale
 )
 
 // Site is the site a page belongs to: the host of pageURL, or for pages
@@ -82,26 +81,31 @@ const minKept = 0.01
 // page only.
 const copyShare = 0.8
 
-// Reader reads the table's keys: a *badger.Txn through TxnReader, or an
+// Reader reads the table's keys: a store's KV through KVReader, or an
 // Overlay of planned writes over one.
 type Reader interface {
 	// Get returns the value of key, or ok false when it has none.
 	Get(key []byte) (value []byte, ok bool, err error)
 }
 
-// TxnReader reads a Badger transaction.
-type TxnReader struct{ Txn *badger.Txn }
+// KV is what the table needs of a store's transaction (package store's
+// KV): the indexer commits a page's plan with its decision.
+type KV interface {
+	Get(key []byte) ([]byte, error) // store.ErrNotFound when absent
+	Set(key, value []byte) error
+	Delete(key []byte) error
+	Scan(prefix []byte, fn func(key, value []byte) error) error
+}
+
+// KVReader reads a store's KV.
+type KVReader struct{ KV KV }
 
 // Get implements Reader.
-func (r TxnReader) Get(key []byte) ([]byte, bool, error) {
-	item, err := r.Txn.Get(key)
-	if errors.Is(err, badger.ErrKeyNotFound) {
+func (r KVReader) Get(key []byte) ([]byte, bool, error) {
+	v, err := r.KV.Get(key)
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
 	}
-	if err != nil {
-		return nil, false, err
-	}
-	v, err := item.ValueCopy(nil)
 	return v, err == nil, err
 }
 
@@ -172,10 +176,10 @@ func (t *Table) Plan(r Reader, site, id string, paras []string) (*Plan, error) {
 	return p, nil
 }
 
-// Apply writes the plan in txn.
-func (p *Plan) Apply(txn *badger.Txn) error {
+// Apply writes the plan in kv.
+func (p *Plan) Apply(kv KV) error {
 	for _, w := range p.writes {
-		if err := txn.Set(w.key, w.value); err != nil {
+		if err := kv.Set(w.key, w.value); err != nil {
 			return fmt.Errorf("sitetext: %w", err)
 		}
 	}
@@ -184,19 +188,21 @@ func (p *Plan) Apply(txn *badger.Txn) error {
 
 // Stale returns the pages planned stale whose re-analysis has not been
 // done (Done) yet: after a crash, what is left to redo.
-func Stale(txn *badger.Txn) []string {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(staleNS)})
-	defer it.Close()
+func Stale(kv KV) ([]string, error) {
 	var ids []string
-	for it.Rewind(); it.Valid(); it.Next() {
-		ids = append(ids, string(it.Item().Key()[len(staleNS):]))
+	err := kv.Scan([]byte(staleNS), func(k, _ []byte) error {
+		ids = append(ids, string(k[len(staleNS):]))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sitetext: %w", err)
 	}
-	return ids
+	return ids, nil
 }
 
-// Done records in txn that page id has been analysed again.
-func Done(txn *badger.Txn, id string) error {
-	if err := txn.Delete(append([]byte(staleNS), id...)); err != nil {
+// Done records in kv that page id has been analysed again.
+func Done(kv KV, id string) error {
+	if err := kv.Delete(append([]byte(staleNS), id...)); err != nil {
 		return fmt.Errorf("sitetext: %w", err)
 	}
 	return nil

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dgraph-io/badger/v4"
+	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
 
 func TestSite(t *testing.T) {
@@ -56,13 +57,13 @@ func TestClean(t *testing.T) {
 	tab := New().WithStaleShare(0)
 	for _, tt := range tests {
 		var kept, stale []string
-		err := db.Update(func(txn *badger.Txn) error {
-			p, err := tab.Plan(TxnReader{txn}, tt.site, tt.id, tt.paras)
+		err := db.Update(func(kv store.KV) error {
+			p, err := tab.Plan(KVReader{kv}, tt.site, tt.id, tt.paras)
 			if err != nil {
 				return err
 			}
 			kept, stale = p.Kept, p.Stale
-			return p.Apply(txn)
+			return p.Apply(kv)
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
@@ -98,21 +99,21 @@ func TestOverlayMatchesCommits(t *testing.T) {
 	overlaid := memDB(t)
 	var want, got []*Plan
 	for i, ps := range pages {
-		err := committed.Update(func(txn *badger.Txn) error {
-			p, err := tab.Plan(TxnReader{txn}, "s", fmt.Sprint(i), ps)
+		err := committed.Update(func(kv store.KV) error {
+			p, err := tab.Plan(KVReader{kv}, "s", fmt.Sprint(i), ps)
 			want = append(want, p)
 			if err != nil {
 				return err
 			}
-			return p.Apply(txn)
+			return p.Apply(kv)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	txn := overlaid.NewTransaction(false)
+	txn := overlaid.Begin(false)
 	defer txn.Discard()
-	o := NewOverlay(TxnReader{txn})
+	o := NewOverlay(KVReader{txn})
 	for i, ps := range pages {
 		p, err := tab.Plan(o, "s", fmt.Sprint(i), ps)
 		if err != nil {
@@ -126,15 +127,15 @@ func TestOverlayMatchesCommits(t *testing.T) {
 			t.Errorf("page %d: overlay plan %+v, committed plan %+v", i, got[i], want[i])
 		}
 	}
-	err := committed.Update(func(txn *badger.Txn) error {
-		if s := Stale(txn); !slices.Equal(s, []string{"0"}) {
-			t.Errorf("Stale = %q, want [0]", s)
+	err := committed.Update(func(kv store.KV) error {
+		if s, err := Stale(kv); err != nil || !slices.Equal(s, []string{"0"}) {
+			t.Errorf("Stale = %q, %v; want [0]", s, err)
 		}
-		if err := Done(txn, "0"); err != nil {
+		if err := Done(kv, "0"); err != nil {
 			return err
 		}
-		if s := Stale(txn); len(s) != 0 {
-			t.Errorf("after Done, Stale = %q, want none", s)
+		if s, err := Stale(kv); err != nil || len(s) != 0 {
+			t.Errorf("after Done, Stale = %q, %v; want none", s, err)
 		}
 		return nil
 	})
@@ -143,9 +144,9 @@ func TestOverlayMatchesCommits(t *testing.T) {
 	}
 }
 
-func memDB(tb testing.TB) *badger.DB {
+func memDB(tb testing.TB) *embedded.Local {
 	tb.Helper()
-	db, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	db, err := embedded.OpenLocal(embedded.DefaultOptions(""))
 	if err != nil {
 		tb.Fatal(err)
 	}

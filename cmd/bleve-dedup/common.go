@@ -21,6 +21,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
 // Helpers shared by the commands.
@@ -66,7 +67,7 @@ func (f *filterFlags) AddFlags(fs *pflag.FlagSet) {
 
 func (f *filterFlags) apply(o *indexer.Options) error {
 	var err error
-	if o.Filter.Measure, err = dedupfilter.ParseMeasure(f.measure); err != nil {
+	if o.Filter.Measure, err = similarity.ParseMeasure(f.measure); err != nil {
 		return fmt.Errorf("--measure: %w", err)
 	}
 	o.Analyzer.Delimiters = f.delimiters

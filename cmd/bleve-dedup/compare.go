@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
-	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
 type compareCmd struct {
@@ -58,7 +58,7 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 	if err != nil {
 		return err
 	}
-	var docs [2]dedupfilter.Doc
+	var sigs [2]similarity.Signature
 	var feats [2]*analyzer.Features
 	for i, path := range []string{a, b} {
 		d, err := readOne(path, page.DefaultOptions())
@@ -67,9 +67,9 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 		}
 		feats[i] = an.Analyze(d.Paragraphs)
 		feats[i].Tags = d.Tags
-		docs[i] = dedupfilter.Doc{ID: d.ID, URL: d.URL, Features: feats[i]}
+		sigs[i] = similarity.New(feats[i]).WithURL(d.URL)
 	}
-	v := dedupfilter.CompareDocs(docs[0], docs[1], opts.Filter)
+	v := similarity.Compare(sigs[0], sigs[1], opts.Filter.Options)
 	out := cmd.OutOrStdout()
 	if o.format.value == "json" {
 		enc := jsonLines(out)
@@ -104,7 +104,7 @@ func readOne(path string, po page.Options) (indexer.Document, error) {
 	return indexer.Document{}, fmt.Errorf("%s: no page in it", path)
 }
 
-func verdictJSON(v dedupfilter.Verdict) any {
+func verdictJSON(v similarity.Verdict) any {
 	type score struct {
 		Measure   string  `json:"measure"`
 		Value     float64 `json:"value"`

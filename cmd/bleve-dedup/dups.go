@@ -6,12 +6,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
 
 type dupsCmd struct {
@@ -124,14 +124,14 @@ func (o *dupsCmd) filter() (*dedupfilter.Filter, func(), error) {
 		}
 		return ix.Filter(), func() { ix.Close() }, nil
 	}
-	local, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+	b, err := rediscluster.Open(o.index.store, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := dedupfilter.OpenRedis(o.index.store, local, indexer.DefaultOptions().Filter)
+	f, err := dedupfilter.New(b, indexer.DefaultOptions().Filter)
 	if err != nil {
-		local.Close()
+		b.Close()
 		return nil, nil, err
 	}
-	return f, func() { f.Close(); local.Close() }, nil
+	return f, func() { f.Close() }, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
 type evalCmd struct {
@@ -47,7 +48,7 @@ type methodFlags struct {
 }
 
 func (f *methodFlags) AddFlags(fs *pflag.FlagSet) {
-	def := dedupfilter.DefaultOptions("")
+	def := dedupfilter.DefaultOptions()
 	fs.StringVar(&f.voters, "voters", joinNames(def.Voters), "measures that vote under --measure combined, comma-separated")
 	fs.IntVar(&f.votes, "votes", def.Votes, "how many of the voters must agree under --measure combined")
 	fs.StringVar(&f.sources, "sources", joinNames(def.Sources), "posting lists candidates come from, comma-separated: bands, structure, blocks, terms, pieces")
@@ -61,7 +62,7 @@ func (f *methodFlags) AddFlags(fs *pflag.FlagSet) {
 
 func (f *methodFlags) apply(o *dedupfilter.Options) error {
 	var err error
-	if o.Voters, err = dedupfilter.ParseMeasures(f.voters); err != nil {
+	if o.Voters, err = similarity.ParseMeasures(f.voters); err != nil {
 		return fmt.Errorf("--voters: %w", err)
 	}
 	if o.Sources, err = dedupfilter.ParseSources(f.sources); err != nil {

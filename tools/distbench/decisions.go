@@ -18,6 +18,9 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/internal/synth"
+	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/embedded"
+	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
 
 // roundTrips counts the client's round trips: commands and pipelines.
@@ -60,24 +63,30 @@ func decisions(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	for _, store := range c.stores {
-		local, err := dedupfilter.OpenBadger(dedupfilter.DefaultOptions(filepath.Join(c.work, store)).BadgerOptions())
-		if err != nil {
-			return err
-		}
-		opts := dedupfilter.DefaultOptions("")
-		var f *dedupfilter.Filter
+	for _, kind := range c.stores {
+		eo := embedded.DefaultOptions(filepath.Join(c.work, kind))
+		eo.PostingTable = filepath.Join(c.work, kind+".postings")
+		var local *embedded.Local
+		var backend store.Backend
 		hook := &roundTrips{}
 		var rdb *redis.ClusterClient
 		prefix := fmt.Sprintf("distbench-decisions-%d", time.Now().UnixNano())
-		if store == "redis" {
+		if kind == "redis" {
+			if local, err = embedded.OpenLocal(eo); err != nil {
+				return err
+			}
 			rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(c.redis, ",")})
 			rdb.AddHook(hook)
-			f, err = dedupfilter.NewRedis(rdb, prefix, local, opts)
+			backend, err = rediscluster.New(rdb, prefix, local)
 		} else {
-			opts.PostingTable = filepath.Join(c.work, store+".postings")
-			f, err = dedupfilter.New(local, opts)
+			var st *embedded.Store
+			st, err = embedded.Open(eo)
+			local, backend = st.Local(), st
 		}
+		if err != nil {
+			return err
+		}
+		f, err := dedupfilter.New(backend, dedupfilter.DefaultOptions())
 		if err != nil {
 			return err
 		}
@@ -88,7 +97,7 @@ func decisions(ctx context.Context, c config) error {
 		}
 		var prof *os.File
 		if c.cpuProfile != "" {
-			if prof, err = os.Create(c.cpuProfile + "-" + store); err != nil {
+			if prof, err = os.Create(c.cpuProfile + "-" + kind); err != nil {
 				return err
 			}
 			if err := pprof.StartCPUProfile(prof); err != nil {
@@ -149,7 +158,7 @@ func decisions(ctx context.Context, c config) error {
 			}
 		}
 		took := tPre + tAdd + tFlush
-		fmt.Printf("%-6s %d decisions in %.1fs: %.0f decisions/s", store, n, took.Seconds(), float64(n)/took.Seconds())
+		fmt.Printf("%-6s %d decisions in %.1fs: %.0f decisions/s", kind, n, took.Seconds(), float64(n)/took.Seconds())
 		fmt.Printf(" (%.2f candidates verified a decision, %d duplicates)", float64(verified)/float64(n), dups)
 		fmt.Printf(" (reads ahead %.1fs, decisions %.1fs, shared writes %.1fs)", tPre.Seconds(), tAdd.Seconds(), tFlush.Seconds())
 		if rdb != nil {

@@ -12,11 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
-
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
 
 // outcome is a run's clusters scored against the labels.
@@ -90,15 +89,15 @@ func score(c config, dir, store string) (outcome, error) {
 	var f *dedupfilter.Filter
 	var closeAll func()
 	if store != "" {
-		local, err := badger.Open(badger.DefaultOptions("").WithInMemory(true).WithLogger(nil))
+		b, err := rediscluster.Open(store, nil)
 		if err != nil {
 			return o, err
 		}
-		if f, err = dedupfilter.OpenRedis(store, local, indexer.DefaultOptions().Filter); err != nil {
-			local.Close()
+		if f, err = dedupfilter.New(b, indexer.DefaultOptions().Filter); err != nil {
+			b.Close()
 			return o, err
 		}
-		closeAll = func() { f.Close(); local.Close() }
+		closeAll = func() { f.Close() }
 	} else {
 		ix, err := indexer.Open(filepath.Join(dir, "shard-0"), indexer.DefaultOptions())
 		if err != nil {

@@ -42,6 +42,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/server"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
 func main() {
@@ -67,7 +68,7 @@ func run(dir, labels, measure, what string) error {
 	}
 	o := indexer.DefaultOptions()
 	o.ReadOnly = what != "splits"
-	if o.Filter.Measure, err = dedupfilter.ParseMeasure(measure); err != nil {
+	if o.Filter.Measure, err = similarity.ParseMeasure(measure); err != nil {
 		return err
 	}
 	ix, err := indexer.Open(dir, o)

@@ -1,11 +1,10 @@
-package dedupfilter
+package similarity
 
 import (
 	"cmp"
 	"crypto/sha1"
 	"fmt"
 	"hash/fnv"
-	"maps"
 	"math"
 	"slices"
 	"testing"
@@ -29,15 +28,15 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-3 }
 func TestCompareBooleanSeedExample(t *testing.T) {
 	d1 := &analyzer.Features{Terms: map[string]int{"T2": 1, "T3": 2, "T4": 5, "T5": 6}}
 	d2 := &analyzer.Features{Terms: map[string]int{"T1": 2, "T2": 3, "T4": 7, "T5": 2}}
-	opts := DefaultOptions("")
-	v := Compare(d1, d2, opts)
+	opts := DefaultOptions()
+	v := CompareFeatures(d1, d2, opts)
 	s, _ := v.Score(Boolean)
 	if !near(s.Value, 0.286) || s.Duplicate {
 		t.Errorf("Boolean = %.3f dup=%v, want 0.286 dup=false", s.Value, s.Duplicate)
 	}
 	// With k and the threshold relaxed the comparison happens and decides.
 	opts.BooleanK, opts.BooleanMin, opts.Measure = 0.5, 0.25, Boolean
-	if v := Compare(d1, d2, opts); !v.Duplicate || v.Measure != Boolean || !near(v.Similarity, 0.286) {
+	if v := CompareFeatures(d1, d2, opts); !v.Duplicate || v.Measure != Boolean || !near(v.Similarity, 0.286) {
 		t.Errorf("relaxed: got dup=%v measure=%v sim=%.3f, want true boolean 0.286", v.Duplicate, v.Measure, v.Similarity)
 	}
 }
@@ -95,14 +94,14 @@ func TestCompareMeasures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := DefaultOptions("")
+			opts := DefaultOptions()
 			opts.Measure = tt.measure
-			v := Compare(&tt.a, &tt.b, opts)
+			v := CompareFeatures(&tt.a, &tt.b, opts)
 			if !near(v.Similarity, tt.want) || v.Duplicate != tt.dup || v.Measure != tt.measure {
 				t.Errorf("got %v %.4f dup=%v, want %v %.4f dup=%v", v.Measure, v.Similarity, v.Duplicate, tt.measure, tt.want, tt.dup)
 			}
 			// Symmetry: every measure gives the same answer both ways.
-			w := Compare(&tt.b, &tt.a, opts)
+			w := CompareFeatures(&tt.b, &tt.a, opts)
 			if !slices.Equal(v.Scores, w.Scores) {
 				t.Errorf("not symmetric: %v vs %v", v.Scores, w.Scores)
 			}
@@ -122,9 +121,9 @@ func TestCompareCombined(t *testing.T) {
 		{2, false, Combined},
 	}
 	for _, tt := range tests {
-		opts := DefaultOptions("")
+		opts := DefaultOptions()
 		opts.Votes = tt.votes
-		v := Compare(a, b, opts)
+		v := CompareFeatures(a, b, opts)
 		if v.Duplicate != tt.dup || v.Measure != tt.wantMeasure || v.Votes != 1 {
 			t.Errorf("Votes=%d: got dup=%v measure=%v votes=%d, want dup=%v measure=%v votes=1",
 				tt.votes, v.Duplicate, v.Measure, v.Votes, tt.dup, tt.wantMeasure)
@@ -137,7 +136,7 @@ func TestCompareEvidence(t *testing.T) {
 		Terms: map[string]int{"k": 1, "b": 2, "a": 1, "c": 1, "d": 1, "e": 1, "f": 1, "g": 1, "h": 1, "i": 1, "j": 1, "z": 1}}
 	b := &analyzer.Features{Pieces: []string{"ab", "ef"}, Blocks: blocks("y"),
 		Terms: map[string]int{"k": 3, "j": 1, "i": 1, "h": 1, "g": 1, "f": 1, "e": 1, "d": 1, "c": 1, "b": 1, "a": 1}}
-	v := Compare(a, b, DefaultOptions(""))
+	v := CompareFeatures(a, b, DefaultOptions())
 	wantSample := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
 	if v.SharedPieces != 2 || v.SharedBlocks != 1 || v.SharedTerms != 11 || !slices.Equal(v.TermSample, wantSample) {
 		t.Errorf("evidence = pieces %d blocks %d terms %d sample %v, want 2 1 11 %v",
@@ -146,31 +145,8 @@ func TestCompareEvidence(t *testing.T) {
 }
 
 func TestCompareNil(t *testing.T) {
-	if v := Compare(nil, nil, DefaultOptions("")); v.Duplicate || v.Votes != 0 {
-		t.Errorf("Compare(nil, nil) = dup %v votes %d, want false 0", v.Duplicate, v.Votes)
-	}
-}
-
-func TestCompareRealText(t *testing.T) {
-	a := testAnalyzer(t)
-	c := newCorpus(7)
-	orig := c.article(5)
-	tests := []struct {
-		name string
-		text []string
-		dup  bool
-	}{
-		{"identical", orig, true},
-		{"3% words changed", c.reprint(orig, 0.03, false), true},
-		{"last paragraph dropped", c.reprint(orig, 0, true), true},
-		{"unrelated", c.article(5), false},
-		{"one paragraph quoted", orig[:1], false},
-	}
-	for _, tt := range tests {
-		v := Compare(a.Analyze(orig), a.Analyze(tt.text), DefaultOptions(""))
-		if v.Duplicate != tt.dup {
-			t.Errorf("%s: dup = %v (votes %d, %v), want %v", tt.name, v.Duplicate, v.Votes, v.Scores, tt.dup)
-		}
+	if v := CompareFeatures(nil, nil, DefaultOptions()); v.Duplicate || v.Votes != 0 {
+		t.Errorf("CompareFeatures(nil, nil) = dup %v votes %d, want false 0", v.Duplicate, v.Votes)
 	}
 }
 
@@ -178,38 +154,8 @@ func TestHashStringIsFNV1a(t *testing.T) {
 	for _, s := range []string{"", "a", "新闻。"} {
 		h := fnv.New64a()
 		h.Write([]byte(s))
-		if got, want := hashString(s), h.Sum64(); got != want {
-			t.Errorf("hashString(%q) = %x, want %x", s, got, want)
-		}
-	}
-}
-
-func TestPostingKeys(t *testing.T) {
-	f := &analyzer.Features{
-		Pieces:  []string{"a.b", "c.d", "a.b", "e.f"},
-		Terms:   map[string]int{"x": 1, "y": 2, "z": 1},
-		Blocks:  blocks("p", "q", "p"),
-		MinHash: make([]uint64, 8),
-	}
-	tests := []struct {
-		terms, pieces int
-		want          map[byte]int
-	}{
-		{0, 8, map[byte]int{kindBand: 4, kindStructure: 1, kindBlock: 2, kindPiece: 3}},
-		{2, 1, map[byte]int{kindBand: 4, kindStructure: 1, kindBlock: 2, kindTerm: 2, kindPiece: 1}},
-	}
-	for _, tt := range tests {
-		o := DefaultOptions("")
-		o.Bands, o.Rows, o.TermsPerDoc, o.PiecesPerDoc = 4, 2, tt.terms, tt.pieces
-		got := map[byte]int{}
-		for _, p := range o.postingKeys(f) {
-			if len(p) != len(nsPosting)+9 {
-				t.Fatalf("key %q has length %d, want %d", p, len(p), len(nsPosting)+9)
-			}
-			got[p[len(nsPosting)]]++
-		}
-		if !maps.Equal(got, tt.want) {
-			t.Errorf("terms=%d pieces=%d: posting kinds %v, want %v", tt.terms, tt.pieces, got, tt.want)
+		if got, want := HashString(s), h.Sum64(); got != want {
+			t.Errorf("HashString(%q) = %x, want %x", s, got, want)
 		}
 	}
 }
@@ -221,20 +167,20 @@ func TestSignatureTermCollision(t *testing.T) {
 	var x, y string
 	for i := 0; x == ""; i++ {
 		s := fmt.Sprintf("t%d", i)
-		h := uint32(hashString(s))
+		h := uint32(HashString(s))
 		if prev, ok := seen[h]; ok {
 			x, y = min(prev, s), max(prev, s)
 		}
 		seen[h] = s
 	}
-	sig := newSignature(&analyzer.Features{Terms: map[string]int{x: 2, y: 3, "other": 1}})
-	want := []termFreq{{uint32(hashString(x)), 5}, {uint32(hashString("other")), 1}}
+	sig := New(&analyzer.Features{Terms: map[string]int{x: 2, y: 3, "other": 1}})
+	want := []termFreq{{uint32(HashString(x)), 5}, {uint32(HashString("other")), 1}}
 	slices.SortFunc(want, func(a, b termFreq) int { return cmp.Compare(a.hash, b.hash) })
 	if !slices.Equal(sig.terms, want) {
 		t.Errorf("terms %v, want %v", sig.terms, want)
 	}
-	other := newSignature(&analyzer.Features{Terms: map[string]int{y: 1}})
-	if got := termSample(sig, other, DefaultOptions("")); !slices.Equal(got, []string{x}) {
+	other := New(&analyzer.Features{Terms: map[string]int{y: 1}})
+	if got := TermSample(sig, other, DefaultOptions()); !slices.Equal(got, []string{x}) {
 		t.Errorf("evidence %v, want [%s] (the smaller of %s and %s)", got, x, x, y)
 	}
 }
@@ -259,13 +205,13 @@ func TestTermSampleSmallest(t *testing.T) {
 		{"more than the sample", terms(0, 100), terms(0, 100), []string{"t000", "t001", "t002", "t003", "t004", "t005", "t006", "t007", "t008", "t009"}},
 	}
 	for _, tt := range tests {
-		a, b := newSignature(&analyzer.Features{Terms: tt.a}), newSignature(&analyzer.Features{Terms: tt.b})
+		a, b := New(&analyzer.Features{Terms: tt.a}), New(&analyzer.Features{Terms: tt.b})
 		b.names = nil // as stored
-		if got := termSample(a, b, DefaultOptions("")); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: termSample = %v, want %v", tt.name, got, tt.want)
+		if got := TermSample(a, b, DefaultOptions()); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: TermSample = %v, want %v", tt.name, got, tt.want)
 		}
-		if got := termSample(b, a, DefaultOptions("")); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: termSample (swapped) = %v, want %v", tt.name, got, tt.want)
+		if got := TermSample(b, a, DefaultOptions()); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: TermSample (swapped) = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

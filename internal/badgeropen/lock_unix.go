@@ -1,6 +1,6 @@
 //go:build unix
 
-package dedupfilter
+package badgeropen
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package dedupfilter
+package badgeropen
 
 import (
 	"os"
@@ -8,14 +8,14 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// TestOpenBadgerEmptyLogs: a store with the empty memtable or value-log
-// file of a process killed while creating it opens, with its data.
-func TestOpenBadgerEmptyLogs(t *testing.T) {
+// TestOpenEmptyLogs: a store with the empty memtable or value-log file of
+// a process killed while creating it opens, with its data.
+func TestOpenEmptyLogs(t *testing.T) {
 	for _, name := range []string{"00009.mem", "000009.vlog"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			opts := DefaultOptions(dir).BadgerOptions()
-			db, err := OpenBadger(opts)
+			opts := badger.DefaultOptions(dir).WithLogger(nil)
+			db, err := Open(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -28,9 +28,9 @@ func TestOpenBadgerEmptyLogs(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			db, err = OpenBadger(opts)
+			db, err = Open(opts)
 			if err != nil {
-				t.Fatalf("OpenBadger with an empty %s: %v", name, err)
+				t.Fatalf("Open with an empty %s: %v", name, err)
 			}
 			defer db.Close()
 			err = db.View(func(txn *badger.Txn) error {

@@ -1,13 +1,11 @@
-package dedupfilter
+package similarity
 
 import (
-	"encoding/binary"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
-	"github.com/bleve-dedup/bleve-dedup/canon"
 	"github.com/bleve-dedup/bleve-dedup/htmltags"
 )
 
@@ -55,127 +53,34 @@ func (v Verdict) Score(m Measure) (Score, bool) {
 
 const termSampleSize = 10
 
-// Compare compares two documents' features with every measure and decides
-// under opts (only the measure and threshold fields are used). It is pure
-// and safe for concurrent use; Filter.Add verifies candidates with it.
-// Nil features compare as empty. SameURL needs the documents' URLs: see
-// CompareDocs.
-func Compare(a, b *analyzer.Features, opts Options) Verdict {
-	return compare(newSignature(a), newSignature(b), opts)
+// CompareFeatures compares two documents' features with every measure
+// and decides under opts. It is pure and safe for concurrent use. Nil
+// features compare as empty. SameURL needs the documents' URLs: compare
+// their signatures WithURL.
+func CompareFeatures(a, b *analyzer.Features, opts Options) Verdict {
+	return Compare(New(a), New(b), opts)
 }
 
-// CompareDocs is Compare for two documents, their URLs included.
-func CompareDocs(a, b Doc, opts Options) Verdict {
-	sa, sb := newSignature(a.Features), newSignature(b.Features)
-	sa.url, sb.url = urlHash(a.URL), urlHash(b.URL)
-	return compare(sa, sb, opts)
-}
+func (s Signature) Structure() analyzer.Structure { return s.structure }
 
-// urlHash identifies a canonical URL (0: none, or not an http(s) URL).
-func urlHash(u string) uint64 {
-	c, err := canon.URL(nil, u, nil)
-	if err != nil || u == "" {
-		return 0
-	}
-	return hashString(c) | 1 // never 0
-}
+// blocks, most important first.
+func (s Signature) Blocks() []uint64 { return s.blocks }
 
-// signatureOf is the signature of d as the filter under o stores it: the
-// parts only CharFreq, TagEdit and SameURL use are kept only when that
-// measure can decide.
-func (o Options) signatureOf(d Doc) signature {
-	sig := newSignature(d.Features)
-	if o.decides(SameURL) {
-		sig.url = urlHash(d.URL)
-	}
-	if !o.decides(CharFreq) {
-		sig.chars = nil
-	}
-	if !o.decides(TagEdit) {
-		sig.tags = nil
-	}
-	return sig
-}
+func (s Signature) Tags() []byte { return s.tags }
 
-// signature is the compact form of a document's features that
-// verification needs, as the store keeps it (see codec.go) and as Compare
-// works on it: 32-bit hashes instead of strings, sorted terms merged in
-// linear time. Two different strings of one document collide with odds
-// about n²/2³³ (n ≈ 300 terms: 1e-5), too rare to move a measure.
-type signature struct {
-	pieces    []uint32 // feature-string pieces, in text order
-	structure analyzer.Structure
-	terms     []termFreq // sorted by hash
-	blocks    []uint64   // the first 8 bytes of each block's SHA-1, most important first
-	minhash   []uint32   // the low 32 bits of each MinHash value
-	runes     int
-	chars     []analyzer.CharCount // sorted by index
-	tags      []byte               // htmltags codes
-	url       uint64               // urlHash of the canonical URL
-	// names are the terms of the Features the signature was made from,
-	// for the evidence (termSample); a stored signature has none.
-	names map[string]int
-}
-
-type termFreq struct {
-	hash uint32
-	tf   int
-}
-
-// newSignature computes the signature of f; nil features are empty.
-func newSignature(f *analyzer.Features) signature {
-	if f == nil {
-		f = &analyzer.Features{}
-	}
-	sig := signature{
-		pieces:    make([]uint32, len(f.Pieces)),
-		structure: f.Structure,
-		terms:     make([]termFreq, 0, len(f.Terms)),
-		blocks:    make([]uint64, len(f.Blocks)),
-		minhash:   make([]uint32, len(f.MinHash)),
-		runes:     f.Runes,
-		chars:     f.CharFreq,
-		tags:      f.Tags,
-		names:     f.Terms,
-	}
-	for i, p := range f.Pieces {
-		sig.pieces[i] = uint32(hashString(p))
-	}
-	// Sorted by hash as hash<<32|frequency, which sorts without a
-	// comparison function: twice as fast as sorting the pairs.
-	packed := make([]uint64, 0, len(f.Terms))
-	for t, n := range f.Terms {
-		packed = append(packed, hashString(t)<<32|uint64(min(n, math.MaxUint32)))
-	}
-	slices.Sort(packed)
-	for _, p := range packed {
-		t := termFreq{uint32(p >> 32), int(uint32(p))}
-		if n := len(sig.terms); n > 0 && sig.terms[n-1].hash == t.hash {
-			sig.terms[n-1].tf += t.tf // terms colliding inside one document count as one
-		} else {
-			sig.terms = append(sig.terms, t)
-		}
-	}
-	for i, b := range f.Blocks {
-		sig.blocks[i] = binary.BigEndian.Uint64(b[:8])
-	}
-	for i, v := range f.MinHash {
-		sig.minhash[i] = uint32(v)
-	}
-	return sig
-}
-
-// compare is verify with a sample of the shared terms as evidence.
-func compare(a, b signature, opts Options) Verdict {
-	v := verify(a, b, opts)
-	v.TermSample = termSample(a, b, opts)
+// Compare compares two signatures with every measure and decides under
+// opts, with a sample of the shared terms as evidence. It is pure and
+// safe for concurrent use.
+func Compare(a, b Signature, opts Options) Verdict {
+	v := Verify(a, b, opts)
+	v.TermSample = TermSample(a, b, opts)
 	return v
 }
 
-// verify is the verdict without TermSample: the candidates Add verifies
-// are mostly not duplicates, and looking up term names for them cost a
-// fifth of a verification.
-func verify(a, b signature, opts Options) Verdict {
+// Verify is Compare without Verdict.TermSample: the candidates a filter
+// verifies are mostly not duplicates, and looking up term names for them
+// cost a fifth of a verification.
+func Verify(a, b Signature, opts Options) Verdict {
 	var v Verdict
 	t := compareTerms(a, b, opts)
 	v.SharedTerms = t.shared
@@ -291,12 +196,12 @@ type termStats struct {
 }
 
 // compareTerms merges the two signatures' term lists, sorted by hash.
-func compareTerms(sa, sb signature, o Options) termStats {
+func compareTerms(sa, sb Signature, o Options) termStats {
 	a, b := sa.terms, sb.terms
 	var t termStats
 	var minSum, totA, totB, sumAll, diffNum int
 	frequent := func(x, y int) bool { return o.BooleanFrequent > 0 && x >= o.BooleanFrequent && y >= o.BooleanFrequent }
-	stop := o.stopTerm
+	stop := o.Stop
 	na, nb := len(a), len(b) // distinct terms, stop words not counted
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
@@ -362,10 +267,10 @@ func compareTerms(sa, sb signature, o Options) termStats {
 	return t
 }
 
-// termSample is the termSampleSize smallest of the terms a and b share,
+// TermSample is the termSampleSize smallest of the terms a and b share,
 // by name, stop terms left out: empty unless one of them was made from
 // Features (a stored signature keeps only hashes).
-func termSample(sa, sb signature, o Options) []string {
+func TermSample(sa, sb Signature, o Options) []string {
 	names := sa.names
 	if names == nil {
 		names = sb.names
@@ -382,7 +287,7 @@ func termSample(sa, sb signature, o Options) []string {
 		case b[j].hash < a[i].hash:
 			j++
 		default:
-			if o.stopTerm == nil || !o.stopTerm(a[i].hash) {
+			if o.Stop == nil || !o.Stop(a[i].hash) {
 				shared = append(shared, a[i].hash)
 			}
 			i++
@@ -393,7 +298,7 @@ func termSample(sa, sb signature, o Options) []string {
 	// that the sample does not depend on map order.
 	var sample []named
 	for t := range names {
-		h := uint32(hashString(t))
+		h := uint32(HashString(t))
 		if _, ok := slices.BinarySearch(shared, h); !ok {
 			continue
 		}
@@ -424,7 +329,7 @@ type named struct {
 
 // pieceSimilarity is 2·LCS/(len(a)+len(b)) over the piece sequences: the
 // feature strings compared in order, tolerant of inserted or dropped
-// sentences. Pieces are hashed (by newSignature) so the O(n·m) loop
+// sentences. Pieces are hashed (by New) so the O(n·m) loop
 // compares integers.
 func pieceSimilarity(ha, hb []uint32) (float64, int) {
 	if len(ha) == 0 || len(hb) == 0 {
@@ -453,16 +358,11 @@ func pieceSimilarity(ha, hb []uint32) (float64, int) {
 	return 2 * float64(lcs) / float64(n), lcs
 }
 
-// hashString is 64-bit FNV-1a, written out to hash a string without
-// converting it to bytes. Stored posting keys depend on it: do not change.
-func hashString(s string) uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= prime
-	}
-	return h
+// BlockST is the fingerprint paper's ST_m of two pages: the share of
+// block fingerprints they have in common.
+func BlockST(a, b Signature) float64 {
+	st, _ := blockSimilarity(a.blocks, b.blocks)
+	return st
 }
 
 // blockSimilarity is the fingerprint paper's ST_m = m0/m with m the

@@ -1,4 +1,10 @@
-package dedupfilter
+// Package badgeropen opens Badger stores, first removing the empty
+// memtable and value-log files a process killed while creating them
+// leaves behind: Badger refuses to open a store with one ("Create a new
+// file", dgraph-io/badger#2207), though they hold nothing. Files are
+// removed only under the store's directory lock, so never from under a
+// process that has the store open.
+package badgeropen
 
 import (
 	"errors"
@@ -10,16 +16,12 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// OpenBadger opens the Badger store of opts (see Options.BadgerOptions),
-// first removing the empty memtable and value-log files a process killed
-// while creating them leaves behind: Badger refuses to open a store with
-// one ("Create a new file", dgraph-io/badger#2207), though they hold
-// nothing. Files are removed only under the store's directory lock, so
-// never from under a process that has the store open.
-func OpenBadger(opts badger.Options) (*badger.DB, error) {
+// Open opens the Badger store of opts after removing the empty log files
+// a kill left.
+func Open(opts badger.Options) (*badger.DB, error) {
 	if !opts.InMemory && !opts.ReadOnly {
 		if err := removeEmptyLogs(opts.Dir); err != nil {
-			return nil, fmt.Errorf("dedupfilter: open %s: %w", opts.Dir, err)
+			return nil, fmt.Errorf("open %s: %w", opts.Dir, err)
 		}
 	}
 	return badger.Open(opts)

@@ -1,4 +1,4 @@
-package dedupfilter
+package rediscluster
 
 import (
 	"context"
@@ -14,63 +14,23 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/binenc"
+	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
 
-// The shared store on Redis (Cluster): several processes, each with a
-// search index of its own, decide against one state. Keys, under the
-// store's prefix P:
-//
-//	P:d:<id>        record (string, as d/<id> in Badger)
-//	P:s:<seq>       id and signature of document seq (string)
-//	P:b:{<n>}       posting lists of bucket n of 1024 (hash: field <key
-//	                hex>, value the same encoding as in Badger), so that a
-//	                batch reads and writes them with one HMGET and one
-//	                HSET a bucket, not a command a list
-//	P:format        the key layout's version
-//	P:c:<cluster>   representative's id (string)
-//	P:m:<cluster>   members (set)
-//	P:clusters      cluster ids, scored by their number (sorted set)
-//	P:seq, P:cluster  counters (INCR)
-//	P:lease         the decision lease: its holder's token, with an expiry
-//	P:journal       the writes of a commit not yet applied
-//
-// Payloads and pending search-index ops stay in each process' local
-// Badger store: they concern its own search index.
-//
-// One truth with several writers. A Redis Cluster runs a transaction or a
-// script on the keys of one hash slot only, and a decision reads and
-// writes keys all over the key space, so the store serialises decisions
-// with a lease: one key, taken with SET NX PX, held by one process at a
-// time, for one mutation or a batch of them (Filter.Exclusive). Every
-// decision reads the state the previous holders left and writes before it
-// lets go, so the outcome of concurrent indexers is the outcome of some
-// serial order of their documents (the order of their leases), and two
-// near-duplicates indexed at the same moment by two processes cannot both
-// be admitted as representatives: the later one sees the earlier one's
-// postings. Sequence numbers are taken under the lease, so they follow
-// that order too.
-//
-// Faults. A commit first writes its whole write set as one value
-// (P:journal), then applies it, then deletes the journal; the writes are
-// idempotent (SET, DEL, SADD, SREM, ZADD, ZREM). A holder that dies leaves
-// its lease to expire (LeaseTTL), and the next holder replays the journal
-// it finds, so a commit cut off half way is completed: nothing half-done
-// skews later decisions. The process' local writes (payloads, pending ops)
-// commit before the shared ones: after a crash between the two, the local
-// pending ops are replayed into its search index at the next open and the
-// page, not known to the shared store, is decided again when the run is
-// repeated. A holder checks that the lease is still its own before each
-// commit (a holder paused past the expiry fails with ErrLeaseLost instead
-// of writing over the next one). A Redis master that fails over loses the writes it had not
-// yet replicated (Redis replicates asynchronously): the client fails, and
-// repeating the run redoes the pages the store does not know.
-type redisStore struct {
+// Store is a shared store on Redis (see the package doc). It implements
+// store.Backend.
+var _ store.Backend = (*Store)(nil)
+
+type Store struct {
 	rdb        redis.UniversalClient
-	ownsClient bool // made by OpenRedis, closed by close
+	ownsClient bool // made by Open, closed by Close
+	ownsLocal  bool // likewise
 	prefix     string
-	local      *badger.DB
+	local      *embedded.Local
 	ttl        time.Duration
 	token      string
 
@@ -142,22 +102,38 @@ func (w *writes) empty() bool {
 // (each commit does): the time other writers wait after a holder dies.
 const LeaseTTL = 10 * time.Second
 
-// ErrLeaseLost: the decision lease expired while its holder was deciding
-// (a pause longer than LeaseTTL); the mutation was not written.
-var ErrLeaseLost = errors.New("decision lease lost")
-
-// OpenRedis connects to the Redis of url and returns NewRedis's filter,
-// which closes the connection when it closes. url is
+// Open connects to the Redis of url and returns New's store, which
+// closes the connection when it closes. url is
 // redis://HOST:PORT[,HOST:PORT...][/PREFIX]: seed addresses of a Redis
 // Cluster (or one server without cluster mode), and the key prefix
-// (default "bleve-dedup"), which names the shared store.
-func OpenRedis(url string, local *badger.DB, opts Options) (*Filter, error) {
-	addrs, prefix, err := ParseRedisURL(url)
+// (default "bleve-dedup"), which names the shared store. A nil local
+// opens one in memory, owned by the store: enough to read the shared
+// state, as a command that lists its clusters does.
+func Open(url string, local *embedded.Local) (*Store, error) {
+	addrs, prefix, err := ParseURL(url)
 	if err != nil {
 		return nil, err
 	}
+	ownsLocal := local == nil
+	if ownsLocal {
+		if local, err = embedded.OpenLocal(embedded.DefaultOptions("")); err != nil {
+			return nil, fmt.Errorf("rediscluster: %w", err)
+		}
+	}
+	s, err := open(url, addrs, prefix, local)
+	if err != nil {
+		if ownsLocal {
+			local.Close()
+		}
+		return nil, err
+	}
+	s.ownsLocal = ownsLocal
+	return s, nil
+}
+
+func open(url string, addrs []string, prefix string, local *embedded.Local) (*Store, error) {
 	var rdb redis.UniversalClient = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
-	err = rdb.Ping(context.Background()).Err()
+	err := rdb.Ping(context.Background()).Err()
 	if err != nil && strings.Contains(err.Error(), "cluster support disabled") && len(addrs) == 1 {
 		rdb.Close()
 		rdb = redis.NewClient(&redis.Options{Addr: addrs[0]})
@@ -165,66 +141,63 @@ func OpenRedis(url string, local *badger.DB, opts Options) (*Filter, error) {
 	}
 	if err != nil {
 		rdb.Close()
-		return nil, fmt.Errorf("dedupfilter: %s: %w", url, err)
+		return nil, fmt.Errorf("rediscluster: %s: %w", url, err)
 	}
-	f, err := NewRedis(rdb, prefix, local, opts)
+	s, err := New(rdb, prefix, local)
 	if err != nil {
 		rdb.Close()
 		return nil, err
 	}
-	f.store.(*redisStore).ownsClient = true
-	return f, nil
+	s.ownsClient = true
+	return s, nil
 }
 
-// DefaultRedisPrefix is the key prefix of a Redis URL without one.
-const DefaultRedisPrefix = "bleve-dedup"
+// DefaultPrefix is the key prefix of a Redis URL without one.
+const DefaultPrefix = "bleve-dedup"
 
-// ParseRedisURL parses redis://HOST:PORT[,HOST:PORT...][/PREFIX].
-func ParseRedisURL(s string) (addrs []string, prefix string, err error) {
+// ParseURL parses redis://HOST:PORT[,HOST:PORT...][/PREFIX].
+func ParseURL(s string) (addrs []string, prefix string, err error) {
 	rest, ok := strings.CutPrefix(s, "redis://")
 	if !ok {
-		return nil, "", fmt.Errorf("dedupfilter: store %q: want redis://HOST:PORT[,HOST:PORT...][/PREFIX]: %w", s, ErrInvalidOptions)
+		return nil, "", fmt.Errorf("rediscluster: store %q: want redis://HOST:PORT[,HOST:PORT...][/PREFIX]: %w", s, ErrInvalidURL)
 	}
 	hosts, prefix, _ := strings.Cut(rest, "/")
 	if prefix == "" {
-		prefix = DefaultRedisPrefix
+		prefix = DefaultPrefix
+	}
+	if strings.ContainsAny(prefix, "{}") {
+		return nil, "", fmt.Errorf("rediscluster: store %q: key prefix %q: want a name without braces: %w", s, prefix, ErrInvalidURL)
 	}
 	for _, h := range strings.Split(hosts, ",") {
 		if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
-			return nil, "", fmt.Errorf("dedupfilter: store %q: address %q: want HOST:PORT: %w", s, h, ErrInvalidOptions)
+			return nil, "", fmt.Errorf("rediscluster: store %q: address %q: want HOST:PORT: %w", s, h, ErrInvalidURL)
 		}
 		addrs = append(addrs, h)
 	}
 	return addrs, prefix, nil
 }
 
-// NewRedis returns a filter keeping its shared state in Redis (a client of
-// a Redis Cluster, or of one server) under keys starting with prefix, and
-// its process-local state (payloads, pending search-index ops; the writes
-// of AddOptions.Also) in local, a Badger store the caller opened and
-// closes. Several filters, in several processes, may share one prefix.
-func NewRedis(rdb redis.UniversalClient, prefix string, local *badger.DB, opts Options) (*Filter, error) {
-	if err := opts.validate(); err != nil {
-		return nil, err
-	}
+// New returns a store keeping the shared state in Redis (a client of a
+// Redis Cluster, or of one server) under keys starting with prefix, and
+// the process' own state (payloads, pending search-index operations,
+// other packages' keys) in local, which the caller opened and closes.
+// Several stores, in several processes, may share one prefix.
+func New(rdb redis.UniversalClient, prefix string, local *embedded.Local) (*Store, error) {
 	if prefix == "" || strings.ContainsAny(prefix, "{}") {
-		return nil, fmt.Errorf("dedupfilter: Redis key prefix %q: want a non-empty name without braces: %w", prefix, ErrInvalidOptions)
-	}
-	if opts.BooleanStopShare > 0 {
-		return nil, fmt.Errorf("dedupfilter: BooleanStopShare %v: document frequencies are counted by the embedded store only: %w", opts.BooleanStopShare, ErrInvalidOptions)
+		return nil, fmt.Errorf("rediscluster: key prefix %q: want a non-empty name without braces: %w", prefix, ErrInvalidURL)
 	}
 	tok := make([]byte, 16)
 	if _, err := rand.Read(tok); err != nil {
-		return nil, fmt.Errorf("dedupfilter: %w", err)
+		return nil, fmt.Errorf("rediscluster: %w", err)
 	}
-	s := &redisStore{rdb: rdb, prefix: prefix + ":", local: local, ttl: LeaseTTL, token: hex.EncodeToString(tok)}
+	s := &Store{rdb: rdb, prefix: prefix + ":", local: local, ttl: LeaseTTL, token: hex.EncodeToString(tok)}
 	if err := rdb.Ping(context.Background()).Err(); err != nil {
-		return nil, fmt.Errorf("dedupfilter: redis: %w", err)
+		return nil, fmt.Errorf("rediscluster: %w", err)
 	}
 	if err := s.checkFormat(context.Background()); err != nil {
-		return nil, fmt.Errorf("dedupfilter: redis %s: %w", prefix, err)
+		return nil, fmt.Errorf("rediscluster: %s: %w", prefix, err)
 	}
-	return &Filter{store: s, opts: opts}, nil
+	return s, nil
 }
 
 // redisFormat is the version of the key layout: 2 has the posting lists
@@ -233,7 +206,7 @@ const redisFormat = "2"
 
 // checkFormat marks a new store with the layout's version, and refuses a
 // store of another layout.
-func (s *redisStore) checkFormat(ctx context.Context) error {
+func (s *Store) checkFormat(ctx context.Context) error {
 	v, err := s.rdb.Get(ctx, s.k("format")).Result()
 	if errors.Is(err, redis.Nil) {
 		var clusters int64
@@ -249,18 +222,19 @@ func (s *redisStore) checkFormat(ctx context.Context) error {
 		return err
 	}
 	if v != redisFormat {
-		return fmt.Errorf("store layout %s, this version reads %s (index the pages again under a new prefix): %w", v, redisFormat, ErrCorrupt)
+		return fmt.Errorf("store layout %s, this version reads %s (index the pages again under a new prefix): %w", v, redisFormat, store.ErrCorrupt)
 	}
 	return nil
 }
 
-func (s *redisStore) k(parts ...string) string { return s.prefix + strings.Join(parts, ":") }
+// Prefix is the key prefix naming the shared store.
+func (s *Store) Prefix() string { return strings.TrimSuffix(s.prefix, ":") }
 
-func (s *redisStore) readOnly() bool { return s.local.Opts().ReadOnly }
+func (s *Store) k(parts ...string) string { return s.prefix + strings.Join(parts, ":") }
 
 // acquire takes the lease, waiting while another holder has it, and
 // completes the last holder's commit from the journal.
-func (s *redisStore) acquire(ctx context.Context) error {
+func (s *Store) acquire(ctx context.Context) error {
 	if s.held {
 		return nil
 	}
@@ -301,7 +275,7 @@ var releaseScript = redis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] th
 
 var renewScript = redis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`)
 
-func (s *redisStore) release(ctx context.Context) error {
+func (s *Store) release(ctx context.Context) error {
 	if !s.held {
 		return nil
 	}
@@ -312,7 +286,7 @@ func (s *redisStore) release(ctx context.Context) error {
 
 // take returns the next number of counter key, reserving a block while
 // the lease is held.
-func (s *redisStore) take(ctx context.Context, r *reserved, key string) (uint64, error) {
+func (s *Store) take(ctx context.Context, r *reserved, key string) (uint64, error) {
 	if r.next == r.end {
 		end, err := s.rdb.IncrBy(ctx, s.k(key), counterBlock).Uint64()
 		if err != nil {
@@ -328,7 +302,7 @@ func (s *redisStore) take(ctx context.Context, r *reserved, key string) (uint64,
 // flush makes w's writes: the journal first, then the writes themselves
 // (see the package comment on faults). The lease is renewed first when a
 // third of it has gone, or fails with ErrLeaseLost.
-func (s *redisStore) flush(ctx context.Context, w *writes) error {
+func (s *Store) flush(ctx context.Context, w *writes) error {
 	if w.empty() {
 		return nil
 	}
@@ -355,7 +329,7 @@ func (s *redisStore) flush(ctx context.Context, w *writes) error {
 var forgetScript = redis.NewScript(`if redis.call("getrange", KEYS[1], 0, #ARGV[1] - 1) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`)
 
 // renew extends the lease, or fails with ErrLeaseLost.
-func (s *redisStore) renew(ctx context.Context) error {
+func (s *Store) renew(ctx context.Context) error {
 	n, err := renewScript.Run(ctx, s.rdb, []string{s.k("lease")}, s.token, s.ttl.Milliseconds()).Int()
 	if err != nil {
 		return fmt.Errorf("lease: %w", err)
@@ -368,14 +342,14 @@ func (s *redisStore) renew(ctx context.Context) error {
 	return nil
 }
 
-// exclusive runs fn holding the lease; its mutations' shared writes are
+// Exclusive implements store.Backend: it runs fn holding the lease; its mutations' shared writes are
 // made together when it ends (one journal, one pipeline).
-func (s *redisStore) exclusive(fn func() error) error {
+func (s *Store) Exclusive(fn func() error) error {
 	ctx := context.Background()
 	s.mu.Lock()
 	if err := s.acquire(ctx); err != nil {
 		s.mu.Unlock()
-		return fmt.Errorf("dedupfilter: %w", err)
+		return fmt.Errorf("rediscluster: %w", err)
 	}
 	s.session, s.sessionReads = newWrites(), map[string][]byte{}
 	s.mu.Unlock()
@@ -385,21 +359,23 @@ func (s *redisStore) exclusive(fn func() error) error {
 	w := s.session
 	s.session, s.sessionReads = nil, nil
 	if ferr := s.flush(ctx, w); ferr != nil {
-		err = errors.Join(err, fmt.Errorf("dedupfilter: %w", ferr))
+		err = errors.Join(err, fmt.Errorf("rediscluster: %w", ferr))
 	}
 	if rerr := s.release(ctx); rerr != nil {
-		err = errors.Join(err, fmt.Errorf("dedupfilter: lease: %w", rerr))
+		err = errors.Join(err, fmt.Errorf("rediscluster: lease: %w", rerr))
 	}
 	return err
 }
 
-func (s *redisStore) begin() state {
+// Begin implements store.Backend: it takes the lease, unless an Exclusive
+// call holds it.
+func (s *Store) Begin() store.Txn {
 	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := &redisState{s: s, ctx: ctx, w: newWrites(), cache: map[string][]byte{}}
+	st := &txn{s: s, ctx: ctx, w: newWrites(), cache: map[string][]byte{}}
 	if st.err = s.acquire(ctx); st.err == nil {
-		st.txn = s.local.NewTransaction(true)
+		st.loc = s.local.Begin(true)
 		st.owned = s.session == nil
 		if !st.owned {
 			st.cache = s.sessionReads
@@ -408,34 +384,44 @@ func (s *redisStore) begin() state {
 	return st
 }
 
-func (s *redisStore) inSession() bool {
+// InSession implements store.Backend.
+func (s *Store) InSession() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.session != nil
 }
 
-func (s *redisStore) view(fn func(state) error) error {
-	txn := s.local.NewTransaction(false)
-	defer txn.Discard()
-	return fn(&redisState{s: s, ctx: context.Background(), txn: txn, w: newWrites(), cache: map[string][]byte{}, view: true})
+// Read implements store.Backend: reads outside the lease, of what the
+// holders before have committed.
+func (s *Store) Read(fn func(store.Txn) error) error {
+	loc := s.local.Begin(false)
+	defer loc.Discard()
+	return fn(&txn{s: s, ctx: context.Background(), loc: loc, w: newWrites(), cache: map[string][]byte{}, view: true})
 }
 
-func (s *redisStore) pending(fn func(seq uint64, ops []Op) error) error {
-	return (&badgerStore{db: s.local}).pending(fn)
-}
+// Pending implements store.Backend: the operations are the process' own.
+func (s *Store) Pending(fn func(seq uint64, ops []byte) error) error { return s.local.Pending(fn) }
 
-func (s *redisStore) clearPending(seqs []uint64) error {
-	return (&badgerStore{db: s.local}).clearPending(seqs)
-}
+// ClearPending implements store.Backend.
+func (s *Store) ClearPending(seqs []uint64) error { return s.local.ClearPending(seqs) }
 
-func (s *redisStore) empty() bool {
+// ReadOnly implements store.Backend: a process whose local store is read
+// only writes nothing.
+func (s *Store) ReadOnly() bool { return s.local.ReadOnly() }
+
+// Shared implements store.Backend.
+func (s *Store) Shared() bool { return true }
+
+// Empty implements store.Backend.
+func (s *Store) Empty() bool {
 	n, err := s.rdb.ZCard(context.Background(), s.k("clusters")).Result()
 	return err == nil && n == 0
 }
 
-func (s *redisStore) stats() (Stats, error) {
+// Stats implements store.Backend.
+func (s *Store) Stats() (store.Stats, error) {
 	ctx := context.Background()
-	var st Stats
+	var st store.Stats
 	n, err := s.rdb.ZCard(ctx, s.k("clusters")).Result()
 	if err != nil {
 		return st, err
@@ -466,13 +452,12 @@ func (s *redisStore) stats() (Stats, error) {
 	for _, l := range lens {
 		st.Lists += int(l.Val())
 	}
-	pst, err := (&badgerStore{db: s.local}).stats()
-	st.Pending = pst.Pending
+	st.Pending, err = s.local.PendingCount()
 	return st, err
 }
 
 // scan calls fn with every key matching pattern, on every master.
-func (s *redisStore) scan(ctx context.Context, pattern string, fn func(string)) error {
+func (s *Store) scan(ctx context.Context, pattern string, fn func(string)) error {
 	var mu sync.Mutex
 	each := func(ctx context.Context, c *redis.Client) error {
 		it := c.Scan(ctx, 0, pattern, 1000).Iterator()
@@ -492,25 +477,31 @@ func (s *redisStore) scan(ctx context.Context, pattern string, fn func(string)) 
 	return fmt.Errorf("scan: unsupported client %T", s.rdb)
 }
 
-func (s *redisStore) close() error {
+// Close implements store.Backend: it gives the lease back and closes the
+// client and the local store if Open made them; a local store given to
+// Open or New is the caller's.
+func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := s.release(context.Background())
 	if s.ownsClient {
 		err = errors.Join(err, s.rdb.Close())
 	}
+	if s.ownsLocal {
+		err = errors.Join(err, s.local.Close())
+	}
 	return err
 }
 
-// redisState is one mutation (or read) of a redisStore: reads go to Redis
+// txn is one mutation (or read) of a Store: reads go to Redis
 // through the mutation's own writes and, in an Exclusive call, the writes
 // of its mutations before; writes wait in w until commit. Local reads and
 // writes go to the local transaction.
-type redisState struct {
-	s     *redisStore
+type txn struct {
+	s     *Store
 	ctx   context.Context
 	err   error // taking the lease failed: every call fails
-	txn   *badger.Txn
+	loc   *embedded.LocalTxn
 	owned bool // the lease was taken for this mutation alone
 	view  bool // a read outside the lease, maybe beside a session
 
@@ -520,7 +511,7 @@ type redisState struct {
 
 // pending returns the value of key written but not yet in Redis: by this
 // mutation, or by the session's mutations before it.
-func (r *redisState) pending(key string) (v *[]byte, ok bool) {
+func (r *txn) pending(key string) (v *[]byte, ok bool) {
 	if v, ok := r.w.strs[key]; ok {
 		return v, true
 	}
@@ -538,13 +529,13 @@ func (r *redisState) pending(key string) (v *[]byte, ok bool) {
 }
 
 // get reads a string key, through the writes not yet made.
-func (r *redisState) get(key string) ([]byte, error) {
+func (r *txn) get(key string) ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
 	if v, ok := r.pending(key); ok {
 		if v == nil {
-			return nil, ErrNotFound
+			return nil, store.ErrNotFound
 		}
 		return *v, nil
 	}
@@ -563,27 +554,27 @@ func (r *redisState) get(key string) ([]byte, error) {
 		v, r.cache[key] = b, b
 	}
 	if v == nil {
-		return nil, ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	return v, nil
 }
 
 // prefetch reads, in one pipeline, the keys not written and not read yet.
-func (r *redisState) prefetch(rd reads) error {
+func (r *txn) Prefetch(rd store.Reads) error {
 	if r.err != nil {
 		return r.err
 	}
 	var names []string
-	for _, id := range rd.ids {
+	for _, id := range rd.IDs {
 		names = append(names, r.s.k("d", id))
 	}
-	for _, k := range rd.keys {
+	for _, k := range rd.Keys {
 		names = append(names, r.listKey(k))
 	}
-	for _, seq := range rd.seqs {
+	for _, seq := range rd.Seqs {
 		names = append(names, r.s.k("s", seqName(seq)))
 	}
-	for _, c := range rd.clusters {
+	for _, c := range rd.Clusters {
 		names = append(names, r.s.k("c", c))
 	}
 	return r.fetch(names)
@@ -591,7 +582,7 @@ func (r *redisState) prefetch(rd reads) error {
 
 // fetch reads the named keys and hash fields not written and not read
 // yet, in one pipeline.
-func (r *redisState) fetch(names []string) error {
+func (r *txn) fetch(names []string) error {
 	pipe := r.s.rdb.Pipeline()
 	cmds := map[string]*redis.StringCmd{}
 	lists := map[string][]string{} // names of posting lists by bucket
@@ -646,7 +637,7 @@ func (r *redisState) fetch(names []string) error {
 	return nil
 }
 
-func (r *redisState) set(key string, v []byte) error {
+func (r *txn) set(key string, v []byte) error {
 	if r.err != nil {
 		return r.err
 	}
@@ -654,7 +645,7 @@ func (r *redisState) set(key string, v []byte) error {
 	return nil
 }
 
-func (r *redisState) del(key string) error {
+func (r *txn) del(key string) error {
 	if r.err != nil {
 		return r.err
 	}
@@ -662,88 +653,91 @@ func (r *redisState) del(key string) error {
 	return nil
 }
 
-func (r *redisState) record(id string, withKeys bool) (*record, error) {
+// Record implements store.Txn.
+func (r *txn) Record(id string, withKeys bool) (*store.Record, error) {
 	b, err := r.get(r.s.k("d", id))
-	if err != nil {
-		return nil, fmt.Errorf("document %q: %w", id, err)
-	}
-	if withKeys {
-		rec, err := decodeRecord(b)
-		if err != nil {
-			return nil, fmt.Errorf("document %q: %w", id, err)
+	if err == nil && withKeys {
+		var rec *store.Record
+		if rec, err = store.DecodeRecord(b); err == nil {
+			return rec, nil
 		}
-		return rec, nil
+	} else if err == nil {
+		var rec *store.Record
+		if rec, err = store.DecodeRecordHead(b); err == nil {
+			return rec, nil
+		}
 	}
-	rec, rd := decodeRecordHead(b)
-	if rd.err != nil {
-		return nil, fmt.Errorf("document %q: %w", id, rd.err)
-	}
-	return rec, nil
+	return nil, fmt.Errorf("document %q: %w", id, err)
 }
 
-func (r *redisState) putRecord(id string, rec *record) error {
-	return r.set(r.s.k("d", id), encodeRecord(rec))
+// PutRecord implements store.Txn.
+func (r *txn) PutRecord(id string, rec *store.Record) error {
+	return r.set(r.s.k("d", id), store.EncodeRecord(rec))
 }
 
-func (r *redisState) deleteRecord(id string) error { return r.del(r.s.k("d", id)) }
+// DeleteRecord implements store.Txn.
+func (r *txn) DeleteRecord(id string) error { return r.del(r.s.k("d", id)) }
 
 func seqName(seq uint64) string { return strconv.FormatUint(seq, 10) }
 
-func (r *redisState) signature(seq uint64) (string, signature, error) {
+// Signature implements store.Txn.
+func (r *txn) Signature(seq uint64) ([]byte, error) {
 	b, err := r.get(r.s.k("s", seqName(seq)))
-	if err == nil {
-		var id string
-		var sig signature
-		if id, sig, err = decodeSignature(b); err == nil {
-			return id, sig, nil
-		}
+	if err != nil {
+		return nil, fmt.Errorf("signature of document %d: %w", seq, err)
 	}
-	return "", signature{}, fmt.Errorf("signature of document %d: %w", seq, err)
+	return b, nil
 }
 
-func (r *redisState) putSignature(seq uint64, enc []byte) error {
+// PutSignature implements store.Txn.
+func (r *txn) PutSignature(seq uint64, enc []byte) error {
 	return r.set(r.s.k("s", seqName(seq)), enc)
 }
 
-func (r *redisState) deleteSignature(seq uint64) error { return r.del(r.s.k("s", seqName(seq))) }
+// DeleteSignature implements store.Txn.
+func (r *txn) DeleteSignature(seq uint64) error { return r.del(r.s.k("s", seqName(seq))) }
 
-func (r *redisState) payload(id string) ([]byte, error) {
+// Payload implements store.Txn: from the local store.
+func (r *txn) Payload(id string) ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	return getPayload(r.txn, id)
+	return r.loc.Payload(id)
 }
 
-func (r *redisState) hasPayload(id string) (bool, error) {
+// HasPayload implements store.Txn.
+func (r *txn) HasPayload(id string) (bool, error) {
 	if r.err != nil {
 		return false, r.err
 	}
-	return hasKey(r.txn, key(nsPayload, id))
+	return r.loc.HasPayload(id)
 }
 
-func (r *redisState) putPayload(id string, p []byte) error {
+// PutPayload implements store.Txn.
+func (r *txn) PutPayload(id string, p []byte) error {
 	if r.err != nil {
 		return r.err
 	}
-	return r.txn.Set(key(nsPayload, id), encodePayload(p))
+	return r.loc.PutPayload(id, p)
 }
 
-func (r *redisState) deletePayload(id string) error {
+// DeletePayload implements store.Txn.
+func (r *txn) DeletePayload(id string) error {
 	if r.err != nil {
 		return r.err
 	}
-	return r.txn.Delete(key(nsPayload, id))
+	return r.loc.DeletePayload(id)
 }
 
 // listKey names posting key k as a field of its bucket's hash: the hash's
 // key, a zero byte, the field (see splitField).
-func (r *redisState) listKey(k []byte) string {
+func (r *txn) listKey(k []byte) string {
 	// Built in one buffer: a batch names some 11,000 lists, twice.
 	n := make([]byte, 0, len(r.s.prefix)+12+2*len(k))
 	n = append(append(n, r.s.prefix...), "b:{"...)
-	n = strconv.AppendUint(n, hashBytes(k)%postingBuckets, 10)
+	n = strconv.AppendUint(n, store.Hash(k)%postingBuckets, 10)
 	n = append(append(n, '}'), fieldSep...)
-	return string(hex.AppendEncode(n, k[len(nsPosting):]))
+	return string(hex.AppendEncode(n, k[len(store.NSPosting):]))
 }
 
 // postingBuckets is how many hashes the posting lists are spread over: a
@@ -762,7 +756,8 @@ func splitField(name string) (hash, field string, ok bool) {
 }
 
 // postings reads the lists in one pipeline (those not read yet).
-func (r *redisState) postings(keys [][]byte) ([]postingList, error) {
+// Postings implements store.Txn: the lists not read yet, in one pipeline.
+func (r *txn) Postings(keys [][]byte) ([]store.PostingList, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -791,30 +786,32 @@ func (r *redisState) postings(keys [][]byte) ([]postingList, error) {
 			vals[i] = r.cache[names[j]]
 		}
 	}
-	out := make([]postingList, len(keys))
+	out := make([]store.PostingList, len(keys))
 	for i, b := range vals {
 		if b == nil {
 			continue
 		}
 		var err error
-		if out[i].seqs, out[i].full, err = decodePostings(nil, b); err != nil {
+		if out[i], err = store.DecodePostings(nil, b); err != nil {
 			return nil, fmt.Errorf("posting list %x: %w", keys[i], err)
 		}
 	}
 	return out, nil
 }
 
-func (r *redisState) putPostings(k []byte, l postingList, _, _ []uint64) error {
+// PutPostings implements store.Txn.
+func (r *txn) PutPostings(k []byte, l store.PostingList, _, _ []uint64) error {
 	switch {
-	case l.full:
-		return r.set(r.listKey(k), []byte{postingsFull})
-	case len(l.seqs) == 0:
+	case l.Full:
+		return r.set(r.listKey(k), store.FullPostings())
+	case len(l.Seqs) == 0:
 		return r.del(r.listKey(k))
 	}
-	return r.set(r.listKey(k), encodePostings(l.seqs))
+	return r.set(r.listKey(k), store.EncodePostings(l.Seqs))
 }
 
-func (r *redisState) representative(cluster string) (string, error) {
+// Representative implements store.Txn.
+func (r *txn) Representative(cluster string) (string, error) {
 	b, err := r.get(r.s.k("c", cluster))
 	if err != nil {
 		return "", fmt.Errorf("cluster %q: %w", cluster, err)
@@ -822,20 +819,22 @@ func (r *redisState) representative(cluster string) (string, error) {
 	return string(b), nil
 }
 
-func (r *redisState) setRepresentative(cluster, id string) error {
+// SetRepresentative implements store.Txn.
+func (r *txn) SetRepresentative(cluster, id string) error {
 	if err := r.set(r.s.k("c", cluster), []byte(id)); err != nil {
 		return err
 	}
-	n, err := strconv.ParseUint(cluster, 16, 64)
+	n, err := store.ParseClusterID(cluster)
 	if err != nil {
-		return fmt.Errorf("cluster id %q: %w", cluster, err)
+		return err
 	}
 	r.w.zadds[cluster] = float64(n)
 	delete(r.w.zrems, cluster)
 	return nil
 }
 
-func (r *redisState) deleteCluster(cluster string) error {
+// DeleteCluster implements store.Txn.
+func (r *txn) DeleteCluster(cluster string) error {
 	if err := r.del(r.s.k("c", cluster)); err != nil {
 		return err
 	}
@@ -844,7 +843,8 @@ func (r *redisState) deleteCluster(cluster string) error {
 	return nil
 }
 
-func (r *redisState) members(cluster string) ([]string, error) {
+// Members implements store.Txn.
+func (r *txn) Members(cluster string) ([]string, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -873,7 +873,7 @@ func (r *redisState) members(cluster string) ([]string, error) {
 	return ms, nil
 }
 
-func (r *redisState) member(cluster, id string, add bool) error {
+func (r *txn) member(cluster, id string, add bool) error {
 	if r.err != nil {
 		return r.err
 	}
@@ -885,19 +885,23 @@ func (r *redisState) member(cluster, id string, add bool) error {
 	return nil
 }
 
-func (r *redisState) addMember(cluster, id string) error    { return r.member(cluster, id, true) }
-func (r *redisState) removeMember(cluster, id string) error { return r.member(cluster, id, false) }
+// AddMember implements store.Txn.
+func (r *txn) AddMember(cluster, id string) error { return r.member(cluster, id, true) }
+
+// RemoveMember implements store.Txn.
+func (r *txn) RemoveMember(cluster, id string) error { return r.member(cluster, id, false) }
 
 // clusters walks the sorted set of cluster ids a page at a time.
-func (r *redisState) clusters(after string, fn func(string) error) error {
+// Clusters implements store.Txn.
+func (r *txn) Clusters(after string, fn func(string) error) error {
 	if r.err != nil {
 		return r.err
 	}
 	min := "-inf"
 	if after != "" {
-		n, err := strconv.ParseUint(after, 16, 64)
+		n, err := store.ParseClusterID(after)
 		if err != nil {
-			return fmt.Errorf("cluster id %q: %w", after, err)
+			return err
 		}
 		min = "(" + strconv.FormatUint(n, 10)
 	}
@@ -920,7 +924,8 @@ func (r *redisState) clusters(after string, fn func(string) error) error {
 	}
 }
 
-func (r *redisState) nextSeq() (uint64, error) {
+// NextSeq implements store.Txn.
+func (r *txn) NextSeq() (uint64, error) {
 	if r.err != nil {
 		return 0, r.err
 	}
@@ -929,7 +934,8 @@ func (r *redisState) nextSeq() (uint64, error) {
 	return r.s.take(r.ctx, &r.s.seqs, "seq")
 }
 
-func (r *redisState) nextCluster() (uint64, error) {
+// NextCluster implements store.Txn.
+func (r *txn) NextCluster() (uint64, error) {
 	if r.err != nil {
 		return 0, r.err
 	}
@@ -938,14 +944,16 @@ func (r *redisState) nextCluster() (uint64, error) {
 	return r.s.take(r.ctx, &r.s.clusters, "cluster")
 }
 
-func (r *redisState) setPending(seq uint64, ops []Op) error {
+// SetPending implements store.Txn: in the local store.
+func (r *txn) SetPending(seq uint64, ops []byte) error {
 	if r.err != nil {
 		return r.err
 	}
-	return r.txn.Set(seqKey(nsPending, seq), encodePending(ops))
+	return r.loc.SetPending(seq, ops)
 }
 
-func (r *redisState) local() *badger.Txn { return r.txn }
+// Local implements store.Txn: the local store's keys.
+func (r *txn) Local() store.KV { return r.loc }
 
 // Journal entries: an op byte, the key, then the value, member or score;
 // a journal starts with jHead and its writer's lease token.
@@ -960,14 +968,14 @@ const (
 )
 
 // journalHead is the start of this store's journals.
-func (s *redisStore) journalHead() []byte { return appendString([]byte{jHead}, s.token) }
+func (s *Store) journalHead() []byte { return binenc.AppendString([]byte{jHead}, s.token) }
 
 // journal encodes a write set.
-func (s *redisStore) journal(w *writes) []byte {
+func (s *Store) journal(w *writes) []byte {
 	// Sized first: a batch's journal is megabytes, and growing it by
 	// appends copied it over and over.
 	const entry = 1 + 2*binary.MaxVarintLen64 // op and two lengths
-	size := len(s.journalHead()) + (len(w.zadds)+len(w.zrems))*(entry+len(s.k("clusters"))+clusterIDLen+8)
+	size := len(s.journalHead()) + (len(w.zadds)+len(w.zrems))*(entry+len(s.k("clusters"))+store.ClusterIDLen+8)
 	for k, v := range w.strs {
 		size += entry + len(k)
 		if v != nil {
@@ -982,9 +990,9 @@ func (s *redisStore) journal(w *writes) []byte {
 	b := append(make([]byte, 0, size), s.journalHead()...)
 	for k, v := range w.strs {
 		if v == nil {
-			b = appendString(append(b, jDel), k)
+			b = binenc.AppendString(append(b, jDel), k)
 		} else {
-			b = append(binary.AppendUvarint(appendString(append(b, jSet), k), uint64(len(*v))), *v...)
+			b = append(binary.AppendUvarint(binenc.AppendString(append(b, jSet), k), uint64(len(*v))), *v...)
 		}
 	}
 	for k, ms := range w.sets {
@@ -993,52 +1001,52 @@ func (s *redisStore) journal(w *writes) []byte {
 			if add {
 				op = jSAdd
 			}
-			b = appendString(appendString(append(b, op), k), m)
+			b = binenc.AppendString(binenc.AppendString(append(b, op), k), m)
 		}
 	}
 	for c, score := range w.zadds {
-		b = appendString(append(b, jZAdd), s.k("clusters"))
-		b = binary.BigEndian.AppendUint64(appendString(b, c), uint64(score))
+		b = binenc.AppendString(append(b, jZAdd), s.k("clusters"))
+		b = binary.BigEndian.AppendUint64(binenc.AppendString(b, c), uint64(score))
 	}
 	for c := range w.zrems {
-		b = appendString(appendString(append(b, jZRem), s.k("clusters")), c)
+		b = binenc.AppendString(binenc.AppendString(append(b, jZRem), s.k("clusters")), c)
 	}
 	return b
 }
 
 // apply runs a journal's writes in one pipeline.
-func (s *redisStore) apply(ctx context.Context, j []byte) error {
+func (s *Store) apply(ctx context.Context, j []byte) error {
 	pipe := s.rdb.Pipeline()
-	rd := newReader(j)
+	rd := binenc.NewReader(j)
 	hsets, hdels := map[string][]any{}, map[string][]string{} // by bucket
-	for rd.err == nil && len(rd.s) > 0 {
-		op, k := rd.byte(), rd.string()
+	for rd.Err() == nil && rd.Len() > 0 {
+		op, k := rd.Byte(), rd.String()
 		hash, field, isField := splitField(k)
 		switch {
 		case op == jHead:
 		case op == jSet && isField:
-			hsets[hash] = append(hsets[hash], field, rd.string())
+			hsets[hash] = append(hsets[hash], field, rd.String())
 		case op == jDel && isField:
 			hdels[hash] = append(hdels[hash], field)
 		case op == jSet:
-			pipe.Set(ctx, k, rd.string(), 0)
+			pipe.Set(ctx, k, rd.String(), 0)
 		case op == jDel:
 			pipe.Del(ctx, k)
 		case op == jSAdd:
-			pipe.SAdd(ctx, k, rd.string())
+			pipe.SAdd(ctx, k, rd.String())
 		case op == jSRem:
-			pipe.SRem(ctx, k, rd.string())
+			pipe.SRem(ctx, k, rd.String())
 		case op == jZAdd:
-			m := rd.string()
-			pipe.ZAdd(ctx, k, redis.Z{Score: float64(rd.uint64()), Member: m})
+			m := rd.String()
+			pipe.ZAdd(ctx, k, redis.Z{Score: float64(rd.Uint64()), Member: m})
 		case op == jZRem:
-			pipe.ZRem(ctx, k, rd.string())
+			pipe.ZRem(ctx, k, rd.String())
 		default:
-			rd.fail("journal op")
+			rd.Fail("journal op")
 		}
 	}
-	if rd.err != nil {
-		return fmt.Errorf("journal: %w", rd.err)
+	if err := rd.Err(); err != nil {
+		return fmt.Errorf("journal: %w", err)
 	}
 	for hash, fvs := range hsets {
 		pipe.HSet(ctx, hash, fvs...)
@@ -1053,11 +1061,12 @@ func (s *redisStore) apply(ctx context.Context, j []byte) error {
 // commit commits the local writes, then the shared ones: in an
 // Exclusive call, into the session's writes, made when it ends; else now,
 // before the lease goes (see the package comment above on faults).
-func (r *redisState) commit() error {
+// Commit implements store.Txn.
+func (r *txn) Commit() error {
 	if r.err != nil {
 		return r.err
 	}
-	if err := r.txn.Commit(); err != nil {
+	if err := r.loc.Commit(); err != nil {
 		return err
 	}
 	r.s.mu.Lock()
@@ -1073,9 +1082,10 @@ func (r *redisState) commit() error {
 	return err
 }
 
-func (r *redisState) discard() {
-	if r.txn != nil {
-		r.txn.Discard()
+// Discard implements store.Txn.
+func (r *txn) Discard() {
+	if r.loc != nil {
+		r.loc.Discard()
 	}
 	if r.owned && r.err == nil {
 		r.s.mu.Lock()

@@ -1,4 +1,4 @@
-package dedupfilter
+package embedded
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/blevesearch/mmap-go"
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 // postingTable holds the embedded store's posting lists: an open-addressing
@@ -36,7 +38,7 @@ import (
 // that the table can be rebuilt from the store alone: the markers, then
 // each document record's posting keys.
 //
-// Writes are applied after the store's commit, under the Filter's lock;
+// Writes are applied after the store's commit, under the filter's lock;
 // lookups take the read lock. The header says whether the file was closed
 // cleanly: any other file (a crash may leave the table ahead of or behind
 // the store) is rebuilt from the store at open, which takes about as long
@@ -96,7 +98,7 @@ type postingChange struct {
 // fingerprint is key's 32-bit fingerprint: never 0 (empty) or all ones
 // (tombstone).
 func fingerprint(key []byte) uint32 {
-	return uint32(hashBytes(key)>>32%0xfffffffe) + 1
+	return uint32(store.Hash(key)>>32%0xfffffffe) + 1
 }
 
 // openPostingTable opens the table at path ("" for anonymous memory), or
@@ -109,7 +111,7 @@ func openPostingTable(path string, db *badger.DB, readOnly bool, seq uint64) (*p
 	if path != "" {
 		trusted, err := t.openFile(readOnly)
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("dedupfilter: posting table %s: %w", path, err), t.close(false))
+			return nil, errors.Join(fmt.Errorf("embedded: posting table %s: %w", path, err), t.close(false))
 		}
 		if trusted {
 			return t, nil
@@ -182,20 +184,20 @@ func (t *postingTable) build(db *badger.DB) error {
 	err := t.remap(minTableLog)
 	if err == nil {
 		err = db.View(func(txn *badger.Txn) error {
-			err := eachValue(txn, nsPosting, func(k, v []byte) error {
-				seqs, full, err := decodePostings(nil, v)
+			err := eachValue(txn, store.NSPosting, func(k, v []byte) error {
+				l, err := store.DecodePostings(nil, v)
 				if err != nil {
 					return fmt.Errorf("posting list %x: %w", k, err)
 				}
-				return t.change(postingChange{fp: fingerprint(k), full: full, added: seqs})
+				return t.change(postingChange{fp: fingerprint(k), full: l.Full, added: l.Seqs})
 			})
 			if err != nil {
 				return err
 			}
-			return eachValue(txn, nsDoc, func(k, v []byte) error {
-				rec, err := decodeRecord(v)
+			return eachValue(txn, store.NSDoc, func(k, v []byte) error {
+				rec, err := store.DecodeRecord(v)
 				if err != nil {
-					return fmt.Errorf("document %q: %w", k[len(nsDoc):], err)
+					return fmt.Errorf("document %q: %w", k[len(store.NSDoc):], err)
 				}
 				for _, pk := range rec.Keys {
 					if err := t.change(postingChange{fp: fingerprint(pk), added: []uint64{rec.Seq}}); err != nil {
@@ -207,23 +209,9 @@ func (t *postingTable) build(db *badger.DB) error {
 		})
 	}
 	if err != nil {
-		return errors.Join(fmt.Errorf("dedupfilter: posting table: %w", err), t.close(false))
+		return errors.Join(fmt.Errorf("embedded: posting table: %w", err), t.close(false))
 	}
 	t.writeHeader(false)
-	return nil
-}
-
-// eachValue calls fn with each key under prefix and its value (both
-// valid only during the call).
-func eachValue(txn *badger.Txn, prefix string, fn func(k, v []byte) error) error {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix), PrefetchValues: true})
-	defer it.Close()
-	for it.Rewind(); it.Valid(); it.Next() {
-		k := it.Item().Key()
-		if err := it.Item().Value(func(v []byte) error { return fn(k, v) }); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -357,7 +345,7 @@ func (t *postingTable) put(s uint64) {
 // first pass only reads each home slot, loads that do not wait for one
 // another, so that their cache and TLB misses overlap; the probes then
 // find their runs cached.
-func (t *postingTable) getAll(keys [][]byte) []postingList {
+func (t *postingTable) getAll(keys [][]byte) []store.PostingList {
 	fps := make([]uint32, len(keys))
 	for i, k := range keys {
 		fps[i] = fingerprint(k)
@@ -368,7 +356,7 @@ func (t *postingTable) getAll(keys [][]byte) []postingList {
 	for _, fp := range fps {
 		touch |= t.slot(t.home(fp))
 	}
-	out := make([]postingList, len(keys))
+	out := make([]store.PostingList, len(keys))
 	seqs := make([]uint64, 0, 8*len(keys)) // the lists' postings, each list a slice of it
 	for i, fp := range fps {
 		from := len(seqs)
@@ -376,18 +364,18 @@ func (t *postingTable) getAll(keys [][]byte) []postingList {
 			switch {
 			case uint32(s>>32) != fp:
 			case s&fullMarker == fullMarker:
-				out[i].full = true
+				out[i].Full = true
 			default:
 				seqs = append(seqs, s&fullMarker)
 			}
 		})
-		if out[i].full {
+		if out[i].Full {
 			seqs = seqs[:from]
 			continue
 		}
 		if len(seqs) > from {
-			out[i].seqs = seqs[from:len(seqs):len(seqs)]
-			slices.Sort(out[i].seqs)
+			out[i].Seqs = seqs[from:len(seqs):len(seqs)]
+			slices.Sort(out[i].Seqs)
 		}
 	}
 	runtime.KeepAlive(touch) // (the first pass must not be optimised away)
@@ -419,10 +407,10 @@ func (t *postingTable) reserveLocked(n int) error {
 		log++
 	}
 	if float64(t.entries+t.markers+uint64(n)) > maxLoad*float64(uint64(1)<<log) {
-		return fmt.Errorf("dedupfilter: posting table: %d postings: %w", t.entries, ErrFull)
+		return fmt.Errorf("embedded: posting table: %d postings: %w", t.entries, store.ErrFull)
 	}
 	if err := t.remap(log); err != nil {
-		return fmt.Errorf("dedupfilter: posting table %s: %w", t.path, err)
+		return fmt.Errorf("embedded: posting table %s: %w", t.path, err)
 	}
 	return nil
 }
@@ -449,7 +437,7 @@ func (t *postingTable) applyLocked(c postingChange) error {
 	}
 	for _, seq := range c.added {
 		if seq > maxTableSeq {
-			return fmt.Errorf("dedupfilter: posting table: document number %d: %w", seq, ErrFull)
+			return fmt.Errorf("embedded: posting table: document number %d: %w", seq, store.ErrFull)
 		}
 		if err := t.add(c.fp, seq); err != nil {
 			return err
@@ -467,7 +455,7 @@ func (t *postingTable) insert(s, tomb, empty uint64, listed bool) error {
 		if empty == t.size() || float64(t.used+1) > maxLoad*float64(t.size()) {
 			// Room is reserved before each commit; past it, probing
 			// would slow down without bound.
-			return fmt.Errorf("dedupfilter: posting table over its reserved load: %w", ErrCorrupt)
+			return fmt.Errorf("embedded: posting table over its reserved load: %w", store.ErrCorrupt)
 		}
 		i = empty
 		t.used++
@@ -564,23 +552,7 @@ func (t *postingTable) close(clean bool) error {
 	}
 	t.data, t.file = nil, nil
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("dedupfilter: posting table: %w", err)
+		return fmt.Errorf("embedded: posting table: %w", err)
 	}
 	return nil
-}
-
-// hashBytes is 64-bit FNV-1a, as hashString, with splitmix64's finaliser
-// so that all of its bits are well mixed.
-func hashBytes(b []byte) uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= prime
-	}
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	return h ^ h>>31
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package dedupfilter
+package embedded
 
 import "golang.org/x/sys/unix"
 

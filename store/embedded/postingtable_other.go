@@ -1,6 +1,6 @@
 //go:build !unix
 
-package dedupfilter
+package embedded
 
 // syncHeader writes the table's header to disk, with the rest of the
 // mapping (mmap-go flushes a whole mapping only).

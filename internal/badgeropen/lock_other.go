@@ -1,6 +1,6 @@
 //go:build !unix
 
-package dedupfilter
+package badgeropen
 
 // lockDir cannot take Badger's directory lock here: empty log files are
 // left to badger.Open.

@@ -1,4 +1,4 @@
-package dedupfilter
+package embedded
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
 func memDB(tb testing.TB) *badger.DB {
@@ -21,7 +23,7 @@ func memDB(tb testing.TB) *badger.DB {
 	return db
 }
 
-func testKey(i int) []byte { return postingKey(kindBand, uint64(i)*0x9e3779b97f4a7c15) }
+func testKey(i int) []byte { return store.PostingKey('b', uint64(i)*0x9e3779b97f4a7c15) }
 
 func openTestTable(tb testing.TB, path string, db *badger.DB) *postingTable {
 	tb.Helper()
@@ -33,14 +35,14 @@ func openTestTable(tb testing.TB, path string, db *badger.DB) *postingTable {
 }
 
 // get is getAll of one key.
-func (t *postingTable) get(key []byte) postingList { return t.getAll([][]byte{key})[0] }
+func (t *postingTable) get(key []byte) store.PostingList { return t.getAll([][]byte{key})[0] }
 
 // TestPostingTableModel applies random changes to the table and to a map
 // of lists, through growths and rehashes, and compares every list.
 func TestPostingTableModel(t *testing.T) {
 	tab := openTestTable(t, "", memDB(t))
 	defer tab.close(false)
-	model := map[int]postingList{}
+	model := map[int]store.PostingList{}
 	rng := rand.New(rand.NewPCG(1, 2))
 	const keys = 20000
 	for seq := uint64(1); seq <= 200000; seq++ {
@@ -48,16 +50,16 @@ func TestPostingTableModel(t *testing.T) {
 		l := model[k]
 		c := postingChange{fp: fingerprint(testKey(k))}
 		switch r := rng.IntN(100); {
-		case r < 2 && !l.full:
+		case r < 2 && !l.Full:
 			c.full = true
-			l = postingList{full: true}
-		case r < 30 && len(l.seqs) > 0:
-			victim := l.seqs[rng.IntN(len(l.seqs))]
+			l = store.PostingList{Full: true}
+		case r < 30 && len(l.Seqs) > 0:
+			victim := l.Seqs[rng.IntN(len(l.Seqs))]
 			c.removed = []uint64{victim}
-			l.seqs = slices.DeleteFunc(slices.Clone(l.seqs), func(s uint64) bool { return s == victim })
-		case !l.full:
+			l.Seqs = slices.DeleteFunc(slices.Clone(l.Seqs), func(s uint64) bool { return s == victim })
+		case !l.Full:
 			c.added = []uint64{seq}
-			l.seqs = append(slices.Clone(l.seqs), seq)
+			l.Seqs = append(slices.Clone(l.Seqs), seq)
 		}
 		model[k] = l
 		if err := tab.change(c); err != nil {
@@ -67,10 +69,10 @@ func TestPostingTableModel(t *testing.T) {
 	lists := 0
 	for k := range keys {
 		got, want := tab.get(testKey(k)), model[k]
-		if got.full != want.full || !slices.Equal(got.seqs, want.seqs) {
+		if got.Full != want.Full || !slices.Equal(got.Seqs, want.Seqs) {
 			t.Fatalf("key %d: got %v, want %v", k, got, want)
 		}
-		if want.full || len(want.seqs) > 0 {
+		if want.Full || len(want.Seqs) > 0 {
 			lists++
 		}
 	}
@@ -81,7 +83,7 @@ func TestPostingTableModel(t *testing.T) {
 			batch = append(batch, testKey(j))
 		}
 		for j, got := range tab.getAll(batch) {
-			if want := model[k+j]; got.full != want.full || !slices.Equal(got.seqs, want.seqs) {
+			if want := model[k+j]; got.Full != want.Full || !slices.Equal(got.Seqs, want.Seqs) {
 				t.Fatalf("getAll: key %d: got %v, want %v", k+j, got, want)
 			}
 		}
@@ -101,12 +103,12 @@ func TestPostingTableModel(t *testing.T) {
 func TestPostingTableFile(t *testing.T) {
 	db := memDB(t)
 	stored, full := testKey(1), testKey(2)
-	rec := &record{Seq: 7, Cluster: "0000000000000001", Keys: [][]byte{stored}}
+	rec := &store.Record{Seq: 7, Cluster: "0000000000000001", Keys: [][]byte{stored}}
 	err := db.Update(func(txn *badger.Txn) error {
-		if err := txn.Set(key(nsDoc, "a"), encodeRecord(rec)); err != nil {
+		if err := txn.Set(store.Key(store.NSDoc, "a"), store.EncodeRecord(rec)); err != nil {
 			return err
 		}
-		return txn.Set(full, []byte{postingsFull})
+		return txn.Set(full, store.FullPostings())
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -156,14 +158,14 @@ func TestPostingTableFile(t *testing.T) {
 			}
 			tab = openTestTable(t, path, db)
 			defer tab.close(false)
-			if got := len(tab.get(onlyInTable).seqs) == 1; got != tt.wantTrusted {
+			if got := len(tab.get(onlyInTable).Seqs) == 1; got != tt.wantTrusted {
 				t.Errorf("trusted = %v, want %v", got, tt.wantTrusted)
 			}
 			if !tt.wantTrusted {
-				if got := tab.get(stored); !slices.Equal(got.seqs, []uint64{7}) {
+				if got := tab.get(stored); !slices.Equal(got.Seqs, []uint64{7}) {
 					t.Errorf("rebuilt list = %v, want [7] from the record", got)
 				}
-				if !tab.get(full).full {
+				if !tab.get(full).Full {
 					t.Error("rebuilt table lost the full list's marker")
 				}
 			}
@@ -191,7 +193,7 @@ func TestPostingTableReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ro.file != nil || len(ro.get(testKey(1)).seqs) != 0 {
+	if ro.file != nil || len(ro.get(testKey(1)).Seqs) != 0 {
 		t.Error("an untrusted file was used read-only; want a table rebuilt in memory")
 	}
 	if err := ro.close(true); err != nil {
@@ -208,16 +210,17 @@ func TestPostingTableReadOnly(t *testing.T) {
 // markers in Badger, and is marked as of this layout.
 func TestStoreLayout2Moves(t *testing.T) {
 	dir := t.TempDir()
-	open, full := testKey(1), testKey(2)
-	db, err := OpenBadger(DefaultOptions(dir).BadgerOptions())
+	listed, full := testKey(1), testKey(2)
+	local, err := OpenLocal(DefaultOptions(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
+	db := local.db
 	err = db.Update(func(txn *badger.Txn) error {
 		for k, v := range map[string][]byte{
-			keyFormat:    {0, 0, 0, 0, 0, 0, 0, 2},
-			string(open): encodePostings([]uint64{4, 5}),
-			string(full): {postingsFull},
+			store.KeyFormat: {0, 0, 0, 0, 0, 0, 0, 2},
+			string(listed):  store.EncodePostings([]uint64{4, 5}),
+			string(full):    store.FullPostings(),
 		} {
 			if err := txn.Set([]byte(k), v); err != nil {
 				return err
@@ -228,34 +231,34 @@ func TestStoreLayout2Moves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := New(db, DefaultOptions(""))
+	st, err := open(local, DefaultOptions(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := f.store.(*badgerStore)
-	if got := st.lists.get(open); !slices.Equal(got.seqs, []uint64{4, 5}) {
+	if got := st.lists.get(listed); !slices.Equal(got.Seqs, []uint64{4, 5}) {
 		t.Errorf("moved list = %v, want [4 5]", got)
 	}
-	if !st.lists.get(full).full {
+	if !st.lists.get(full).Full {
 		t.Error("full list not moved")
 	}
 	err = db.View(func(txn *badger.Txn) error {
-		if ok, _ := hasKey(txn, open); ok {
+		lt := &LocalTxn{txn: txn}
+		if _, err := lt.Get(listed); err == nil {
 			t.Error("the open list is still a Badger value")
 		}
-		if ok, _ := hasKey(txn, full); !ok {
+		if _, err := lt.Get(full); err != nil {
 			t.Error("the full list's marker is gone from Badger")
 		}
-		v, err := getCounter(txn, keyFormat)
-		if v != storeFormat {
-			t.Errorf("layout = %d, %v; want %d", v, err, storeFormat)
+		v, err := getCounter(txn, store.KeyFormat)
+		if v != format {
+			t.Errorf("layout = %d, %v; want %d", v, err, format)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Close(); err != nil {
+	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -317,7 +320,7 @@ func FuzzPostingTableFile(f *testing.F) {
 	f.Add([]byte(postingTableMagic))
 	db := memDB(f)
 	stored := testKey(7)
-	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(stored, []byte{postingsFull}) }); err != nil {
+	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(stored, store.FullPostings()) }); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, header []byte) {
@@ -335,7 +338,7 @@ func FuzzPostingTableFile(f *testing.F) {
 		if bytes.HasPrefix(header, []byte(postingTableMagic)) && len(header) > offTableClean && header[offTableClean] == 1 {
 			return // a file that says it was closed cleanly is trusted as it is
 		}
-		if !tab.get(stored).full {
+		if !tab.get(stored).Full {
 			t.Error("a list of the store is missing from a rebuilt table")
 		}
 	})

@@ -1,0 +1,89 @@
+package similarity
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
+)
+
+func TestSignatureRoundTrip(t *testing.T) {
+	tests := []*analyzer.Features{
+		{},
+		{
+			Pieces:    []string{"abc.def", "。好", ""},
+			Structure: analyzer.Structure{Paragraphs: 3, Length: 12, Sentences: 40},
+			Terms:     map[string]int{"新闻": 2, "web": 7, "": 1},
+			Blocks:    blocks("a", "b"),
+			MinHash:   []uint64{0, 1<<64 - 1, 42},
+			Runes:     1234,
+		},
+		{ // v3: the optional parts
+			Pieces:   []string{"ab"},
+			CharFreq: []analyzer.CharCount{{Index: 0, Count: 1}, {Index: 300, Count: 1 << 20}, {Index: analyzer.CharDims - 1, Count: 7}},
+			Tags:     []byte{1, 29, 29, 29, 73, 0, 73},
+		},
+		{CharFreq: []analyzer.CharCount{{Index: 5, Count: 2}}},
+		{Tags: []byte{13}},
+	}
+	for i, f := range tests {
+		want := New(f)
+		want.names = nil // not stored
+		if i == 2 {
+			want.url = 1<<63 | 9
+		}
+		id, got, err := Decode(want.Encode("doc"))
+		if err != nil {
+			t.Fatalf("%d: decode: %v", i, err)
+		}
+		if id != "doc" || !sameSignature(got, want) {
+			t.Errorf("%d: got %q %+v, want %q %+v", i, id, got, "doc", want)
+		}
+	}
+}
+
+// sameSignature compares signatures, nil and empty slices alike.
+func sameSignature(a, b Signature) bool {
+	return slices.Equal(a.pieces, b.pieces) && a.structure == b.structure && slices.Equal(a.terms, b.terms) &&
+		slices.Equal(a.blocks, b.blocks) && slices.Equal(a.minhash, b.minhash) && a.runes == b.runes &&
+		slices.Equal(a.chars, b.chars) && slices.Equal(a.tags, b.tags) && a.url == b.url
+}
+
+func TestDecodeCorrupt(t *testing.T) {
+	good := New(&analyzer.Features{Pieces: []string{"abc"}, MinHash: []uint64{1}}).Encode("x")
+	tests := []struct {
+		name string
+		b    []byte
+	}{
+		{"empty", nil},
+		{"version", append([]byte{99}, good[1:]...)},
+		{"truncated", good[:len(good)-3]},
+		{"trailing", append(append([]byte{}, good...), 0)},
+		{"huge count", []byte{signatureV2, 0, 0xff, 0xff, 0xff, 0xff, 0x0f}},
+		{"term order", Signature{terms: []termFreq{{2, 1}, {1, 1}}}.Encode("x")},
+	}
+	for _, tt := range tests {
+		if _, _, err := Decode(tt.b); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want ErrCorrupt", tt.name, err)
+		}
+	}
+}
+
+func FuzzDecodeSignature(f *testing.F) {
+	f.Add(New(&analyzer.Features{Pieces: []string{"ab"}, Terms: map[string]int{"x": 2}, Blocks: blocks("q"), MinHash: []uint64{3}, Runes: 5}).Encode("id"))
+	f.Add([]byte{signatureV2})
+	v3 := New(&analyzer.Features{Pieces: []string{"ab"}, CharFreq: []analyzer.CharCount{{Index: 3, Count: 2}, {Index: 9, Count: 1}}, Tags: []byte{1, 2, 2}})
+	v3.url = 77
+	f.Add(v3.Encode("id"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		id, sig, err := Decode(b)
+		if err != nil {
+			return
+		}
+		id2, again, err := Decode(sig.Encode(id))
+		if err != nil || id2 != id || !sameSignature(again, sig) {
+			t.Errorf("re-encoding %q %+v: got %q %+v, %v", id, sig, id2, again, err)
+		}
+	})
+}

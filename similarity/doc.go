@@ -1,0 +1,31 @@
+// Package similarity compares two pages' features with the measures of the
+// source documents and decides whether they are near-duplicates: the
+// feature-string paper's feature strings, character frequencies, tag edit
+// distance and same URL; the boolean-model paper's boolean measure with
+// Conrad's and Pugh's definitions and exact Jaccard; the fingerprint
+// paper's shared block fingerprints (ST_m); and MinHash.
+//
+// # Basics
+//
+// A Signature is the compact form of a page's features (package analyzer)
+// that the measures need: 32-bit hashes instead of strings, a few hundred
+// bytes to a few KB a page. New makes one from Features, Of makes the one
+// a store keeps (only the parts the chosen measures use), Encode and
+// Decode write and read it. Compare runs every measure on two signatures
+// and decides under Options: one measure alone, or Combined, where the
+// Voters vote and Votes of them must agree. The Verdict carries each
+// measure's score and the shared features behind them (the evidence a
+// user sees).
+//
+// Package dedupfilter verifies its candidates with Verify, Compare
+// without the sample of shared term names.
+//
+// # Caveats
+//
+// The thresholds of DefaultOptions were chosen on the labelled
+// development set (docs/methods.md); other kinds of pages may want
+// others. Signatures made with different analyzer settings do not compare
+// (MinHash values of different hash families never match). Terms are
+// compared by 32-bit hashes: two different terms of one page collide with
+// odds about n²/2³³ (n ≈ 300 terms: 1e-5), too rare to move a measure.
+package similarity

@@ -1,0 +1,222 @@
+package similarity
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/enum"
+)
+
+// Measure names a similarity measure. Combined lets several measures vote;
+// any other value makes that single measure decide alone, which is how the
+// measures are compared with each other on a labelled set.
+type Measure int
+
+const (
+	// Combined: duplicate when at least Options.Votes measures say so.
+	Combined Measure = iota
+	// FeatureString (the feature-string paper): 2·LCS/(n_a+n_b) over the feature-string
+	// pieces, in text order.
+	FeatureString
+	// Boolean (the boolean-model paper): feature counts within D, XOR differ fraction at
+	// most K, then S = 1 − F at least BooleanMin.
+	Boolean
+	// Conrad (the boolean-model paper): more than ConradShared of the words shared and
+	// lengths within ±ConradLength.
+	Conrad
+	// Pugh (the boolean-model paper): more than PughR distinct terms in common.
+	Pugh
+	// Blocks (the fingerprint paper): ST_m = m0/m over the top-m block fingerprints.
+	Blocks
+	// MinHash: fraction of equal MinHash slots (a Jaccard estimate over the
+	// analyzer's shingles).
+	MinHash
+	// Jaccard: exact Jaccard over the distinct terms.
+	Jaccard
+	// CharFreq (the feature-string paper, §2.1): cosine of the character
+	// frequency vectors over the 6,763 GB2312 characters and, for text in
+	// Latin script, the 26 letters (analyzer.CharFreq), at least
+	// CharFreqMin.
+	CharFreq
+	// TagEdit (the feature-string paper, §2.3): one minus the Levenshtein
+	// distance of the pages' HTML tag sequences over the longer one's
+	// length (htmltags), at least TagEditMin.
+	TagEdit
+	// SameURL (the feature-string paper, §2.2): the canonical URLs (package
+	// canon) are equal.
+	SameURL
+
+	numMeasures = int(SameURL) + 1
+)
+
+var measureNames = enum.New[Measure]("measure",
+	"combined", "featurestring", "boolean", "conrad", "pugh", "blocks", "minhash", "jaccard",
+	"charfreq", "tagedit", "sameurl")
+
+func (m Measure) String() string { return measureNames.String(m) }
+
+// Measures lists the single measures (everything but Combined) in the
+// order Combined consults them; the first agreeing one is reported as
+// deciding.
+func Measures() []Measure {
+	return []Measure{FeatureString, MinHash, Blocks, Boolean, Jaccard, Conrad, Pugh, CharFreq, TagEdit, SameURL}
+}
+
+// DefaultVoters are the measures that vote under Combined by default: the
+// seven that decide on the page's main text. CharFreq, TagEdit and SameURL
+// measured worse on the development set (docs/methods.md) and vote only
+// when listed in Options.Voters.
+func DefaultVoters() []Measure {
+	return []Measure{FeatureString, MinHash, Blocks, Boolean, Jaccard, Conrad, Pugh}
+}
+
+// ParseMeasures parses a comma-separated list of single measures.
+func ParseMeasures(s string) ([]Measure, error) {
+	var out []Measure
+	for _, name := range strings.Split(s, ",") {
+		m, err := ParseMeasure(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ParseMeasure parses a measure name as printed by Measure.String
+// (case-insensitive).
+func ParseMeasure(s string) (Measure, error) {
+	m, err := measureNames.Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("similarity: %v: %w", err, ErrInvalidOptions)
+	}
+	return m, nil
+}
+
+// Options choose the measure that decides and the measures' thresholds.
+// Start from DefaultOptions and change fields; Validate rejects
+// out-of-range values (ErrInvalidOptions). The thresholds were chosen on
+// the labelled development set (docs/methods.md); other kinds of pages may
+// want others.
+type Options struct {
+	// Measure deciding duplicates. Default Combined.
+	Measure Measure
+	// Votes is how many of the Voters must agree under Combined.
+	// Default 3: Pugh alone agrees on almost any pair of long texts, so two
+	// votes let it plus one noisy measure merge; more votes trade recall
+	// for precision.
+	Votes int
+	// Voters are the single measures that vote under Combined, each at
+	// most once. Default DefaultVoters(). A signature keeps what a measure
+	// needs beyond the main text's features (the character frequencies
+	// of CharFreq, the tag sequence of TagEdit, the URL of SameURL) only
+	// when that measure votes or decides (Measure, Signature.For), so
+	// they cost no storage otherwise; documents stored before such a
+	// measure was turned on lack it and score 0 on it.
+	Voters []Measure
+
+	// FeatureStringMin: the feature-string paper's similarity at or above which FeatureString
+	// says duplicate. Default 0.6.
+	FeatureStringMin float64
+	// BooleanK: the boolean-model paper's k, the largest fraction of differing features
+	// (|A xor B| / |A or B|) still compared. Default 0.2 as in the seed.
+	BooleanK float64
+	// BooleanD: the boolean-model paper's d, the largest difference in feature counts, as a
+	// fraction of the larger count (the paper's absolute d does not scale
+	// with length). Default 0.2.
+	BooleanD float64
+	// BooleanFrequent: a feature with at least this tf in both documents is
+	// left out of F's numerator (the paper's "frequent in both"). Default 3.
+	BooleanFrequent int
+	// BooleanMin: S = 1 − F at or above which Boolean says duplicate.
+	// Default 0.8.
+	BooleanMin float64
+	// ConradShared: fraction of word occurrences shared (Σmin tf / max total)
+	// above which Conrad says duplicate. Default 0.8 (Conrad's definition).
+	ConradShared float64
+	// ConradLength: largest length difference as a fraction of the longer
+	// text. Default 0.2 (Conrad's ±20%).
+	ConradLength float64
+	// PughR: Pugh says duplicate with more than PughR distinct terms in
+	// common. Default 50; it ignores length, so alone it over-merges long
+	// texts and is best used as one vote.
+	PughR int
+	// BlocksMin: ST_m at or above which Blocks says duplicate. Default 0.5.
+	BlocksMin float64
+	// MinHashMin: estimated Jaccard at or above which MinHash says
+	// duplicate. Default 0.6.
+	MinHashMin float64
+	// JaccardMin: exact term Jaccard at or above which Jaccard says
+	// duplicate. Default 0.6.
+	JaccardMin float64
+	// CharFreqMin: cosine of the character-frequency vectors at or above
+	// which CharFreq says duplicate. Default 0.95 (see docs/methods.md:
+	// unrelated texts of one language already score 0.8–0.9).
+	CharFreqMin float64
+	// TagEditMin: tag-sequence similarity at or above which TagEdit says
+	// duplicate. Default 0.8.
+	TagEditMin float64
+	// Stop, when set, reports a term (the low 32 bits of its HashString)
+	// as a stop word, left out of the boolean-model measures (Boolean,
+	// Jaccard, Conrad, Pugh): the boolean-model paper's automatic stop
+	// words. Package dedupfilter sets it from the document frequencies of
+	// its store (its BooleanStopShare). Default nil.
+	Stop func(term uint32) bool
+}
+
+// DefaultOptions returns the defaults documented on Options.
+func DefaultOptions() Options {
+	return Options{
+		Measure:          Combined,
+		Votes:            3,
+		Voters:           DefaultVoters(),
+		FeatureStringMin: 0.6,
+		BooleanK:         0.2,
+		BooleanD:         0.2,
+		BooleanFrequent:  3,
+		BooleanMin:       0.8,
+		ConradShared:     0.8,
+		ConradLength:     0.2,
+		PughR:            50,
+		BlocksMin:        0.5,
+		MinHashMin:       0.6,
+		JaccardMin:       0.6,
+		CharFreqMin:      0.95,
+		TagEditMin:       0.8,
+	}
+}
+
+// Validate reports an unknown measure or a voting rule that cannot be
+// met, as ErrInvalidOptions.
+func (o Options) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("similarity: "+format+": %w", append(args, ErrInvalidOptions)...)
+	}
+	switch {
+	case !measureNames.Valid(o.Measure):
+		return bad("unknown measure %d", int(o.Measure))
+	case o.Measure == Combined && len(o.Voters) == 0:
+		return bad("no Voters for the combined measure")
+	case o.Measure == Combined && (o.Votes < 1 || o.Votes > len(o.Voters)):
+		return bad("Votes %d outside 1..%d (the number of Voters)", o.Votes, len(o.Voters))
+	case !validMeasures(o.Voters):
+		return bad("Voters %v: each a single measure, at most once", o.Voters)
+	}
+	return nil
+}
+
+func validMeasures(ms []Measure) bool {
+	for i, m := range ms {
+		if m == Combined || !measureNames.Valid(m) || slices.Contains(ms[:i], m) {
+			return false
+		}
+	}
+	return true
+}
+
+// Decides reports whether measure m can decide under o: it is o.Measure,
+// or o.Measure is Combined and m votes.
+func (o Options) Decides(m Measure) bool {
+	return o.Measure == m || o.Measure == Combined && slices.Contains(o.Voters, m)
+}

@@ -1,0 +1,12 @@
+package embedded_test
+
+import (
+	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Backend { return storetest.Embedded(t) })
+}

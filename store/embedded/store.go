@@ -1,0 +1,438 @@
+package embedded
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/bleve-dedup/bleve-dedup/store"
+)
+
+// Store keeps a filter's whole state in one Badger store (package store's
+// key schema) and its posting lists in a posting table beside it. Each
+// mutation is one transaction, run under the filter's lock, so the
+// counters live in memory and are written with each commit. It implements
+// store.Backend.
+type Store struct {
+	local   *Local
+	lists   *postingTable // read-only stores: nil until read
+	seq     uint64
+	cluster uint64
+	// A read-only store opens its table at the first lookup: searches
+	// never need it, and a table left open by a writer is rebuilt.
+	listsOnce sync.Once
+	listsPath string
+	listsErr  error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ store.Backend = (*Store)(nil)
+
+// Layouts of the store: 3 keeps posting lists in the posting table, and
+// only full-list markers under p/ (2 had every list there, as document
+// numbers; 1 had a key per posting and whole features).
+const (
+	format           = 3
+	formatListValues = 2
+)
+
+// Open opens (creating if needed) the store in opts.Dir, with its posting
+// table in opts.PostingTable. A store of layout 2, whose lists were
+// Badger values, is moved to the table (unless read-only: the table is
+// then built in memory at each open).
+func Open(opts Options) (*Store, error) {
+	local, err := OpenLocal(opts)
+	if err != nil {
+		return nil, err
+	}
+	s, err := open(local, opts)
+	if err != nil {
+		return nil, errors.Join(err, local.Close())
+	}
+	return s, nil
+}
+
+func open(local *Local, opts Options) (*Store, error) {
+	db := local.db
+	s := &Store{local: local, listsPath: opts.PostingTable}
+	ro := local.ReadOnly()
+	update := db.Update
+	if ro {
+		update = db.View // a new store cannot be read-only: nothing to mark
+	}
+	var layout uint64
+	err := update(func(txn *badger.Txn) error {
+		var err error
+		if layout, err = checkFormat(txn, ro); err != nil {
+			return err
+		}
+		if s.seq, err = getCounter(txn, store.KeySeq); err != nil {
+			return err
+		}
+		s.cluster, err = getCounter(txn, store.KeyCluster)
+		return err
+	})
+	if err == nil && !ro {
+		s.lists, err = openPostingTable(opts.PostingTable, db, false, s.seq)
+	}
+	if err == nil && layout == formatListValues && !ro {
+		// The table was built from the lists in Badger, which may go now.
+		if err = dropListValues(db); err != nil {
+			err = errors.Join(err, s.lists.close(false))
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embedded: open %s: %w", opts.Dir, err)
+	}
+	return s, nil
+}
+
+// checkFormat marks a new store with the layout's version, and refuses a
+// store of a layout it cannot read. It returns the layout found: layout 2
+// (posting lists as Badger values) is read and then moved to the table.
+func checkFormat(txn *badger.Txn, readOnly bool) (uint64, error) {
+	v, err := getCounter(txn, store.KeyFormat)
+	if err != nil {
+		return 0, err
+	}
+	if v == format || v == formatListValues {
+		return v, nil
+	}
+	if v == 0 {
+		// No format key: a new store, or one of layout 1, which had
+		// documents under d/ too.
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(store.NSDoc)})
+		defer it.Close()
+		if it.Rewind(); !it.Valid() {
+			if readOnly {
+				return format, nil
+			}
+			return format, txn.Set([]byte(store.KeyFormat), formatValue())
+		}
+		v = 1
+	}
+	return v, fmt.Errorf("store layout %d, this version reads %d (index the pages again into a new directory): %w", v, format, store.ErrCorrupt)
+}
+
+func formatValue() []byte { return binary.BigEndian.AppendUint64(nil, format) }
+
+// dropListValues finishes moving a layout-2 store to the table, which
+// holds its lists now: it deletes the lists from Badger, but for the
+// full-list markers, and marks the store as of this layout.
+func dropListValues(db *badger.DB) error {
+	wb := db.NewWriteBatch()
+	defer wb.Cancel()
+	err := db.View(func(txn *badger.Txn) error {
+		return eachValue(txn, store.NSPosting, func(k, v []byte) error {
+			if bytes.Equal(v, store.FullPostings()) {
+				return nil
+			}
+			return wb.Delete(bytes.Clone(k))
+		})
+	})
+	if err == nil {
+		err = wb.Set([]byte(store.KeyFormat), formatValue())
+	}
+	if err == nil {
+		err = wb.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("moving posting lists to the table: %w", err)
+	}
+	return nil
+}
+
+func getCounter(txn *badger.Txn, k string) (uint64, error) {
+	var v uint64
+	err := getValue(txn, []byte(k), func(b []byte) error {
+		if len(b) != 8 {
+			return fmt.Errorf("counter %s: %w", k, store.ErrCorrupt)
+		}
+		v = binary.BigEndian.Uint64(b)
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, nil
+	}
+	return v, err
+}
+
+// Local is the store's process-local part, for other packages' keys.
+func (s *Store) Local() *Local { return s.local }
+
+// ReadOnly implements store.Backend.
+func (s *Store) ReadOnly() bool { return s.local.ReadOnly() }
+
+// Shared implements store.Backend: no other process opens the store.
+func (s *Store) Shared() bool { return false }
+
+// Exclusive implements store.Backend: it just runs fn, since the filter's
+// lock serialises the mutations of the one process that can open the
+// store.
+func (s *Store) Exclusive(fn func() error) error { return fn() }
+
+// InSession implements store.Backend: the store has nothing to read ahead.
+func (s *Store) InSession() bool { return false }
+
+// Begin implements store.Backend.
+func (s *Store) Begin() store.Txn {
+	return &txn{LocalTxn: s.local.Begin(true), s: s}
+}
+
+// Read implements store.Backend.
+func (s *Store) Read(fn func(store.Txn) error) error {
+	return s.local.db.View(func(bt *badger.Txn) error {
+		return fn(&txn{LocalTxn: &LocalTxn{txn: bt}, s: s})
+	})
+}
+
+// Pending implements store.Backend.
+func (s *Store) Pending(fn func(seq uint64, ops []byte) error) error { return s.local.Pending(fn) }
+
+// ClearPending implements store.Backend.
+func (s *Store) ClearPending(seqs []uint64) error { return s.local.ClearPending(seqs) }
+
+// Close closes the store and the posting table, which is marked clean
+// only once the store holds every list it has. Later calls return the
+// first's result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.closeErr = s.local.Close()
+		if s.lists != nil {
+			s.lists.seq = s.seq
+			s.closeErr = errors.Join(s.closeErr, s.lists.close(s.closeErr == nil))
+		}
+	})
+	return s.closeErr
+}
+
+// Empty implements store.Backend.
+func (s *Store) Empty() bool {
+	empty := false
+	err := s.local.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(store.NSDoc)})
+		defer it.Close()
+		it.Rewind()
+		empty = !it.Valid()
+		return nil
+	})
+	return err == nil && empty
+}
+
+// Stats counts the stored keys by kind (a full key scan), and the table's
+// lists.
+func (s *Store) Stats() (store.Stats, error) {
+	var st store.Stats
+	err := s.local.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			if len(k) < 2 {
+				continue
+			}
+			switch string(k[:2]) {
+			case store.NSDoc:
+				st.Docs++
+			case store.NSCluster:
+				st.Clusters++
+			case store.NSPending:
+				st.Pending++
+			}
+		}
+		return nil
+	})
+	t, terr := s.table()
+	if terr != nil {
+		return st, errors.Join(err, terr)
+	}
+	st.Lists = t.count()
+	return st, err
+}
+
+// table returns the posting table, opening a read-only store's first.
+func (s *Store) table() (*postingTable, error) {
+	if !s.ReadOnly() {
+		return s.lists, nil
+	}
+	s.listsOnce.Do(func() {
+		s.lists, s.listsErr = openPostingTable(s.listsPath, s.local.db, true, s.seq)
+	})
+	return s.lists, s.listsErr
+}
+
+// txn is one transaction of a Store.
+type txn struct {
+	*LocalTxn
+	s        *Store
+	counters bool            // a counter moved: write them at commit
+	changes  []postingChange // applied to the table after the commit
+	slots    int             // table slots the changes may take
+}
+
+func (t *txn) Record(id string, withKeys bool) (*store.Record, error) {
+	var rec *store.Record
+	err := getValue(t.txn, store.Key(store.NSDoc, id), func(v []byte) error {
+		var err error
+		if withKeys {
+			rec, err = store.DecodeRecord(v)
+		} else {
+			rec, err = store.DecodeRecordHead(v)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("document %q: %w", id, err)
+	}
+	return rec, nil
+}
+
+func (t *txn) PutRecord(id string, rec *store.Record) error {
+	return t.set(store.Key(store.NSDoc, id), store.EncodeRecord(rec))
+}
+
+func (t *txn) DeleteRecord(id string) error { return t.del(store.Key(store.NSDoc, id)) }
+
+func (t *txn) Signature(seq uint64) ([]byte, error) {
+	var sig []byte
+	err := getValue(t.txn, store.SeqKey(store.NSSignature, seq), func(v []byte) error {
+		sig = append([]byte{}, v...)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("signature of document %d: %w", seq, err)
+	}
+	return sig, nil
+}
+
+func (t *txn) Prefetch(store.Reads) error { return nil }
+
+func (t *txn) PutSignature(seq uint64, sig []byte) error {
+	return t.set(store.SeqKey(store.NSSignature, seq), sig)
+}
+
+func (t *txn) DeleteSignature(seq uint64) error {
+	return t.del(store.SeqKey(store.NSSignature, seq))
+}
+
+// Postings reads the lists from the table.
+func (t *txn) Postings(keys [][]byte) ([]store.PostingList, error) {
+	tab, err := t.s.table()
+	if err != nil {
+		return nil, err
+	}
+	return tab.getAll(keys), nil
+}
+
+// PutPostings keeps the change for the table, which takes it once the
+// transaction is committed; a full list's marker is written to Badger
+// too, so that the table can be rebuilt from the store.
+func (t *txn) PutPostings(k []byte, l store.PostingList, added, removed []uint64) error {
+	c := postingChange{fp: fingerprint(k), full: l.Full, added: added, removed: removed}
+	if l.Full {
+		c.added, c.removed = nil, nil
+		if err := t.set(k, store.FullPostings()); err != nil {
+			return err
+		}
+	}
+	t.changes = append(t.changes, c)
+	t.slots += len(c.added) + 1
+	return nil
+}
+
+func (t *txn) Representative(cluster string) (string, error) {
+	var rep string
+	err := getValue(t.txn, store.Key(store.NSCluster, cluster), func(v []byte) error {
+		rep = string(v)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("cluster %q: %w", cluster, err)
+	}
+	return rep, nil
+}
+
+func (t *txn) SetRepresentative(cluster, id string) error {
+	return t.set(store.Key(store.NSCluster, cluster), []byte(id))
+}
+
+func (t *txn) DeleteCluster(cluster string) error {
+	return t.del(store.Key(store.NSCluster, cluster))
+}
+
+func (t *txn) Members(cluster string) ([]string, error) {
+	prefix := store.MemberKey(cluster, "")
+	it := t.txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	var out []string
+	for it.Rewind(); it.Valid(); it.Next() {
+		out = append(out, string(it.Item().Key()[len(prefix):]))
+	}
+	return out, nil
+}
+
+func (t *txn) AddMember(cluster, id string) error {
+	return t.set(store.MemberKey(cluster, id), nil)
+}
+
+func (t *txn) RemoveMember(cluster, id string) error {
+	return t.del(store.MemberKey(cluster, id))
+}
+
+func (t *txn) Clusters(after string, fn func(string) error) error {
+	it := t.txn.NewIterator(badger.IteratorOptions{Prefix: []byte(store.NSCluster), PrefetchValues: false})
+	defer it.Close()
+	start := []byte(store.NSCluster)
+	if after != "" {
+		start = append(store.Key(store.NSCluster, after), 0) // the smallest key after it
+	}
+	for it.Seek(start); it.Valid(); it.Next() {
+		if err := fn(string(it.Item().Key()[len(store.NSCluster):])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *txn) NextSeq() (uint64, error) {
+	t.s.seq++
+	t.counters = true
+	return t.s.seq, nil
+}
+
+func (t *txn) NextCluster() (uint64, error) {
+	t.s.cluster++
+	t.counters = true
+	return t.s.cluster, nil
+}
+
+// Commit writes the counters with the mutation, then applies its list
+// changes to the table, for which room is made first: a table that cannot
+// grow fails the mutation before anything is written. On error the
+// in-memory counters may run ahead of the store; gaps in sequence numbers
+// are harmless.
+func (t *txn) Commit() error {
+	if t.s.ReadOnly() {
+		return store.ErrReadOnly
+	}
+	if err := t.s.lists.reserve(t.slots); err != nil {
+		return err
+	}
+	if t.counters {
+		for k, v := range map[string]uint64{store.KeySeq: t.s.seq, store.KeyCluster: t.s.cluster} {
+			if err := t.set([]byte(k), binary.BigEndian.AppendUint64(nil, v)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.txn.Commit(); err != nil {
+		return err
+	}
+	return t.s.lists.apply(t.changes)
+}

@@ -1,0 +1,127 @@
+package store
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestPostingsRoundTrip(t *testing.T) {
+	for _, seqs := range [][]uint64{nil, {1}, {3, 4, 900, 1 << 40}} {
+		got, err := DecodePostings(nil, EncodePostings(seqs))
+		if err != nil || got.Full || !slices.Equal(got.Seqs, seqs) {
+			t.Errorf("%v: got %+v, %v; want the same numbers, open", seqs, got, err)
+		}
+	}
+	if got, err := DecodePostings(nil, FullPostings()); err != nil || !got.Full || got.Seqs != nil {
+		t.Errorf("full list: got %+v, %v; want full", got, err)
+	}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	want := &Record{Seq: 9, Time: time.Unix(1700000000, 5).UTC(), Runes: 77, Cluster: "000000000000000a",
+		Indexed: true, URL: "https://x/", Title: "标题", Hash: 1<<63 | 5, Keys: [][]byte{[]byte("p/b12345678id"), {}}}
+	got, err := DecodeRecord(EncodeRecord(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	head, err := DecodeRecordHead(EncodeRecord(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Keys = nil
+	if !reflect.DeepEqual(head, want) {
+		t.Errorf("head: got %+v, want %+v", head, want)
+	}
+}
+
+func TestDecodeCorrupt(t *testing.T) {
+	tests := []struct {
+		name   string
+		decode func([]byte) error
+		b      []byte
+	}{
+		{"record empty", decodeRec, nil},
+		{"record version", decodeRec, []byte{9, 1}},
+		{"record truncated", decodeRec, EncodeRecord(&Record{Title: "x"})[:5]},
+		{"record trailing", decodeRec, append(EncodeRecord(&Record{}), 0)},
+		{"postings empty", decodeLists, nil},
+		{"postings version", decodeLists, []byte{7, 1}},
+		{"postings repeated", decodeLists, []byte{postingsOpen, 3, 0}},
+		{"postings full with data", decodeLists, []byte{postingsFull, 1}},
+		{"postings truncated", decodeLists, []byte{postingsOpen, 0x80}},
+	}
+	for _, tt := range tests {
+		if err := tt.decode(tt.b); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want ErrCorrupt", tt.name, err)
+		}
+	}
+}
+
+func decodeRec(b []byte) error   { _, err := DecodeRecord(b); return err }
+func decodeLists(b []byte) error { _, err := DecodePostings(nil, b); return err }
+
+func TestClusterID(t *testing.T) {
+	for _, n := range []uint64{0, 1, 255, 1<<64 - 1} {
+		id := ClusterID(n)
+		got, err := ParseClusterID(id)
+		if err != nil || got != n || len(id) != ClusterIDLen {
+			t.Errorf("ClusterID(%d) = %q, parsed %d, %v", n, id, got, err)
+		}
+	}
+	for _, bad := range []string{"", "1", "000000000000000A", "00000000000000xx", "00000000000000001"} {
+		if _, err := ParseClusterID(bad); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("ParseClusterID(%q): err = %v, want ErrCorrupt", bad, err)
+		}
+	}
+}
+
+func TestForeignKey(t *testing.T) {
+	tests := []struct {
+		key  string
+		want bool
+	}{
+		{"t/site", true}, {"t!stale/id", true}, {"u/https://x/", true},
+		{"t/", false}, {"d/id", false}, {"y/id", false}, {"!/seq", false}, {"", false}, {"x/y", false},
+	}
+	for _, tt := range tests {
+		if got := ForeignKey([]byte(tt.key)); got != tt.want {
+			t.Errorf("ForeignKey(%q) = %v, want %v", tt.key, got, tt.want)
+		}
+	}
+}
+
+func FuzzDecodePostings(f *testing.F) {
+	f.Add(EncodePostings([]uint64{1, 5, 1 << 33}))
+	f.Add(FullPostings())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := DecodePostings(nil, b)
+		if err != nil || l.Full {
+			return
+		}
+		if !slices.IsSorted(l.Seqs) {
+			t.Fatalf("decoded %v, not ascending", l.Seqs)
+		}
+		if again, err := DecodePostings(nil, EncodePostings(l.Seqs)); err != nil || !slices.Equal(again.Seqs, l.Seqs) {
+			t.Errorf("re-encoding %v: got %v, %v", l.Seqs, again.Seqs, err)
+		}
+	})
+}
+
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add(EncodeRecord(&Record{Seq: 1, Cluster: "c", Keys: [][]byte{[]byte("k")}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rec, err := DecodeRecord(b)
+		if err != nil {
+			return
+		}
+		if _, err := DecodeRecord(EncodeRecord(rec)); err != nil {
+			t.Errorf("re-encoding %+v: %v", rec, err)
+		}
+	})
+}

@@ -1,0 +1,104 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Namespaces of the embedded store's keys: see the key schema in the
+// package doc.
+const (
+	NSDoc       = "d/"
+	NSSignature = "s/"
+	NSPayload   = "y/"
+	NSPosting   = "p/"
+	NSCluster   = "c/"
+	NSMember    = "m/"
+	NSPending   = "w/"
+	KeySeq      = "!/seq"
+	KeyCluster  = "!/cluster"
+	KeyFormat   = "!/format"
+
+	NSSite      = "t/"       // package sitetext
+	NSSiteStale = "t!stale/" // package sitetext
+	NSURL       = "u/"       // package indexer
+)
+
+// Foreign lists the namespaces of other packages, the only keys a KV
+// writes.
+var Foreign = []string{NSSite, NSSiteStale, NSURL}
+
+// ForeignKey reports whether k lies in one of the Foreign namespaces.
+func ForeignKey(k []byte) bool {
+	for _, ns := range Foreign {
+		if len(k) > len(ns) && string(k[:len(ns)]) == ns {
+			return true
+		}
+	}
+	return false
+}
+
+// Key is ns followed by id.
+func Key(ns, id string) []byte { return append([]byte(ns), id...) }
+
+// SeqKey is ns followed by seq in 8 big-endian bytes, so keys sort by seq.
+func SeqKey(ns string, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte(ns), seq)
+}
+
+// MemberKey is the key of id's membership in cluster.
+func MemberKey(cluster, id string) []byte {
+	return append(append([]byte(NSMember), cluster...), id...)
+}
+
+// PostingKey is the key of a posting list: "p/", a byte naming the kind
+// of feature, and the feature's 8-byte hash.
+func PostingKey(kind byte, h uint64) []byte {
+	b := make([]byte, 0, PostingKeyLen)
+	b = append(b, NSPosting...)
+	b = append(b, kind)
+	return binary.BigEndian.AppendUint64(b, h)
+}
+
+// PostingKeyLen is the length of a PostingKey.
+const PostingKeyLen = len(NSPosting) + 9
+
+// PostingKind is the kind byte of a PostingKey.
+func PostingKind(k []byte) byte { return k[len(NSPosting)] }
+
+// ClusterIDLen is the length of a cluster id: 16 lowercase hex digits of
+// a counter, so that ids sort in creation order.
+const ClusterIDLen = 16
+
+// ClusterID is the id of cluster number n.
+func ClusterID(n uint64) string { return fmt.Sprintf("%0*x", ClusterIDLen, n) }
+
+// ParseClusterID returns the number of a cluster id.
+func ParseClusterID(id string) (uint64, error) {
+	if len(id) != ClusterIDLen || strings.ToLower(id) != id {
+		return 0, fmt.Errorf("cluster id %q: want %d lowercase hex digits: %w", id, ClusterIDLen, ErrCorrupt)
+	}
+	n, err := strconv.ParseUint(id, 16, 64)
+	if err != nil {
+		return 0, fmt.Errorf("cluster id %q: %w", id, ErrCorrupt)
+	}
+	return n, nil
+}
+
+// Hash is 64-bit FNV-1a with splitmix64's finaliser, so that all of its
+// bits are well mixed: stores place posting keys by it.
+func Hash(b []byte) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= prime
+	}
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}
