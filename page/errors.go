@@ -18,8 +18,10 @@ var (
 	// or text field.
 	ErrSyntax = errors.New("syntax error")
 	// ErrCorrupt: a WARC record cannot be read whole (truncated, a broken
-	// gzip member or header, a block shorter than its Content-Length);
-	// reading goes on at the next record.
+	// gzip member or header, a header over Options.MaxHeaderBytes, a
+	// block shorter than its Content-Length or not matching its digest, a
+	// gzip member that is not one record); reading goes on at the next
+	// record.
 	ErrCorrupt = errors.New("corrupt record")
 	// ErrSkipped: a WARC record holds no page to index. ErrNotHTML and
 	// ErrHTTPStatus wrap it, so a caller can count skips apart from
