@@ -34,7 +34,7 @@
 // gzip bomb is reported from its first bytes, or, if it is a well-formed
 // record, once its block was decompressed and discarded. Response
 // records of http(s) URIs yield their HTTP payload (chunked transfer and
-// gzip or deflate content encodings undone),
+// gzip or deflate content encodings undone; others are ErrEncoding),
 // resource records their block. A response whose status is not 2xx is
 // reported as ErrHTTPStatus, content that is not HTML (by Content-Type,
 // or sniffed when there is none) as ErrNotHTML; both wrap ErrSkipped, so

@@ -31,6 +31,10 @@ var (
 	ErrNotHTML = fmt.Errorf("not html: %w", ErrSkipped)
 	// ErrHTTPStatus: the archived response's status is not 2xx.
 	ErrHTTPStatus = fmt.Errorf("http status: %w", ErrSkipped)
+	// ErrEncoding: a WARC record's page is in a content encoding this
+	// reader does not decode (br, zstd, ...). The input is readable: only
+	// the page is skipped.
+	ErrEncoding = errors.New("content encoding not supported")
 	// ErrTruncated: a WARC record holds part of its page only
 	// (WARC-Truncated: the archiver stopped at a size or time limit).
 	// Like a page over MaxBytes it is not read: an error, not a skip.

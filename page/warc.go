@@ -421,7 +421,7 @@ func (w *warcReader) payload(f fields, size int64) (body []byte, contentType str
 			return nil, "", fmt.Errorf("content encoding: %w: %w", err, ErrCorrupt)
 		}
 	default:
-		return nil, "", fmt.Errorf("content encoding %q: %w", ce, errors.ErrUnsupported)
+		return nil, "", fmt.Errorf("%w: %q", ErrEncoding, ce)
 	}
 	br := bufio.NewReader(src)
 	contentType = header.Get("Content-Type")

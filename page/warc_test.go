@@ -382,3 +382,16 @@ const (
 	whole           // gzipped as a whole
 	cutWhole        // gzipped as a whole, the end of its trailer cut off
 )
+
+// TestReadWARCEncoding checks that a page in an encoding the reader does
+// not decode is a problem with that page (ErrEncoding), not one with the
+// input: errors.ErrUnsupported says a file cannot be read at all.
+func TestReadWARCEncoding(t *testing.T) {
+	rec := warcRecord("1.1", "response", "http://example.com/br", map[string]string{"Content-Type": "application/http; msgtype=response"},
+		httpResponse("200 OK", "Content-Type: text/html\r\nContent-Encoding: br\r\n", "xx"))
+	for _, err := range ReadWARC("x.warc", bytes.NewReader(rec), int64(len(rec)), DefaultOptions()) {
+		if !errors.Is(err, ErrEncoding) || errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("got %v, want ErrEncoding and not errors.ErrUnsupported", err)
+		}
+	}
+}
