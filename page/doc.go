@@ -23,28 +23,41 @@
 // # WARC
 //
 // .warc and .warc.gz files (WARC/1.0 and 1.1, one gzip member per record,
-// as Heritrix, wget and Common Crawl write them) are read with
-// github.com/nlnwa/gowarc, streaming: memory does not grow with the file
-// (a record's block is buffered up to 1 MiB in memory, beyond that in a
-// temporary file). Response records of http(s) URIs yield their HTTP
-// payload (chunked transfer and gzip or deflate content encodings undone),
+// as Heritrix, wget and Common Crawl write them, or gzipped as a whole)
+// are read streaming, and every read is bounded, so that memory grows
+// neither with the file nor with what it decompresses to: a record's WARC
+// header and the HTTP header it archives by Options.MaxHeaderBytes, a
+// page by Options.MaxBytes (a record whose page is larger is reported as
+// ErrTooLarge without being held: passed over in a plain file,
+// decompressed and discarded in a gzipped one), and a gzip member by the
+// record it holds (a member that goes on past its record is corrupt). A
+// gzip bomb is reported from its first bytes, or, if it is a well-formed
+// record, once its block was decompressed and discarded. Response
+// records of http(s) URIs yield their HTTP payload (chunked transfer and
+// gzip or deflate content encodings undone; others are ErrEncoding),
 // resource records their block. A response whose status is not 2xx is
-// reported as ErrHTTPStatus, content that is not HTML (by Content-Type, or
-// sniffed when there is none) as ErrNotHTML; both wrap ErrSkipped, so a
-// caller can count skips apart from failures. An HTML response the
-// archiver cut short (WARC-Truncated, as for a body over its size
-// limit) is reported as ErrTruncated, an error: a part of a page is not
-// the page, as with Options.MaxBytes. Other records (warcinfo,
-// request, metadata, revisit) and other URIs (dns:, metadata:) are not
-// pages and pass silently. The HTTP Content-Type charset is given to
-// [Decode] as the header label. A record that cannot be read whole (a cut
-// or garbled gzip member, a block shorter than its Content-Length, a block
-// digest mismatch, a broken header) is reported as ErrCorrupt with its
-// record number and byte offset (in the file as stored), and reading
-// starts again one byte after that record's start, scanning for the next
-// record; a damaged stretch is reported once. wget's "<uri>" form of
-// WARC-Target-URI (the WARC/1.0 grammar's), which gowarc does not parse, is
-// read from the record's header.
+// reported as ErrHTTPStatus, content that is not HTML (by Content-Type,
+// or sniffed when there is none) as ErrNotHTML; both wrap ErrSkipped, so
+// a caller can count skips apart from failures. An HTML response the
+// archiver cut short (WARC-Truncated, as for a body over its size limit)
+// is reported as ErrTruncated, an error: a part of a page is not the
+// page, as with Options.MaxBytes. Other records (warcinfo, request,
+// metadata, revisit) and other URIs (dns:, metadata:) are not pages and
+// pass silently. The HTTP Content-Type charset is given to [Decode] as
+// the header label. A record that cannot be read whole (a cut or garbled
+// gzip member, a member holding no record or more than its record, a
+// header over the limit or broken, a block shorter than its
+// Content-Length, a page's block not matching its WARC-Block-Digest) is
+// reported as ErrCorrupt with its record number and byte offset (in the
+// file as stored), and reading starts again one byte after that record's
+// start (after what was read, for an over-long header or a block whose
+// digest differs in a plain file), scanning for the next record; a
+// damaged stretch is reported once, and bytes between records that start
+// none are passed over. A file gzipped as a whole (its first member holds
+// more than one record) is read as one gunzipped stream, named "PATH
+// (gunzipped)" with offsets counted in it, a damaged record passed by
+// scanning on. wget's "<uri>" form of WARC-Target-URI (the WARC/1.0
+// grammar's) is read without its brackets.
 //
 // # Charsets
 //

@@ -18,8 +18,10 @@ var (
 	// or text field.
 	ErrSyntax = errors.New("syntax error")
 	// ErrCorrupt: a WARC record cannot be read whole (truncated, a broken
-	// gzip member or header, a block shorter than its Content-Length);
-	// reading goes on at the next record.
+	// gzip member or header, a header over Options.MaxHeaderBytes, a
+	// block shorter than its Content-Length or not matching its digest, a
+	// gzip member that is not one record); reading goes on at the next
+	// record.
 	ErrCorrupt = errors.New("corrupt record")
 	// ErrSkipped: a WARC record holds no page to index. ErrNotHTML and
 	// ErrHTTPStatus wrap it, so a caller can count skips apart from
@@ -29,6 +31,10 @@ var (
 	ErrNotHTML = fmt.Errorf("not html: %w", ErrSkipped)
 	// ErrHTTPStatus: the archived response's status is not 2xx.
 	ErrHTTPStatus = fmt.Errorf("http status: %w", ErrSkipped)
+	// ErrEncoding: a WARC record's page is in a content encoding this
+	// reader does not decode (br, zstd, ...). The input is readable: only
+	// the page is skipped.
+	ErrEncoding = errors.New("content encoding not supported")
 	// ErrTruncated: a WARC record holds part of its page only
 	// (WARC-Truncated: the archiver stopped at a size or time limit).
 	// Like a page over MaxBytes it is not read: an error, not a skip.

@@ -161,19 +161,32 @@ func (r *reader) readFile(path string) ([]byte, error) {
 		}
 		src = gz
 	} else if info, err := f.Stat(); err == nil && r.opts.MaxBytes > 0 && info.Size() > r.opts.MaxBytes {
-		return nil, ErrTooLarge
+		return nil, fmt.Errorf("%d bytes, more than %d: %w", info.Size(), r.opts.MaxBytes, ErrTooLarge)
 	}
-	if r.opts.MaxBytes > 0 {
-		src = io.LimitReader(src, r.opts.MaxBytes+1)
+	return readAtMost(src, r.opts.MaxBytes)
+}
+
+// readAtMost reads src to its end, refusing more than max bytes
+// (ErrTooLarge; no limit when max <= 0). Its buffer grows by doubling
+// but never past max+1 bytes, so a refused input costs at most that.
+func readAtMost(src io.Reader, max int64) ([]byte, error) {
+	if max <= 0 {
+		return io.ReadAll(src)
 	}
-	b, err := io.ReadAll(src)
-	if err != nil {
-		return nil, err
+	b := make([]byte, 0, min(512, max+1))
+	for {
+		b = grow(b, 1, max+1)
+		n, err := src.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case int64(len(b)) > max:
+			return nil, fmt.Errorf("more than %d bytes: %w", max, ErrTooLarge)
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return nil, err
+		}
 	}
-	if r.opts.MaxBytes > 0 && int64(len(b)) > r.opts.MaxBytes {
-		return nil, ErrTooLarge
-	}
-	return b, nil
 }
 
 // record is one JSONL line.
@@ -219,7 +232,7 @@ func (r *reader) jsonlStream(name string, src io.Reader) bool {
 	for n := 1; ; n++ {
 		line, err := readLine(br, r.opts.lineLimit())
 		if errors.Is(err, ErrTooLarge) {
-			if !r.fail(Error{Source: name, Line: n}, "", err) {
+			if !r.fail(Error{Source: name, Line: n}, "", fmt.Errorf("a line longer than %d bytes: %w", r.opts.lineLimit(), err)) {
 				return false
 			}
 			continue
@@ -260,7 +273,7 @@ func (r *reader) jsonLine(line []byte, path string, n int) bool {
 	}
 	switch {
 	case r.opts.MaxBytes > 0 && int64(len(body)) > r.opts.MaxBytes:
-		return r.fail(at, id, ErrTooLarge)
+		return r.fail(at, id, fmt.Errorf("%d bytes, more than %d: %w", len(body), r.opts.MaxBytes, ErrTooLarge))
 	case strings.IndexByte(body, 0) >= 0:
 		return r.fail(at, id, ErrBinary)
 	case strings.TrimSpace(body) == "":
@@ -269,26 +282,47 @@ func (r *reader) jsonLine(line []byte, path string, n int) bool {
 	return r.emit(p, at)
 }
 
-// readLine returns the next line without its newline. A line longer than
-// limit (when limit > 0) is consumed without being kept and reported as
-// ErrTooLarge. At the end of input it returns the last line with io.EOF.
+// readLine returns the next line without its newline; the line is valid
+// until the next read from br. A line longer than limit (when limit > 0)
+// is consumed without being kept and reported as ErrTooLarge. At the end
+// of input it returns the last line with io.EOF.
 func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
+	keep := int64(0) // the most kept of a line, newline included; 0: all
+	if limit > 0 {
+		keep = limit + 1
+	}
+	chunk, err := br.ReadSlice('\n')
 	var line []byte
-	tooLarge := false
-	for {
-		chunk, err := br.ReadSlice('\n')
+	for tooLarge := false; ; {
 		if !tooLarge {
-			line = append(line, chunk...)
-			if limit > 0 && int64(len(line)) > limit+1 {
+			if keep > 0 && int64(len(line)+len(chunk)) > keep {
 				tooLarge, line = true, nil
+			} else if line == nil && err != bufio.ErrBufferFull {
+				line = chunk // the whole line, in br's buffer
+			} else {
+				line = append(grow(line, len(chunk), keep), chunk...)
 			}
 		}
-		if err == bufio.ErrBufferFull {
-			continue
+		if err != bufio.ErrBufferFull {
+			if tooLarge {
+				return nil, ErrTooLarge // a read error resurfaces on the next call
+			}
+			return bytes.TrimRight(line, "\r\n"), err
 		}
-		if tooLarge {
-			return nil, ErrTooLarge // a read error resurfaces on the next call
-		}
-		return bytes.TrimRight(line, "\r\n"), err
+		chunk, err = br.ReadSlice('\n')
 	}
+}
+
+// grow returns b with room for n more bytes, doubling its capacity but
+// not past limit bytes (when limit > 0) unless n needs more.
+func grow(b []byte, n int, limit int64) []byte {
+	need := len(b) + n
+	if need <= cap(b) {
+		return b
+	}
+	c := max(2*cap(b), need)
+	if limit > 0 {
+		c = max(min(c, int(limit)), need)
+	}
+	return append(make([]byte, 0, c), b...)
 }

@@ -196,3 +196,51 @@ func TestReadStreams(t *testing.T) {
 // offsets are the byte offsets in WARC errors, which differ between a
 // plain and a gzipped file.
 var offsets = regexp.MustCompile(`at byte \d+`)
+
+// TestReadBounds reads files and JSONL lines past the page limit: each is
+// reported with its file (and line), without being held in memory, and
+// what follows is still read.
+func TestReadBounds(t *testing.T) {
+	opts := Options{MaxBytes: 1 << 10}
+	long := strings.Repeat("x", 4<<10)
+	ok := `{"id":"ok","text":"fine"}` + "\n"
+	tests := []struct {
+		name string
+		file string
+		data []byte
+		want []string // the error after "page: PATH", then the page ids
+	}{
+		{"JSONL line too long", "x.jsonl", []byte(`{"id":"a","text":"` + strings.Repeat("x", 70<<10) + "\"}\n" + ok),
+			[]string{":1: a line longer than 67584 bytes: document too large", "ok"}},
+		{"JSONL page too large", "x.jsonl", []byte(`{"id":"a","text":"` + long + "\"}\n" + ok),
+			[]string{":1 (a): 4096 bytes, more than 1024: document too large", "ok"}},
+		{"gzipped JSONL line without an end", "x.jsonl.gz", gzipMember(t, append(append(bytes.Clone(zeros), '\n'), ok...)),
+			[]string{":1: a line longer than 67584 bytes: document too large", "ok"}},
+		{"file too large", "x.html", []byte(long),
+			[]string{" (x): 4096 bytes, more than 1024: document too large"}},
+		{"gzipped file decompressing past the limit", "x.html.gz", gzipMember(t, zeros),
+			[]string{" (x): more than 1024 bytes: document too large"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), tt.file)
+			writeFile(t, path, string(tt.data))
+			var got []string
+			before := allocated()
+			for p, err := range Read([]string{path}, opts) {
+				if err != nil {
+					got = append(got, err.Error())
+				} else {
+					got = append(got, p.ID)
+				}
+			}
+			if a := allocated() - before; a > 1<<20 {
+				t.Errorf("reading allocated %d bytes, want at most 1 MiB", a)
+			}
+			want := append([]string{"page: " + path + tt.want[0]}, tt.want[1:]...)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package page
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"os"
@@ -236,5 +237,161 @@ func TestReadWARCOtherWriters(t *testing.T) {
 	want := []string{"http://example.com/a gb18030/header <p>" + zhSimplified + "</p>", "http://example.com/b/ utf-8/sniffed <p>a resource</p>"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("gowarc's archive read as\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestReadWARCBounds reads inputs past each of the reader's bounds: each
+// is reported with the file, the record number and its offset, without
+// being held in memory, and the record after it is still read.
+func TestReadWARCBounds(t *testing.T) {
+	opts := Options{MaxBytes: 1 << 10, MaxHeaderBytes: 512}
+	resource := func(name, body string) []byte {
+		return warcRecord("1.1", "resource", "http://example.com/"+name, map[string]string{"Content-Type": "text/html"}, body)
+	}
+	response := func(name, header, body string) []byte {
+		return warcRecord("1.1", "response", "http://example.com/"+name, map[string]string{"Content-Type": "application/http; msgtype=response"},
+			httpResponse("200 OK", header, body))
+	}
+	good := resource("good", "<p>good</p>")
+	longLine := warcRecord("1.1", "resource", "http://example.com/a", map[string]string{"X-Long": strings.Repeat("a", 600)}, "<p>a</p>")
+	big := "<p>" + strings.Repeat("x", 2<<10) + "</p>"
+	manyFields := map[string]string{"Content-Type": "text/html"}
+	for i := range 60 {
+		manyFields[fmt.Sprintf("X-Field-%02d", i)] = "v"
+	}
+	encoded := gzipMember(t, []byte(big))
+	// A record declaring a block of 8 MiB of zeros, all there.
+	huge := append(append([]byte("WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: http://example.com/huge\r\n"+
+		"Content-Type: text/html\r\nContent-Length: 8388608\r\n\r\n"), zeros...), "\r\n\r\n"...)
+	var noise strings.Builder // text that does not compress
+	for i := range 100 {
+		fmt.Fprintf(&noise, "%x", sha1.Sum([]byte{byte(i)}))
+	}
+	cut := gzipMember(t, resource("cut", "<p>"+noise.String()+"</p>"))
+	short := resource("short", "<p>short</p>") // a 12-byte block
+	tests := []struct {
+		name   string
+		parts  [][]byte // records (a gzip member is kept as it is)
+		layout layout
+		want   []string // per part: the id of its page, or the error after "record N at byte M"; then one about the file
+	}{
+		{"header line too long", [][]byte{longLine, good},
+			plain, []string{": WARC header: a line longer than 512 bytes: header too long: corrupt record", "http://example.com/good"}},
+		{"header block too long", [][]byte{warcRecord("1.1", "resource", "http://example.com/a", manyFields, "<p>a</p>"), good},
+			plain, []string{": WARC header: longer than 512 bytes: header too long: corrupt record", "http://example.com/good"}},
+		{"header without an end", [][]byte{append([]byte("WARC/1.1"), zeros[:1<<20]...), good},
+			plain, []string{": WARC header: a line longer than 512 bytes: header too long: corrupt record", "http://example.com/good"}},
+		{"record over the limit", [][]byte{resource("big", big), good},
+			plain, []string{fmt.Sprintf(" (http://example.com/big): %d bytes, more than 1024: document too large", len(big)), "http://example.com/good"}},
+		{"gzipped record over the limit", [][]byte{resource("big", big), good},
+			members, []string{fmt.Sprintf(" (http://example.com/big): %d bytes, more than 1024: document too large", len(big)), "http://example.com/good"}},
+		{"response body over the limit", [][]byte{response("big", "Content-Type: text/html\r\n", big), good},
+			plain, []string{fmt.Sprintf(" (http://example.com/big): %d bytes, more than 1024: document too large", len(big)), "http://example.com/good"}},
+		{"content-encoded body past the limit", [][]byte{
+			response("enc", "Content-Type: text/html\r\nContent-Encoding: gzip\r\n", string(encoded)), good},
+			plain, []string{" (http://example.com/enc): more than 1024 bytes: document too large", "http://example.com/good"}},
+		{"HTTP header line too long", [][]byte{response("h", "Set-Cookie: "+strings.Repeat("c", 600)+"\r\n", "<p>h</p>"), good},
+			plain, []string{" (http://example.com/h): HTTP header: a line longer than 512 bytes: header too long: corrupt record", "http://example.com/good"}},
+		{"HTTP header too long", [][]byte{response("h", strings.Repeat("X-Some-Field: some value\r\n", 30), "<p>h</p>"), good},
+			plain, []string{" (http://example.com/h): HTTP header: longer than 512 bytes: header too long: corrupt record", "http://example.com/good"}},
+		{"gzip member without a record", [][]byte{zeros, good},
+			members, []string{`: not a WARC record: the gzip member starts with "\x00\x00\x00\x00\x00": corrupt record`, "http://example.com/good"}},
+		{"gzip member going on past its record", [][]byte{append(resource("a", "<p>a</p>"), zeros...), good},
+			members, []string{": the gzip member goes on after its record: corrupt record", "http://example.com/good"}},
+		{"gzip member declaring a huge record", [][]byte{huge, good},
+			members, []string{" (http://example.com/huge): 8388608 bytes, more than 1024: document too large", "http://example.com/good"}},
+		{"block past the end of the file", [][]byte{good, resource("cut", "<p>cut</p>")[:len(resource("cut", "<p>cut</p>"))-10]},
+			plain, []string{"http://example.com/good", ": block cut short: Content-Length 10, 4 bytes left in the input: corrupt record"}},
+		{"gzip member cut short", [][]byte{good, cut[:len(cut)/2]},
+			members, []string{"http://example.com/good", ": damaged gzip member: unexpected EOF: corrupt record"}},
+		{"gzip member without its trailer", [][]byte{good, cut[:len(cut)-8]},
+			members, []string{"http://example.com/good", ": damaged gzip member: unexpected EOF: corrupt record"}},
+		{"gzip member with a wrong checksum", [][]byte{append(cut[:len(cut)-8:len(cut)-8], 0, 0, 0, 0, 0, 0, 0, 0), good},
+			members, []string{": damaged gzip member: gzip: invalid checksum: corrupt record", "http://example.com/good"}},
+		{"gzip member shorter than its record", [][]byte{short[:len(short)-14], good},
+			members, []string{": block cut short: 10 of its 12 bytes missing: corrupt record", "http://example.com/good"}},
+		{"gzipped whole, a header line too long", [][]byte{good, longLine, resource("b", "<p>b</p>")},
+			whole, []string{"http://example.com/good", ": WARC header: a line longer than 512 bytes: header too long: corrupt record", "http://example.com/b"}},
+		{"gzipped whole, ending in zeros", [][]byte{good, resource("b", "<p>b</p>"), zeros},
+			whole, []string{"http://example.com/good", "http://example.com/b"}},
+		{"gzipped whole, cut", [][]byte{good, resource("b", "<p>b</p>")},
+			cutWhole, []string{"http://example.com/good", "http://example.com/b", "file: gzip: unexpected EOF: corrupt record"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := "x.warc"
+			if tt.layout != plain {
+				name += ".gz"
+			}
+			path := filepath.Join(t.TempDir(), name)
+			var data []byte
+			var offsets []int64
+			for _, p := range tt.parts {
+				offsets = append(offsets, int64(len(data)))
+				if tt.layout == members && !bytes.HasPrefix(p, []byte{0x1f, 0x8b}) {
+					p = gzipMember(t, p)
+				}
+				data = append(data, p...)
+			}
+			source := path
+			if tt.layout >= whole {
+				data = gzipMember(t, data)
+				source += " (gunzipped)"
+			}
+			if tt.layout == cutWhole {
+				data = data[:len(data)-4]
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var got, want []string
+			for i, w := range tt.want {
+				switch {
+				case strings.HasPrefix(w, "http://"):
+					want = append(want, "page "+w)
+				case strings.HasPrefix(w, "file: "):
+					want = append(want, "page: "+source+": "+strings.TrimPrefix(w, "file: "))
+				default:
+					want = append(want, fmt.Sprintf("page: %s: record %d at byte %d%s", source, i+1, offsets[i], w))
+				}
+			}
+			before := allocated()
+			for p, err := range Read([]string{path}, opts) {
+				if err != nil {
+					got = append(got, err.Error())
+				} else {
+					got = append(got, "page "+p.ID)
+				}
+			}
+			if a := allocated() - before; a > 2<<20 {
+				t.Errorf("reading allocated %d bytes, want at most 2 MiB", a)
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// layout is how a test WARC is stored.
+type layout int
+
+const (
+	plain    layout = iota
+	members         // a gzip member per record
+	whole           // gzipped as a whole
+	cutWhole        // gzipped as a whole, the end of its trailer cut off
+)
+
+// TestReadWARCEncoding checks that a page in an encoding the reader does
+// not decode is a problem with that page (ErrEncoding), not one with the
+// input: errors.ErrUnsupported says a file cannot be read at all.
+func TestReadWARCEncoding(t *testing.T) {
+	rec := warcRecord("1.1", "response", "http://example.com/br", map[string]string{"Content-Type": "application/http; msgtype=response"},
+		httpResponse("200 OK", "Content-Type: text/html\r\nContent-Encoding: br\r\n", "xx"))
+	for _, err := range ReadWARC("x.warc", bytes.NewReader(rec), int64(len(rec)), DefaultOptions()) {
+		if !errors.Is(err, ErrEncoding) || errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("got %v, want ErrEncoding and not errors.ErrUnsupported", err)
+		}
 	}
 }
