@@ -15,7 +15,11 @@ func BenchmarkAdd(b *testing.B) {
 			f := openTest(b, func(o *Options) { o.Policy = policy })
 			keys := 0
 			for _, d := range docs {
-				keys += len(f.opts.postingKeys(d.doc.Features))
+				p, err := f.Prepare(d.doc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				keys += len(p.own)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

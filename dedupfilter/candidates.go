@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
@@ -191,7 +190,7 @@ func (f *Filter) EarlierCandidates(o Options, fn func(id string, cands []string)
 			if err != nil {
 				return fmt.Errorf("dedupfilter: %w", err)
 			}
-			lookup := o.restrictLookup(o.lookupKeys(&analyzer.Features{Structure: sig.Structure()}, rec.Keys))
+			lookup := o.restrictLookup(o.lookupKeys(sig.Structure(), rec.Keys))
 			cands, err := w.candidatesBefore(nil, sig, lookup, rec.Seq)
 			if err != nil {
 				return err

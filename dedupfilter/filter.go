@@ -191,6 +191,9 @@ func New(b store.Backend, opts Options) (*Filter, error) {
 	if opts.BooleanStopShare > 0 && b.Shared() {
 		return nil, fmt.Errorf("dedupfilter: BooleanStopShare %v: document frequencies are counted in one process, and this store is shared: %w", opts.BooleanStopShare, ErrInvalidOptions)
 	}
+	if opts.BooleanStopShare > 0 {
+		opts.TermSketch = 0 // (see BooleanStopShare)
+	}
 	df, err := newDocFreq(b, opts)
 	if err != nil {
 		return nil, err
@@ -352,9 +355,9 @@ func (f *Filter) Prepare(d Doc) (*Prepared, error) {
 	if err := d.validate(f.opts); err != nil {
 		return nil, err
 	}
-	p := &Prepared{doc: d, sig: similarity.Of(d.Features, d.URL, f.opts.Options)}
-	p.own = f.opts.postingKeys(d.Features)
-	p.lookup = f.opts.restrictLookup(f.opts.lookupKeys(d.Features, p.own))
+	p := &Prepared{doc: d, sig: similarity.Of(d.Features, d.URL, f.opts.Options).WithPieceSample(f.opts.PiecesPerDoc)}
+	p.own = f.opts.postingKeys(p.sig, d.Features.Terms)
+	p.lookup = f.opts.restrictLookup(f.opts.lookupKeys(d.Features.Structure, p.own))
 	return p, nil
 }
 

@@ -1,7 +1,6 @@
 package dedupfilter
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
@@ -22,46 +21,53 @@ func structureHash(s analyzer.Structure) uint64 {
 	return uint64(uint16(s.Paragraphs))<<32 | uint64(uint16(s.Length))<<16 | uint64(uint16(s.Sentences))
 }
 
-// postingKeys returns the feature lists a document is posted to. Keys
-// per document: at most Bands + 1 + len(Blocks) + TermsPerDoc +
-// PiecesPerDoc, 57 with the defaults and the analyzer's 16 blocks — a bound
-// that keeps the filter's write cost small next to the search index's,
-// whatever the document's length.
-func (o Options) postingKeys(f *analyzer.Features) [][]byte {
+// postingKeys returns the feature lists a document is posted to, from
+// its signature: at most Bands + 1 + BlocksPerDoc + PiecesPerDoc keys, 57
+// with the defaults — a bound that keeps the filter's write cost small
+// next to the search index's, whatever the document's length. A store
+// keeping no document's keys derives them again from its signature.
+// terms, when not nil, adds TermsPerDoc keys of the boolean-model terms,
+// which a signature does not keep (the embedded store records them).
+func (o Options) postingKeys(sig similarity.Signature, terms map[string]int) [][]byte {
 	var out [][]byte
-	if len(f.MinHash) == o.Bands*o.Rows {
-		// Add validated the length, so Bands cannot fail here.
-		keys, _ := analyzer.Bands(f.MinHash, o.Bands)
-		for _, k := range keys {
-			out = append(out, store.PostingKey(kindBand, k))
+	if mh := sig.MinHash(); len(mh) == o.Bands*o.Rows {
+		// A band is its rows' bytes: the low 8 bits of each MinHash value,
+		// which the signature keeps; two pages share a band with
+		// probability (J + (1−J)/256)^Rows.
+		for i := range o.Bands {
+			band := append([]byte{byte(i)}, mh[i*o.Rows:(i+1)*o.Rows]...)
+			out = append(out, store.PostingKey(kindBand, store.Hash(band)))
 		}
 	}
-	out = append(out, store.PostingKey(kindStructure, structureHash(f.Structure)))
-	seen := make(map[[20]byte]bool, len(f.Blocks))
-	for _, b := range f.Blocks {
-		if !seen[b] {
-			seen[b] = true
-			out = append(out, store.PostingKey(kindBlock, binary.BigEndian.Uint64(b[:8])))
+	out = append(out, store.PostingKey(kindStructure, structureHash(sig.Structure())))
+	var blocks []uint32
+	for _, b := range sig.Blocks() {
+		if len(blocks) == o.BlocksPerDoc {
+			break
+		}
+		if !slices.Contains(blocks, b) {
+			blocks = append(blocks, b)
+			out = append(out, store.PostingKey(kindBlock, uint64(b)))
 		}
 	}
-	if o.TermsPerDoc > 0 {
-		terms := make([]string, 0, len(f.Terms))
-		for t := range f.Terms {
-			terms = append(terms, t)
+	if o.TermsPerDoc > 0 && terms != nil {
+		names := make([]string, 0, len(terms))
+		for t := range terms {
+			names = append(names, t)
 		}
-		for _, h := range bottomK(terms, o.TermsPerDoc) {
+		for _, h := range bottomK(names, o.TermsPerDoc) {
 			out = append(out, store.PostingKey(kindTerm, h))
 		}
 	}
-	for _, h := range bottomK(f.Pieces, o.PiecesPerDoc) {
-		out = append(out, store.PostingKey(kindPiece, h))
+	for _, h := range sig.PieceSample() {
+		out = append(out, store.PostingKey(kindPiece, uint64(h)))
 	}
 	return out
 }
 
 // lookupKeys are the lists searched for candidates: the document's own
 // lists, with the structure cell widened to its neighbourhood.
-func (o Options) lookupKeys(f *analyzer.Features, own [][]byte) [][]byte {
+func (o Options) lookupKeys(s analyzer.Structure, own [][]byte) [][]byte {
 	out := make([][]byte, 0, len(own)+27)
 	for _, p := range own {
 		if store.PostingKind(p) != kindStructure {
@@ -72,7 +78,6 @@ func (o Options) lookupKeys(f *analyzer.Features, own [][]byte) [][]byte {
 		return out
 	}
 	r := o.StructureRadius
-	s := f.Structure
 	for dg := -r; dg <= r; dg++ {
 		for dc := -r; dc <= r; dc++ {
 			for dk := -r; dk <= r; dk++ {

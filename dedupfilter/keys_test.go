@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
@@ -27,7 +28,8 @@ func TestPostingKeys(t *testing.T) {
 		o := DefaultOptions()
 		o.Bands, o.Rows, o.TermsPerDoc, o.PiecesPerDoc = 4, 2, tt.terms, tt.pieces
 		got := map[byte]int{}
-		for _, p := range o.postingKeys(f) {
+		sig := similarity.Of(f, "", o.Options).WithPieceSample(o.PiecesPerDoc)
+		for _, p := range o.postingKeys(sig, f.Terms) {
 			if len(p) != store.PostingKeyLen {
 				t.Fatalf("key %q has length %d, want %d", p, len(p), store.PostingKeyLen)
 			}

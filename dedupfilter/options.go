@@ -131,7 +131,9 @@ type Options struct {
 	// Filter in memory (a fixed 2 MiB sketch), built from the store at
 	// Open — a walk of every document, so opening a large store with it
 	// on takes a while — and kept current by this process' Adds and
-	// Deletes. The embedded store only: NewRedis refuses it.
+	// Deletes. The embedded store only: NewRedis refuses it. The counts
+	// need every term of every page: with it on, signatures keep their
+	// terms exactly (TermSketch is not used).
 	BooleanStopShare float64
 	// BooleanStopMinDocs: stop words apply only once the store holds at
 	// least this many documents, since shares over a few are noise.
@@ -154,6 +156,10 @@ type Options struct {
 	// vocabulary. Posting every term would cost one key per distinct word
 	// per document, more than the search index's own write.
 	TermsPerDoc int
+	// BlocksPerDoc: how many of a document's block fingerprints, most
+	// important first, it is posted under (index-shaping). Default 16
+	// (the analyzer's blocks, all of them).
+	BlocksPerDoc int
 	// PiecesPerDoc: the same consistent sample over the distinct
 	// feature-string pieces (index-shaping). Default 8: pieces are
 	// distinctive, and on the dev set they raised recall from 0.820 to
@@ -217,6 +223,7 @@ func DefaultOptions() Options {
 		Rows:               4,
 		TermsPerDoc:        0,
 		PiecesPerDoc:       8,
+		BlocksPerDoc:       16,
 		StructureRadius:    0,
 		MaxPostings:        200,
 		MinShared:          4,
@@ -246,8 +253,8 @@ func (o Options) validate() error {
 		return bad("Bands %d and Rows %d must be positive", o.Bands, o.Rows)
 	case o.MaxPostings < 1 || o.MaxCandidates < 1 || o.MinShared < 1:
 		return bad("MaxPostings %d, MaxCandidates %d and MinShared %d must be positive", o.MaxPostings, o.MaxCandidates, o.MinShared)
-	case o.TermsPerDoc < 0 || o.PiecesPerDoc < 0:
-		return bad("TermsPerDoc %d and PiecesPerDoc %d must not be negative", o.TermsPerDoc, o.PiecesPerDoc)
+	case o.TermsPerDoc < 0 || o.PiecesPerDoc < 0 || o.BlocksPerDoc < 0:
+		return bad("TermsPerDoc %d, PiecesPerDoc %d and BlocksPerDoc %d must not be negative", o.TermsPerDoc, o.PiecesPerDoc, o.BlocksPerDoc)
 	}
 	return nil
 }

@@ -295,11 +295,11 @@ func (r *replanner) merges(ctx context.Context) error {
 			return nil
 		}
 		keys := make([][]byte, 0, len(sig.Blocks()))
-		seen := map[uint64]bool{}
+		seen := map[uint32]bool{}
 		for _, h := range sig.Blocks() {
 			if !seen[h] {
 				seen[h] = true
-				keys = append(keys, store.PostingKey(kindBlock, h))
+				keys = append(keys, store.PostingKey(kindBlock, uint64(h)))
 			}
 		}
 		ls, err := r.st.Postings(keys)

@@ -3,6 +3,7 @@ package similarity
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/klauspost/compress/s2"
 
@@ -10,29 +11,70 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/internal/binenc"
 )
 
-// Signature encodings: a version byte, then uvarint lengths and counts,
-// and fixed-width hashes in big-endian order.
-const (
-	signatureV2 = 2
-	// signatureV3 adds, after v2's fields, a byte of flags and the parts
-	// it names: the character frequencies, the tag sequence, the URL hash
-	// (see Of).
-	signatureV3 = 3
-)
+// signatureV4 is the compact signature (see Signature): a version byte,
+// the id, then uvarint lengths and counts and fixed-width big-endian
+// hashes, and a byte of flags naming the optional parts that follow (the
+// character frequencies, the tag sequence, the URL hash: see Of).
+// Earlier versions kept whole 32-bit hashes of every part and are not
+// read: their stores are refused by their layout's version.
+const signatureV4 = 4
 
-// Flags of a v3 Signature's optional parts.
+// Flags of a Signature's optional parts.
 const (
 	sigChars = 1 << iota
 	sigTags
 	sigURL
 )
 
+// maxSketch bounds a stored sketch's bins, so a corrupt header cannot
+// make the decoder allocate much.
+const maxSketch = 1 << 12
+
 // Encode encodes a document's id and signature, as a store keeps them:
-// the id tells a verified candidate's document. A signature without the
-// optional parts is written as v2, byte for byte what earlier versions
-// wrote.
+// the id tells a verified candidate's document.
 func (sig Signature) Encode(id string) []byte {
-	b := make([]byte, 0, 24+len(id)+4*len(sig.pieces)+5*len(sig.terms)+8*len(sig.blocks)+4*len(sig.minhash))
+	return sig.AppendEncode(nil, id)
+}
+
+// AppendEncode appends Encode's bytes to b.
+func (sig Signature) AppendEncode(b []byte, id string) []byte {
+	t := &sig.terms
+	b = append(b, signatureV4)
+	b = binenc.AppendString(b, id)
+	b = binary.AppendUvarint(b, uint64(len(sig.pieces)))
+	for _, h := range sig.pieces {
+		b = binary.BigEndian.AppendUint16(b, h)
+	}
+	b = binary.AppendUvarint(b, uint64(len(sig.sample)))
+	for _, h := range sig.sample {
+		b = binary.BigEndian.AppendUint32(b, h)
+	}
+	b = binary.AppendUvarint(b, uint64(sig.structure.Paragraphs))
+	b = binary.AppendUvarint(b, uint64(sig.structure.Length))
+	b = binary.AppendUvarint(b, uint64(sig.structure.Sentences))
+	b = binary.AppendUvarint(b, uint64(t.distinct))
+	b = binary.AppendUvarint(b, uint64(t.total))
+	b = binary.AppendUvarint(b, uint64(len(t.bins)))
+	if t.bins != nil {
+		// A bin's value (0: empty), then its frequency unless empty.
+		for _, x := range t.bins {
+			b = binary.AppendUvarint(b, uint64(x.hash))
+			if x.hash != 0 {
+				b = binary.AppendUvarint(b, uint64(x.tf))
+			}
+		}
+	} else {
+		for _, x := range t.exact {
+			b = binary.BigEndian.AppendUint32(b, x.hash)
+			b = binary.AppendUvarint(b, uint64(x.tf))
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(sig.blocks)))
+	for _, h := range sig.blocks {
+		b = binary.BigEndian.AppendUint32(b, h)
+	}
+	b = binenc.AppendString(b, string(sig.minhash))
+	b = binary.AppendUvarint(b, uint64(sig.runes))
 	var flags byte
 	if len(sig.chars) > 0 {
 		flags |= sigChars
@@ -42,36 +84,6 @@ func (sig Signature) Encode(id string) []byte {
 	}
 	if sig.url != 0 {
 		flags |= sigURL
-	}
-	if flags == 0 {
-		b = append(b, signatureV2)
-	} else {
-		b = append(b, signatureV3)
-	}
-	b = binenc.AppendString(b, id)
-	b = binary.AppendUvarint(b, uint64(len(sig.pieces)))
-	for _, h := range sig.pieces {
-		b = binary.BigEndian.AppendUint32(b, h)
-	}
-	b = binary.AppendUvarint(b, uint64(sig.structure.Paragraphs))
-	b = binary.AppendUvarint(b, uint64(sig.structure.Length))
-	b = binary.AppendUvarint(b, uint64(sig.structure.Sentences))
-	b = binary.AppendUvarint(b, uint64(len(sig.terms)))
-	for _, t := range sig.terms {
-		b = binary.BigEndian.AppendUint32(b, t.hash)
-		b = binary.AppendUvarint(b, uint64(t.tf))
-	}
-	b = binary.AppendUvarint(b, uint64(len(sig.blocks)))
-	for _, h := range sig.blocks {
-		b = binary.BigEndian.AppendUint64(b, h)
-	}
-	b = binary.AppendUvarint(b, uint64(len(sig.minhash)))
-	for _, h := range sig.minhash {
-		b = binary.BigEndian.AppendUint32(b, h)
-	}
-	b = binary.AppendUvarint(b, uint64(sig.runes))
-	if flags == 0 {
-		return b
 	}
 	b = append(b, flags)
 	if flags&sigChars != 0 {
@@ -98,56 +110,88 @@ func (sig Signature) Encode(id string) []byte {
 // Decode decodes what Encode wrote: the document's id and signature.
 func Decode(b []byte) (string, Signature, error) {
 	r := binenc.NewReader(b)
-	v := r.Byte()
-	if v != signatureV2 && v != signatureV3 && r.Err() == nil {
+	if v := r.Byte(); v != signatureV4 && r.Err() == nil {
 		return "", Signature{}, fmt.Errorf("signature version %d: %w", v, ErrCorrupt)
 	}
 	id := r.String()
 	var sig Signature
-	if n := r.Count(4); n > 0 {
-		sig.pieces = make([]uint32, n)
+	if n := r.Count(2); n > 0 {
+		sig.pieces = make([]uint16, n)
 		for i := range sig.pieces {
-			sig.pieces[i] = r.Uint32()
+			if h := r.Bytes(2); len(h) == 2 {
+				sig.pieces[i] = uint16(h[0])<<8 | uint16(h[1])
+			}
+		}
+	}
+	if n := r.Count(4); n > 0 {
+		sig.sample = make([]uint32, n)
+		for i := range sig.sample {
+			sig.sample[i] = r.Uint32()
 		}
 	}
 	sig.structure.Paragraphs = r.Int()
 	sig.structure.Length = r.Int()
 	sig.structure.Sentences = r.Int()
-	if n := r.Count(5); n > 0 {
-		sig.terms = make([]termFreq, n)
-		for i := range sig.terms {
-			sig.terms[i] = termFreq{r.Uint32(), r.Int()}
-			if i > 0 && sig.terms[i].hash <= sig.terms[i-1].hash {
-				r.Fail("term order") // the merge in compareTerms relies on it
-			}
-		}
-	}
-	if n := r.Count(8); n > 0 {
-		sig.blocks = make([]uint64, n)
-		for i := range sig.blocks {
-			sig.blocks[i] = r.Uint64()
-		}
-	}
+	decodeTerms(&r, &sig.terms)
 	if n := r.Count(4); n > 0 {
-		sig.minhash = make([]uint32, n)
-		for i := range sig.minhash {
-			sig.minhash[i] = r.Uint32()
+		sig.blocks = make([]uint32, n)
+		for i := range sig.blocks {
+			sig.blocks[i] = r.Uint32()
 		}
+	}
+	if mh := r.String(); mh != "" {
+		sig.minhash = []byte(mh)
 	}
 	sig.runes = r.Int()
-	if v == signatureV3 {
-		decodeOptional(&r, &sig)
-	}
+	decodeOptional(&r, &sig)
 	if err := r.Done(); err != nil {
 		return "", Signature{}, err
 	}
 	return id, sig, nil
 }
 
-// decodeOptional reads a v3 Signature's flags and optional parts.
+// decodeTerms reads a termSet: exact terms in ascending hash order, or a
+// sketch of a power of two bins.
+func decodeTerms(r *binenc.Reader, t *termSet) {
+	t.distinct, t.total = r.Int(), r.Int()
+	k := r.Int()
+	if k > 0 {
+		if k > maxSketch || bits.OnesCount(uint(k)) != 1 {
+			r.Fail("sketch size")
+			return
+		}
+		t.bins = make([]termFreq, k)
+		for i := range t.bins {
+			v := r.Uvarint()
+			if v > 1<<binBits {
+				r.Fail("sketch bin")
+				return
+			}
+			t.bins[i].hash = uint32(v)
+			if v != 0 {
+				t.bins[i].tf = r.Int()
+			}
+		}
+		return
+	}
+	if t.distinct > r.Len()/5 {
+		r.Fail("term count")
+		return
+	}
+	t.exact = make([]termFreq, t.distinct)
+	for i := range t.exact {
+		t.exact[i] = termFreq{r.Uint32(), r.Int()}
+		if i > 0 && t.exact[i].hash <= t.exact[i-1].hash {
+			r.Fail("term order") // the merge in compareTerms relies on it
+			return
+		}
+	}
+}
+
+// decodeOptional reads a Signature's flags and optional parts.
 func decodeOptional(r *binenc.Reader, sig *Signature) {
 	flags := r.Byte()
-	if flags == 0 || flags&^(sigChars|sigTags|sigURL) != 0 {
+	if flags&^(sigChars|sigTags|sigURL) != 0 {
 		r.Fail("Signature flags")
 		return
 	}

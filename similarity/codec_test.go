@@ -2,6 +2,7 @@ package similarity
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -26,10 +27,14 @@ func TestSignatureRoundTrip(t *testing.T) {
 		},
 		{CharFreq: []analyzer.CharCount{{Index: 5, Count: 2}}},
 		{Tags: []byte{13}},
+		{ // sketched terms
+			Pieces: []string{"a", "b", "a"},
+			Terms:  manyTerms(200),
+		},
 	}
 	for i, f := range tests {
-		want := New(f)
-		want.names = nil // not stored
+		want := newSignature(f, 16).WithPieceSample(2)
+		want.names, want.pieces32 = nil, nil // not stored
 		if i == 2 {
 			want.url = 1<<63 | 9
 		}
@@ -45,9 +50,21 @@ func TestSignatureRoundTrip(t *testing.T) {
 
 // sameSignature compares signatures, nil and empty slices alike.
 func sameSignature(a, b Signature) bool {
-	return slices.Equal(a.pieces, b.pieces) && a.structure == b.structure && slices.Equal(a.terms, b.terms) &&
+	return slices.Equal(a.pieces, b.pieces) && slices.Equal(a.sample, b.sample) && a.structure == b.structure &&
+		slices.Equal(a.terms.exact, b.terms.exact) && slices.Equal(a.terms.bins, b.terms.bins) &&
+		(a.terms.bins == nil) == (b.terms.bins == nil) &&
+		a.terms.distinct == b.terms.distinct && a.terms.total == b.terms.total &&
 		slices.Equal(a.blocks, b.blocks) && slices.Equal(a.minhash, b.minhash) && a.runes == b.runes &&
 		slices.Equal(a.chars, b.chars) && slices.Equal(a.tags, b.tags) && a.url == b.url
+}
+
+// manyTerms is n distinct terms, term i occurring i%5+1 times.
+func manyTerms(n int) map[string]int {
+	m := map[string]int{}
+	for i := range n {
+		m[fmt.Sprintf("w%d", i)] = i%5 + 1
+	}
+	return m
 }
 
 func TestDecodeCorrupt(t *testing.T) {
@@ -60,8 +77,11 @@ func TestDecodeCorrupt(t *testing.T) {
 		{"version", append([]byte{99}, good[1:]...)},
 		{"truncated", good[:len(good)-3]},
 		{"trailing", append(append([]byte{}, good...), 0)},
-		{"huge count", []byte{signatureV2, 0, 0xff, 0xff, 0xff, 0xff, 0x0f}},
-		{"term order", Signature{terms: []termFreq{{2, 1}, {1, 1}}}.Encode("x")},
+		{"huge count", []byte{signatureV4, 0, 0xff, 0xff, 0xff, 0xff, 0x0f}},
+		{"term order", Signature{terms: termSet{exact: []termFreq{{2, 1}, {1, 1}}, distinct: 2}}.Encode("x")},
+		{"term count", Signature{terms: termSet{exact: []termFreq{{1, 1}}, distinct: 9}}.Encode("x")},
+		{"sketch size", Signature{terms: termSet{bins: make([]termFreq, 3)}}.Encode("x")},
+		{"sketch bin", Signature{terms: termSet{bins: []termFreq{{1<<binBits + 1, 1}}}}.Encode("x")},
 	}
 	for _, tt := range tests {
 		if _, _, err := Decode(tt.b); !errors.Is(err, ErrCorrupt) {
@@ -72,7 +92,8 @@ func TestDecodeCorrupt(t *testing.T) {
 
 func FuzzDecodeSignature(f *testing.F) {
 	f.Add(New(&analyzer.Features{Pieces: []string{"ab"}, Terms: map[string]int{"x": 2}, Blocks: blocks("q"), MinHash: []uint64{3}, Runes: 5}).Encode("id"))
-	f.Add([]byte{signatureV2})
+	f.Add([]byte{signatureV4})
+	f.Add(newSignature(&analyzer.Features{Terms: manyTerms(40)}, 8).Encode("s"))
 	v3 := New(&analyzer.Features{Pieces: []string{"ab"}, CharFreq: []analyzer.CharCount{{Index: 3, Count: 2}, {Index: 9, Count: 1}}, Tags: []byte{1, 2, 2}})
 	v3.url = 77
 	f.Add(v3.Encode("id"))

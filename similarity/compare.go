@@ -58,13 +58,14 @@ const termSampleSize = 10
 // features compare as empty. SameURL needs the documents' URLs: compare
 // their signatures WithURL.
 func CompareFeatures(a, b *analyzer.Features, opts Options) Verdict {
-	return Compare(New(a), New(b), opts)
+	return Compare(newSignature(a, opts.TermSketch), newSignature(b, opts.TermSketch), opts)
 }
 
 func (s Signature) Structure() analyzer.Structure { return s.structure }
 
+// Blocks are the first 4 bytes of the SHA-1 of each of the page's top
 // blocks, most important first.
-func (s Signature) Blocks() []uint64 { return s.blocks }
+func (s Signature) Blocks() []uint32 { return s.blocks }
 
 func (s Signature) Tags() []byte { return s.tags }
 
@@ -82,7 +83,7 @@ func Compare(a, b Signature, opts Options) Verdict {
 // cost a fifth of a verification.
 func Verify(a, b Signature, opts Options) Verdict {
 	var v Verdict
-	t := compareTerms(a, b, opts)
+	t := compareTermSets(a.terms, b.terms, opts)
 	v.SharedTerms = t.shared
 	fs, lcs := pieceSimilarity(a.pieces, b.pieces)
 	v.SharedPieces = lcs
@@ -195,9 +196,26 @@ type termStats struct {
 	booleanS        float64
 }
 
-// compareTerms merges the two signatures' term lists, sorted by hash.
-func compareTerms(sa, sb Signature, o Options) termStats {
-	a, b := sa.terms, sb.terms
+// compareTermSets compares two pages' terms: exactly when both are kept
+// exactly, else on their sketches (terms of different sketch sizes do
+// not compare).
+func compareTermSets(a, b termSet, o Options) termStats {
+	if a.bins == nil && b.bins == nil {
+		return compareTerms(a.exact, b.exact, o)
+	}
+	k := len(a.bins)
+	if k == 0 {
+		k = len(b.bins)
+	}
+	sa, sb := a.sketched(k), b.sketched(k)
+	if sa == nil || sb == nil {
+		return termStats{}
+	}
+	return compareSketches(sa, sb, a, b, o)
+}
+
+// compareTerms merges two exact term lists, sorted by hash.
+func compareTerms(a, b []termFreq, o Options) termStats {
 	var t termStats
 	var minSum, totA, totB, sumAll, diffNum int
 	frequent := func(x, y int) bool { return o.BooleanFrequent > 0 && x >= o.BooleanFrequent && y >= o.BooleanFrequent }
@@ -267,6 +285,59 @@ func compareTerms(sa, sb Signature, o Options) termStats {
 	return t
 }
 
+// compareSketches estimates compareTerms' quantities from two sketches
+// of the same size (see termSet): each non-empty bin is a term of the
+// union, drawn uniformly, with its frequencies x and y on both sides
+// (0 where it is absent). The share of bins whose term both pages have
+// estimates Jaccard; the shared count follows from it and the exact
+// distinct counts; Conrad's and the boolean-model paper's sums are ratios
+// over the union's terms, estimated by the same ratios over the sampled
+// terms, scaled by the exact totals where they need them. Stop words are
+// not applied (the sketch keeps no term's hash).
+func compareSketches(a, b []termFreq, ta, tb termSet, o Options) termStats {
+	var t termStats
+	var bins, shared, minSum, sumAll, diffNum int
+	for i := range a {
+		x, y := a[i], b[i]
+		switch {
+		case x.hash == 0 && y.hash == 0:
+			continue
+		case x.hash == y.hash:
+			shared++
+			minSum += min(x.tf, y.tf)
+		case y.hash == 0 || x.hash != 0 && x.hash < y.hash:
+			y.tf = 0
+		default:
+			x.tf = 0
+		}
+		bins++
+		sumAll += x.tf + y.tf
+		if o.BooleanFrequent <= 0 || x.tf < o.BooleanFrequent || y.tf < o.BooleanFrequent {
+			diffNum += absInt(x.tf - y.tf)
+		}
+	}
+	if bins == 0 {
+		return t
+	}
+	j := float64(shared) / float64(bins)
+	union := float64(ta.distinct+tb.distinct) / (1 + j)
+	t.jaccard = j
+	t.union = int(math.Round(union))
+	t.shared = int(math.Round(j * union))
+	if maxTot := max(ta.total, tb.total); maxTot > 0 && sumAll > 0 {
+		t.conrad = float64(minSum) / float64(sumAll) * float64(ta.total+tb.total) / float64(maxTot)
+	}
+	na, nb := ta.distinct, tb.distinct
+	countsClose := float64(absInt(na-nb)) <= o.BooleanD*float64(max(na, nb))
+	t.booleanCompared = countsClose && 1-j <= o.BooleanK
+	f := 1.0
+	if sumAll > 0 {
+		f = math.Min(1, float64(diffNum)/(float64(sumAll)/2))
+	}
+	t.booleanS = 1 - f
+	return t
+}
+
 // TermSample is the termSampleSize smallest of the terms a and b share,
 // by name, stop terms left out: empty unless one of them was made from
 // Features (a stored signature keeps only hashes).
@@ -278,28 +349,13 @@ func TermSample(sa, sb Signature, o Options) []string {
 	if names == nil {
 		return nil
 	}
-	a, b := sa.terms, sb.terms
-	shared := make([]uint32, 0, min(len(a), len(b))) // ascending
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i].hash < b[j].hash:
-			i++
-		case b[j].hash < a[i].hash:
-			j++
-		default:
-			if o.Stop == nil || !o.Stop(a[i].hash) {
-				shared = append(shared, a[i].hash)
-			}
-			i++
-			j++
-		}
-	}
+	isShared := sharedTerms(sa.terms, sb.terms, o)
 	// Of terms colliding on a hash, the smaller name stands for them, so
 	// that the sample does not depend on map order.
 	var sample []named
 	for t := range names {
 		h := uint32(HashString(t))
-		if _, ok := slices.BinarySearch(shared, h); !ok {
+		if !isShared(h) {
 			continue
 		}
 		if k := slices.IndexFunc(sample, func(x named) bool { return x.hash == h }); k >= 0 {
@@ -321,6 +377,43 @@ func TermSample(sa, sb Signature, o Options) []string {
 	return out
 }
 
+// sharedTerms returns the test of a term's hash being one both term sets
+// have, as far as they show it: in both exact sets, or the minimum of its
+// bin on both sketches; stop terms left out.
+func sharedTerms(ta, tb termSet, o Options) func(uint32) bool {
+	if ta.bins != nil || tb.bins != nil {
+		k := max(len(ta.bins), len(tb.bins))
+		a, b := ta.sketched(k), tb.sketched(k)
+		if a == nil || b == nil {
+			return func(uint32) bool { return false }
+		}
+		return func(h uint32) bool {
+			bin, v := binOf(h, k)
+			return a[bin].hash == v && b[bin].hash == v
+		}
+	}
+	a, b := ta.exact, tb.exact
+	shared := make([]uint32, 0, min(len(a), len(b))) // ascending
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i].hash < b[j].hash:
+			i++
+		case b[j].hash < a[i].hash:
+			j++
+		default:
+			if o.Stop == nil || !o.Stop(a[i].hash) {
+				shared = append(shared, a[i].hash)
+			}
+			i++
+			j++
+		}
+	}
+	return func(h uint32) bool {
+		_, ok := slices.BinarySearch(shared, h)
+		return ok
+	}
+}
+
 // named is a term of the sample and its hash.
 type named struct {
 	name string
@@ -331,7 +424,7 @@ type named struct {
 // feature strings compared in order, tolerant of inserted or dropped
 // sentences. Pieces are hashed (by New) so the O(n·m) loop
 // compares integers.
-func pieceSimilarity(ha, hb []uint32) (float64, int) {
+func pieceSimilarity(ha, hb []uint16) (float64, int) {
 	if len(ha) == 0 || len(hb) == 0 {
 		return 0, 0
 	}
@@ -367,12 +460,12 @@ func BlockST(a, b Signature) float64 {
 
 // blockSimilarity is the fingerprint paper's ST_m = m0/m with m the
 // larger block count.
-func blockSimilarity(a, b []uint64) (float64, int) {
+func blockSimilarity(a, b []uint32) (float64, int) {
 	m := max(len(a), len(b))
 	if m == 0 {
 		return 0, 0
 	}
-	set := make(map[uint64]struct{}, len(a))
+	set := make(map[uint32]struct{}, len(a))
 	for _, x := range a {
 		set[x] = struct{}{}
 	}
@@ -386,9 +479,11 @@ func blockSimilarity(a, b []uint64) (float64, int) {
 	return float64(m0) / float64(m), m0
 }
 
-// minhashSimilarity is the fraction of equal slots; signatures of different
+// minhashSimilarity estimates Jaccard from the fraction r of equal slots
+// of b-bit MinHash values (b = 8): two slots are equal with probability
+// J + (1−J)/256, so J = (r − 1/256)/(1 − 1/256). Signatures of different
 // lengths were made with different hash families and do not compare.
-func minhashSimilarity(a, b []uint32) float64 {
+func minhashSimilarity(a, b []byte) float64 {
 	if len(a) == 0 || len(a) != len(b) {
 		return 0
 	}
@@ -398,7 +493,8 @@ func minhashSimilarity(a, b []uint32) float64 {
 			eq++
 		}
 	}
-	return float64(eq) / float64(len(a))
+	const chance = 1.0 / 256
+	return max(0, (float64(eq)/float64(len(a))-chance)/(1-chance))
 }
 
 func lengthWithin(a, b int, frac float64) bool {

@@ -176,7 +176,7 @@ func TestSignatureTermCollision(t *testing.T) {
 	sig := New(&analyzer.Features{Terms: map[string]int{x: 2, y: 3, "other": 1}})
 	want := []termFreq{{uint32(HashString(x)), 5}, {uint32(HashString("other")), 1}}
 	slices.SortFunc(want, func(a, b termFreq) int { return cmp.Compare(a.hash, b.hash) })
-	if !slices.Equal(sig.terms, want) {
+	if !slices.Equal(sig.terms.exact, want) {
 		t.Errorf("terms %v, want %v", sig.terms, want)
 	}
 	other := New(&analyzer.Features{Terms: map[string]int{y: 1}})
@@ -213,5 +213,50 @@ func TestTermSampleSmallest(t *testing.T) {
 		if got := TermSample(b, a, DefaultOptions()); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: TermSample (swapped) = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestSketchEstimates: on pages past the sketch size, the boolean-model
+// quantities estimated from sketches are near the exact ones, and a
+// sketch compares with an exact set of another page as with its sketch.
+func TestSketchEstimates(t *testing.T) {
+	terms := func(from, to int) map[string]int {
+		m := map[string]int{}
+		for i := from; i < to; i++ {
+			m[fmt.Sprintf("t%d", i)] = i%4 + 1
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		a, b map[string]int
+	}{
+		{"same", terms(0, 600), terms(0, 600)},
+		{"most shared", terms(0, 600), terms(60, 660)},
+		{"half shared", terms(0, 600), terms(200, 800)},
+		{"disjoint", terms(0, 600), terms(600, 1200)},
+		{"one short", terms(0, 600), terms(0, 40)},
+	}
+	o := DefaultOptions()
+	o.TermSketch = 256
+	for _, tt := range tests {
+		fa, fb := &analyzer.Features{Terms: tt.a}, &analyzer.Features{Terms: tt.b}
+		exact := compareTermSets(New(fa).terms, New(fb).terms, o)
+		sa, sb := newSignature(fa, o.TermSketch), newSignature(fb, o.TermSketch)
+		got := compareTermSets(sa.terms, sb.terms, o)
+		if math.Abs(got.jaccard-exact.jaccard) > 0.1 || math.Abs(got.conrad-exact.conrad) > 0.1 ||
+			math.Abs(got.booleanS-exact.booleanS) > 0.1 || math.Abs(float64(got.shared-exact.shared)) > 0.15*float64(exact.shared)+5 {
+			t.Errorf("%s: sketched jaccard %.3f conrad %.3f boolean %.3f shared %d; exact %.3f %.3f %.3f %d",
+				tt.name, got.jaccard, got.conrad, got.booleanS, got.shared, exact.jaccard, exact.conrad, exact.booleanS, exact.shared)
+		}
+		// A page kept exactly against a sketched one: as against its sketch.
+		mixed := compareTermSets(sa.terms, New(fb).terms, o)
+		if mixed != got {
+			t.Errorf("%s: exact against sketch %+v, want as sketches %+v", tt.name, mixed, got)
+		}
+	}
+	other := newSignature(&analyzer.Features{Terms: terms(0, 600)}, 128)
+	if got := compareTermSets(newSignature(&analyzer.Features{Terms: terms(0, 600)}, 256).terms, other.terms, o); got != (termStats{}) {
+		t.Errorf("sketches of 256 and 128 bins compare: %+v, want nothing", got)
 	}
 }

@@ -2,6 +2,7 @@ package similarity
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -157,6 +158,14 @@ type Options struct {
 	// TagEditMin: tag-sequence similarity at or above which TagEdit says
 	// duplicate. Default 0.8.
 	TagEditMin float64
+	// TermSketch: a page with more distinct terms than this keeps them as
+	// a one-permutation sketch of TermSketch bins (see Signature), which
+	// the boolean-model measures (Boolean, Jaccard, Conrad, Pugh) compare
+	// by estimates; a page with fewer keeps them all. 0 keeps every
+	// term. A power of two, at most 4096. Default 64 (docs/distributed.md:
+	// the frontier of stored bytes against F1). Signatures of different
+	// sketch sizes do not compare on terms.
+	TermSketch int
 	// Stop, when set, reports a term (the low 32 bits of its HashString)
 	// as a stop word, left out of the boolean-model measures (Boolean,
 	// Jaccard, Conrad, Pugh): the boolean-model paper's automatic stop
@@ -184,6 +193,7 @@ func DefaultOptions() Options {
 		JaccardMin:       0.6,
 		CharFreqMin:      0.95,
 		TagEditMin:       0.8,
+		TermSketch:       64,
 	}
 }
 
@@ -202,6 +212,8 @@ func (o Options) Validate() error {
 		return bad("Votes %d outside 1..%d (the number of Voters)", o.Votes, len(o.Voters))
 	case !validMeasures(o.Voters):
 		return bad("Voters %v: each a single measure, at most once", o.Voters)
+	case o.TermSketch < 0 || o.TermSketch > maxSketch || o.TermSketch > 0 && bits.OnesCount(uint(o.TermSketch)) != 1:
+		return bad("TermSketch %d: 0 or a power of two up to %d", o.TermSketch, maxSketch)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package similarity
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
@@ -11,22 +12,38 @@ import (
 
 // Signature is the compact form of a document's features that
 // verification needs, as a store keeps it (Encode) and as Compare works
-// on it: 32-bit hashes instead of strings, sorted terms merged in
-// linear time. Two different strings of one document collide with odds
-// about n²/2³³ (n ≈ 300 terms: 1e-5), too rare to move a measure.
+// on it. Every measure compares what the store keeps, so a signature read
+// back decides exactly as the one it was made from:
+//
+//   - feature-string pieces as 16-bit hashes, in text order (the LCS
+//     counts a chance match of two different pieces with odds 2⁻¹⁶ a
+//     pair, a few hundredths of a piece a comparison);
+//   - the MinHash values' low 8 bits (b-bit MinHash: equal with
+//     probability J + (1−J)/256, which Compare corrects for);
+//   - block fingerprints' first 32 bits;
+//   - the terms: every distinct term (32-bit hash and frequency) when a
+//     page has at most Options.TermSketch of them, else a one-permutation
+//     sketch of Options.TermSketch bins (see termSet), with the exact
+//     counts of distinct terms and of occurrences.
+//
+// Two different strings of one document collide on a 32-bit hash with
+// odds about n²/2³³ (n ≈ 300 terms: 1e-5), too rare to move a measure.
 type Signature struct {
-	pieces    []uint32 // feature-string pieces, in text order
+	pieces    []uint16 // feature-string pieces, in text order
+	sample    []uint32 // the smallest distinct 32-bit piece hashes, ascending (WithPieceSample)
 	structure analyzer.Structure
-	terms     []termFreq // sorted by hash
-	blocks    []uint64   // the first 8 bytes of each block's SHA-1, most important first
-	minhash   []uint32   // the low 32 bits of each MinHash value
+	terms     termSet
+	blocks    []uint32 // the first 4 bytes of each block's SHA-1, most important first
+	minhash   []byte   // the low 8 bits of each MinHash value
 	runes     int
 	chars     []analyzer.CharCount // sorted by index
 	tags      []byte               // htmltags codes
 	url       uint64               // urlHash of the canonical URL
 	// names are the terms of the Features the signature was made from,
-	// for the evidence (TermSample); a stored signature has none.
-	names map[string]int
+	// for the evidence (TermSample); pieces32 their pieces' 32-bit hashes,
+	// for WithPieceSample. A stored signature has neither.
+	names    map[string]int
+	pieces32 []uint32
 }
 
 type termFreq struct {
@@ -34,24 +51,89 @@ type termFreq struct {
 	tf   int
 }
 
-// New computes the signature of f; nil features are empty.
+// termSet is a page's boolean-model terms. Exact holds every distinct
+// term, sorted by hash. Past the sketch size, bins holds a one-permutation
+// sketch instead (Li, Owen and Zhang, 2012): the 32-bit hash space is cut
+// into len(bins) equal ranges, and each bin keeps the smallest hash of the
+// page's terms in its range, as 1 + the top 16 bits of its offset in the
+// range (0: no term), with that term's frequency. Two pages' bins then
+// sample the union of their terms: in a bin, the smaller minimum is a term
+// of the union, in both pages when the minima are equal and in one page
+// only otherwise; so each bin gives one term of the union with its exact
+// frequencies on both sides (see compareSketches).
+type termSet struct {
+	exact    []termFreq
+	bins     []termFreq
+	distinct int // distinct terms
+	total    int // occurrences
+}
+
+// binBits is how many bits of a bin minimum's offset a sketch keeps.
+const binBits = 16
+
+// sketchOf returns the sketch of k bins (a power of two) of an exact set.
+func sketchOf(exact []termFreq, k int) []termFreq {
+	bins := make([]termFreq, k)
+	for _, t := range exact {
+		b, v := binOf(t.hash, k)
+		if bins[b].hash == 0 || v < bins[b].hash {
+			bins[b] = termFreq{v, t.tf}
+		}
+	}
+	return bins
+}
+
+// binOf places a term's hash in a sketch of k bins: its bin, and its
+// value there (1 + the top binBits bits of its offset in the bin's range).
+// The hash is mixed first (murmur3's finaliser, a bijection): the low 32
+// bits of FNV-1a of words that differ in their last letters are far from
+// uniform, and a sketch needs them to be.
+func binOf(h uint32, k int) (bin int, v uint32) {
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	shift := 32 - bits.TrailingZeros(uint(k))
+	return int(h >> shift), 1 + (h&(1<<shift-1))>>(shift-binBits)
+}
+
+// sketched returns the sketch of t in k bins, nil when t is a sketch of
+// another size.
+func (t termSet) sketched(k int) []termFreq {
+	if t.exact == nil && t.bins != nil {
+		if len(t.bins) != k {
+			return nil
+		}
+		return t.bins
+	}
+	return sketchOf(t.exact, k)
+}
+
+// New computes the signature of f with every term kept exactly; nil
+// features are empty.
 func New(f *analyzer.Features) Signature {
+	return newSignature(f, 0)
+}
+
+func newSignature(f *analyzer.Features, sketch int) Signature {
 	if f == nil {
 		f = &analyzer.Features{}
 	}
 	sig := Signature{
-		pieces:    make([]uint32, len(f.Pieces)),
+		pieces:    make([]uint16, len(f.Pieces)),
+		pieces32:  make([]uint32, len(f.Pieces)),
 		structure: f.Structure,
-		terms:     make([]termFreq, 0, len(f.Terms)),
-		blocks:    make([]uint64, len(f.Blocks)),
-		minhash:   make([]uint32, len(f.MinHash)),
+		blocks:    make([]uint32, len(f.Blocks)),
+		minhash:   make([]byte, len(f.MinHash)),
 		runes:     f.Runes,
 		chars:     f.CharFreq,
 		tags:      f.Tags,
 		names:     f.Terms,
 	}
 	for i, p := range f.Pieces {
-		sig.pieces[i] = uint32(HashString(p))
+		h := uint32(HashString(p))
+		sig.pieces32[i], sig.pieces[i] = h, uint16(h)
 	}
 	// Sorted by hash as hash<<32|frequency, which sorts without a
 	// comparison function: twice as fast as sorting the pairs.
@@ -60,29 +142,37 @@ func New(f *analyzer.Features) Signature {
 		packed = append(packed, HashString(t)<<32|uint64(min(n, math.MaxUint32)))
 	}
 	slices.Sort(packed)
+	terms := make([]termFreq, 0, len(packed))
 	for _, p := range packed {
 		t := termFreq{uint32(p >> 32), int(uint32(p))}
-		if n := len(sig.terms); n > 0 && sig.terms[n-1].hash == t.hash {
-			sig.terms[n-1].tf += t.tf // terms colliding inside one document count as one
+		sig.terms.total += t.tf
+		if n := len(terms); n > 0 && terms[n-1].hash == t.hash {
+			terms[n-1].tf += t.tf // terms colliding inside one document count as one
 		} else {
-			sig.terms = append(sig.terms, t)
+			terms = append(terms, t)
 		}
 	}
+	sig.terms.distinct = len(terms)
+	if sketch > 0 && len(terms) > sketch {
+		sig.terms.bins = sketchOf(terms, sketch)
+	} else {
+		sig.terms.exact = terms
+	}
 	for i, b := range f.Blocks {
-		sig.blocks[i] = binary.BigEndian.Uint64(b[:8])
+		sig.blocks[i] = binary.BigEndian.Uint32(b[:4])
 	}
 	for i, v := range f.MinHash {
-		sig.minhash[i] = uint32(v)
+		sig.minhash[i] = byte(v)
 	}
 	return sig
 }
 
 // Of is the signature of a page's features f, as a store under o keeps
-// it: the parts only CharFreq, TagEdit and SameURL use (the character
-// frequencies, the tag sequence, the URL) are kept only when that
-// measure can decide.
+// it: terms sketched past o.TermSketch, and the parts only CharFreq,
+// TagEdit and SameURL use (the character frequencies, the tag sequence,
+// the URL) kept only when that measure can decide.
 func Of(f *analyzer.Features, pageURL string, o Options) Signature {
-	sig := New(f)
+	sig := newSignature(f, o.TermSketch)
 	if o.Decides(SameURL) {
 		sig.url = urlHash(pageURL)
 	}
@@ -101,6 +191,21 @@ func (s Signature) WithURL(pageURL string) Signature {
 	return s
 }
 
+// WithPieceSample returns s keeping the k smallest distinct 32-bit hashes
+// of its pieces (PieceSample): a consistent sample, which two texts
+// sharing most pieces mostly share, for a store's posting keys. Only a
+// signature made from Features has them to sample.
+func (s Signature) WithPieceSample(k int) Signature {
+	hs := slices.Clone(s.pieces32)
+	slices.Sort(hs)
+	hs = slices.Compact(hs)
+	s.sample = hs[:min(len(hs), k)]
+	return s
+}
+
+// PieceSample is the sample of WithPieceSample, ascending.
+func (s Signature) PieceSample() []uint32 { return s.sample }
+
 // urlHash identifies a canonical URL (0: none, or not an http(s) URL).
 func urlHash(u string) uint64 {
 	c, err := canon.URL(nil, u, nil)
@@ -110,21 +215,24 @@ func urlHash(u string) uint64 {
 	return HashString(c) | 1 // never 0
 }
 
-// Structure is the feature-string paper's structure cell of the page.
-
-// Blocks are the first 8 bytes of the SHA-1 of each of the page's top
-
-// Tags is the page's HTML tag sequence, when kept (see Of).
-
 // TermHashes are the 32-bit hashes of the page's distinct terms,
-// ascending.
+// ascending; nil when they are sketched.
 func (s Signature) TermHashes() []uint32 {
-	out := make([]uint32, len(s.terms))
-	for i, t := range s.terms {
+	out := make([]uint32, len(s.terms.exact))
+	for i, t := range s.terms.exact {
 		out[i] = t.hash
 	}
 	return out
 }
+
+// Sketched reports whether the terms are kept as a sketch.
+func (s Signature) Sketched() bool { return s.terms.bins != nil }
+
+// MinHash is the low byte of each MinHash value, in order.
+func (s Signature) MinHash() []byte { return s.minhash }
+
+// Runes is the length of the page's text in content characters.
+func (s Signature) Runes() int { return s.runes }
 
 // HashString is 64-bit FNV-1a, written out to hash a string without
 // converting it to bytes. Stored signatures and posting keys depend on

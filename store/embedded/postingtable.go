@@ -178,8 +178,7 @@ func (t *postingTable) openFile(readOnly bool) (trusted bool, err error) {
 }
 
 // build fills a new table with the store's lists: its full-list markers,
-// then the posting keys of every document record. A store of layout 2
-// keeps whole lists under its posting keys; they are read too.
+// then the posting keys of every document record.
 func (t *postingTable) build(db *badger.DB) error {
 	err := t.remap(minTableLog)
 	if err == nil {

@@ -205,65 +205,6 @@ func TestPostingTableReadOnly(t *testing.T) {
 	}
 }
 
-// TestStoreLayout2Moves: a store of layout 2, whose lists are Badger
-// values, opens with its lists in the table, keeps only the full-list
-// markers in Badger, and is marked as of this layout.
-func TestStoreLayout2Moves(t *testing.T) {
-	dir := t.TempDir()
-	listed, full := testKey(1), testKey(2)
-	local, err := OpenLocal(DefaultOptions(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := local.db
-	err = db.Update(func(txn *badger.Txn) error {
-		for k, v := range map[string][]byte{
-			store.KeyFormat: {0, 0, 0, 0, 0, 0, 0, 2},
-			string(listed):  store.EncodePostings([]uint64{4, 5}),
-			string(full):    store.FullPostings(),
-		} {
-			if err := txn.Set([]byte(k), v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := open(local, DefaultOptions(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := st.lists.get(listed); !slices.Equal(got.Seqs, []uint64{4, 5}) {
-		t.Errorf("moved list = %v, want [4 5]", got)
-	}
-	if !st.lists.get(full).Full {
-		t.Error("full list not moved")
-	}
-	err = db.View(func(txn *badger.Txn) error {
-		lt := &LocalTxn{txn: txn}
-		if _, err := lt.Get(listed); err == nil {
-			t.Error("the open list is still a Badger value")
-		}
-		if _, err := lt.Get(full); err != nil {
-			t.Error("the full list's marker is gone from Badger")
-		}
-		v, err := getCounter(txn, store.KeyFormat)
-		if v != format {
-			t.Errorf("layout = %d, %v; want %d", v, err, format)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-}
-
 func BenchmarkPostingTableGet(b *testing.B) {
 	tab := openTestTable(b, "", memDB(b))
 	defer tab.close(false)

@@ -1,7 +1,6 @@
 package embedded
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -34,18 +33,14 @@ type Store struct {
 
 var _ store.Backend = (*Store)(nil)
 
-// Layouts of the store: 3 keeps posting lists in the posting table, and
-// only full-list markers under p/ (2 had every list there, as document
-// numbers; 1 had a key per posting and whole features).
-const (
-	format           = 3
-	formatListValues = 2
-)
+// format is the store's layout: 4 keeps the compact signatures of
+// package similarity (signature v4) and posting keys derived from them;
+// 3 had whole 32-bit hashes in signatures and bands of whole MinHash
+// values, 2 every posting list as a Badger value, 1 a key per posting.
+const format = 4
 
 // Open opens (creating if needed) the store in opts.Dir, with its posting
-// table in opts.PostingTable. A store of layout 2, whose lists were
-// Badger values, is moved to the table (unless read-only: the table is
-// then built in memory at each open).
+// table in opts.PostingTable.
 func Open(opts Options) (*Store, error) {
 	local, err := OpenLocal(opts)
 	if err != nil {
@@ -66,10 +61,9 @@ func open(local *Local, opts Options) (*Store, error) {
 	if ro {
 		update = db.View // a new store cannot be read-only: nothing to mark
 	}
-	var layout uint64
 	err := update(func(txn *badger.Txn) error {
-		var err error
-		if layout, err = checkFormat(txn, ro); err != nil {
+		err := checkFormat(txn, ro)
+		if err != nil {
 			return err
 		}
 		if s.seq, err = getCounter(txn, store.KeySeq); err != nil {
@@ -81,12 +75,6 @@ func open(local *Local, opts Options) (*Store, error) {
 	if err == nil && !ro {
 		s.lists, err = openPostingTable(opts.PostingTable, db, false, s.seq)
 	}
-	if err == nil && layout == formatListValues && !ro {
-		// The table was built from the lists in Badger, which may go now.
-		if err = dropListValues(db); err != nil {
-			err = errors.Join(err, s.lists.close(false))
-		}
-	}
 	if err != nil {
 		return nil, fmt.Errorf("embedded: open %s: %w", opts.Dir, err)
 	}
@@ -94,15 +82,14 @@ func open(local *Local, opts Options) (*Store, error) {
 }
 
 // checkFormat marks a new store with the layout's version, and refuses a
-// store of a layout it cannot read. It returns the layout found: layout 2
-// (posting lists as Badger values) is read and then moved to the table.
-func checkFormat(txn *badger.Txn, readOnly bool) (uint64, error) {
+// store of another layout.
+func checkFormat(txn *badger.Txn, readOnly bool) error {
 	v, err := getCounter(txn, store.KeyFormat)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if v == format || v == formatListValues {
-		return v, nil
+	if v == format {
+		return nil
 	}
 	if v == 0 {
 		// No format key: a new store, or one of layout 1, which had
@@ -111,42 +98,16 @@ func checkFormat(txn *badger.Txn, readOnly bool) (uint64, error) {
 		defer it.Close()
 		if it.Rewind(); !it.Valid() {
 			if readOnly {
-				return format, nil
+				return nil
 			}
-			return format, txn.Set([]byte(store.KeyFormat), formatValue())
+			return txn.Set([]byte(store.KeyFormat), formatValue())
 		}
 		v = 1
 	}
-	return v, fmt.Errorf("store layout %d, this version reads %d (index the pages again into a new directory): %w", v, format, store.ErrCorrupt)
+	return fmt.Errorf("store layout %d, this version reads %d (index the pages again into a new directory): %w", v, format, store.ErrCorrupt)
 }
 
 func formatValue() []byte { return binary.BigEndian.AppendUint64(nil, format) }
-
-// dropListValues finishes moving a layout-2 store to the table, which
-// holds its lists now: it deletes the lists from Badger, but for the
-// full-list markers, and marks the store as of this layout.
-func dropListValues(db *badger.DB) error {
-	wb := db.NewWriteBatch()
-	defer wb.Cancel()
-	err := db.View(func(txn *badger.Txn) error {
-		return eachValue(txn, store.NSPosting, func(k, v []byte) error {
-			if bytes.Equal(v, store.FullPostings()) {
-				return nil
-			}
-			return wb.Delete(bytes.Clone(k))
-		})
-	})
-	if err == nil {
-		err = wb.Set([]byte(store.KeyFormat), formatValue())
-	}
-	if err == nil {
-		err = wb.Flush()
-	}
-	if err != nil {
-		return fmt.Errorf("moving posting lists to the table: %w", err)
-	}
-	return nil
-}
 
 func getCounter(txn *badger.Txn, k string) (uint64, error) {
 	var v uint64

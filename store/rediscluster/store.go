@@ -200,9 +200,10 @@ func New(rdb redis.UniversalClient, prefix string, local *embedded.Local) (*Stor
 	return s, nil
 }
 
-// redisFormat is the version of the key layout: 2 has the posting lists
-// in bucket hashes; 1, without a format key, had a key a list.
-const redisFormat = "2"
+// redisFormat is the version of the key layout: 3 holds package
+// similarity's compact signatures; 2 had the posting lists in bucket
+// hashes too, and whole signatures; 1, without a format key, a key a list.
+const redisFormat = "3"
 
 // checkFormat marks a new store with the layout's version, and refuses a
 // store of another layout.
