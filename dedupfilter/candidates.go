@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
@@ -112,14 +113,18 @@ func (w *mutation) gate(cands []cand, sig similarity.Signature) ([]cand, error) 
 			if err != nil {
 				return nil, fmt.Errorf("dedupfilter: %w", err)
 			}
-			a, b := sig.Structure(), cs.Structure()
-			if neighbours(a.Paragraphs, b.Paragraphs, r) && neighbours(a.Length, b.Length, r) &&
-				neighbours(a.Sentences, b.Sentences, r) {
+			if sameCell(sig.Structure(), cs.Structure(), r) {
 				kept = append(kept, c)
 			}
 		}
 	}
 	return kept, nil
+}
+
+// sameCell reports whether two structure cells lie within r of each
+// other in every coordinate.
+func sameCell(a, b analyzer.Structure, r int) bool {
+	return neighbours(a.Paragraphs, b.Paragraphs, r) && neighbours(a.Length, b.Length, r) && neighbours(a.Sentences, b.Sentences, r)
 }
 
 func neighbours(a, b, r int) bool { return a-b <= r && b-a <= r }
@@ -190,7 +195,11 @@ func (f *Filter) EarlierCandidates(o Options, fn func(id string, cands []string)
 			if err != nil {
 				return fmt.Errorf("dedupfilter: %w", err)
 			}
-			lookup := o.restrictLookup(o.lookupKeys(sig.Structure(), rec.Keys))
+			keys := rec.Keys
+			if keys == nil { // a store that keeps none
+				keys = o.postingKeys(sig, nil)
+			}
+			lookup := o.restrictLookup(o.lookupKeys(sig.Structure(), keys))
 			cands, err := w.candidatesBefore(nil, sig, lookup, rec.Seq)
 			if err != nil {
 				return err

@@ -3,6 +3,7 @@ package dedupfilter
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/internal/binenc"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
@@ -50,15 +51,52 @@ func decodePending(seq uint64, b []byte) ([]Op, error) {
 	return ops, nil
 }
 
-// readSignature reads and decodes document seq's id and signature.
-func readSignature(st store.Txn, seq uint64) (string, similarity.Signature, error) {
+// A stored signature (s/<seq>): the document's id first, as package
+// store's key schema says (a store may read it), then its time in
+// microseconds (varint), then package similarity's encoding, without the
+// id.
+
+// encodeSignature encodes a document's stored signature.
+func encodeSignature(id string, t time.Time, sig similarity.Signature) []byte {
+	b := binenc.AppendString(make([]byte, 0, 640), id)
+	b = binary.AppendVarint(b, t.UnixMicro())
+	return sig.AppendEncode(b, "")
+}
+
+// stored is a decoded stored signature.
+type stored struct {
+	id   string
+	time time.Time
+	sig  similarity.Signature
+}
+
+// decodeSignature decodes what encodeSignature wrote.
+func decodeSignature(b []byte) (stored, error) {
+	r := binenc.NewReader(b)
+	s := stored{id: r.String(), time: time.UnixMicro(r.Varint()).UTC()}
+	if err := r.Err(); err != nil {
+		return stored{}, err
+	}
+	var err error
+	_, s.sig, err = similarity.Decode(b[len(b)-r.Len():])
+	return s, err
+}
+
+// readStored reads and decodes document seq's stored signature.
+func readStored(st store.Txn, seq uint64) (stored, error) {
 	b, err := st.Signature(seq)
 	if err != nil {
-		return "", similarity.Signature{}, err
+		return stored{}, err
 	}
-	id, sig, err := similarity.Decode(b)
+	s, err := decodeSignature(b)
 	if err != nil {
-		return "", similarity.Signature{}, fmt.Errorf("similarity.Signature of document %d: %w", seq, err)
+		return stored{}, fmt.Errorf("similarity.Signature of document %d: %w", seq, err)
 	}
-	return id, sig, nil
+	return s, nil
+}
+
+// readSignature reads and decodes document seq's id and signature.
+func readSignature(st store.Txn, seq uint64) (string, similarity.Signature, error) {
+	s, err := readStored(st, seq)
+	return s.id, s.sig, err
 }

@@ -39,13 +39,18 @@
 //
 // # Guarantees
 //
-// Concurrency: all methods are safe for concurrent use. Add and Delete run
-// their decide-and-write section under one mutex and one store
-// transaction, so concurrent Adds end in the clusters of some serial order
-// (and the shared store makes several processes' Adds do so too).
-// Callers that add in a fixed order do the rest in parallel first: compute
-// features, then Prepare (sorting, encoding, key hashing), then AddPrepared
-// in order.
+// Concurrency: all methods are safe for concurrent use. Add and Delete
+// write under one mutex and one store transaction, so concurrent Adds end
+// in the clusters of some serial order. Callers that add in a fixed order
+// do the rest in parallel first: compute features, then Prepare (sorting,
+// encoding, key hashing), then, inside Exclusive, Prefetch, which plans
+// the batch's decisions (candidates, verification) on every core, then
+// AddPrepared in order, which only places each document and writes it.
+// On a store several processes share (package rediscluster), the batch
+// is posted and numbered first and each document decided against those
+// numbered before it, whichever process posted them: their Adds end in
+// the clusters of the serial order of the numbers, with no lock between
+// processes (see package rediscluster).
 //
 // Durability and crash safety: each Add/Delete commits its store changes
 // and pending marks (one per search-index Op) atomically. The indexer

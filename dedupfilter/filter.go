@@ -3,8 +3,6 @@ package dedupfilter
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -151,12 +149,21 @@ type Filter struct {
 	opts    Options
 	df      *docFreq // Options.BooleanStopShare's document frequencies, or nil
 
-	mu     sync.Mutex // serialises decide+write sections
+	// mu serialises the decisions' sections that write, and the filter's
+	// state below. Planning (Prefetch) reads and compares outside it.
+	mu     sync.Mutex
 	closed bool
-	// readAhead are the documents whose posting lists Prefetch read in the
-	// running Exclusive call: their adds need not look for them again.
-	readAhead map[*Prepared]bool
-	hits      map[uint64]int // ranked's scratch space (scratchHits)
+	// plans are the decisions Prefetch worked out for the documents of
+	// the running Exclusive call, until they are made; adds are the ids
+	// added in it (a plan made before another version of its id was added
+	// reads the stored version again).
+	plans map[*Prepared]*plan
+	adds  map[string]bool
+	// gen counts the decisions that were not planned, or changed what a
+	// plan saw (an embedded store's plans hold only within their
+	// generation).
+	gen  uint64
+	hits map[uint64]int // ranked's scratch space (scratchHits)
 }
 
 // scratchHits returns ranked's scratch map, made on first use; the caller
@@ -191,6 +198,11 @@ func New(b store.Backend, opts Options) (*Filter, error) {
 	if opts.BooleanStopShare > 0 && b.Shared() {
 		return nil, fmt.Errorf("dedupfilter: BooleanStopShare %v: document frequencies are counted in one process, and this store is shared: %w", opts.BooleanStopShare, ErrInvalidOptions)
 	}
+	if opts.TermsPerDoc > 0 && b.Shared() {
+		// Its keys come from the terms, which a signature does not keep:
+		// a process planning another's document could not find them.
+		return nil, fmt.Errorf("dedupfilter: TermsPerDoc %d on a store shared by several processes: %w", opts.TermsPerDoc, ErrInvalidOptions)
+	}
 	if opts.BooleanStopShare > 0 {
 		opts.TermSketch = 0 // (see BooleanStopShare)
 	}
@@ -215,94 +227,60 @@ func (f *Filter) writable() error {
 	return nil
 }
 
-// Exclusive runs fn, which adds or deletes several documents, holding the
-// right to decide for all of them: with a store shared by several
-// processes (NewRedis), other processes wait until fn returns, and the
-// documents cost one lease instead of one each. With an embedded store it
-// just runs fn. fn must not call Exclusive.
+// Exclusive runs fn, which adds or deletes several documents, as one
+// batch: Prefetch plans the documents fn then adds. With a store shared
+// by several processes, the shared writes of its decisions are made
+// together when it ends (one round trip); it takes no lock other
+// processes wait for. Documents Prefetch posted and fn did not add are
+// withdrawn. fn must not call Exclusive.
 func (f *Filter) Exclusive(fn func() error) error {
-	defer func() {
-		f.mu.Lock()
-		f.readAhead = nil
-		f.mu.Unlock()
-	}()
-	return f.backend.Exclusive(fn)
-}
-
-// Prefetch reads ahead, in four round trips, what adding ps in this order
-// will read from a store shared by several processes: their records and
-// posting lists; the signatures of their candidates; the records of the
-// likeliest ones and their clusters' representatives. Call it inside
-// Exclusive, before the adds: the lease keeps what it read current until
-// fn returns, and the adds see each other's writes over it. Elsewhere,
-// and with an embedded store, it does nothing.
-func (f *Filter) Prefetch(ps []*Prepared) error {
+	err := f.backend.Exclusive(fn)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.backend.InSession() {
+	if sq, ok := f.backend.(store.Sequencer); ok {
+		var left []uint64
+		for _, pl := range f.plans {
+			left = append(left, pl.seq)
+		}
+		if werr := sq.Withdraw(left); werr != nil {
+			err = errors.Join(err, fmt.Errorf("dedupfilter: %w", werr))
+		}
+	}
+	f.plans, f.adds = nil, nil
+	return err
+}
+
+// Prefetch plans the decisions on ps, to be added in this order inside
+// the running Exclusive call: it finds each one's candidates among the
+// documents before it and verifies them, on every core, leaving to each
+// add only what must be done one at a time (its cluster and its writes).
+// On a store shared by several processes it also posts and numbers them
+// (see package rediscluster), in a few round trips for the batch. With
+// BooleanStopShare, whose counts each add changes, it does nothing.
+func (f *Filter) Prefetch(ps []*Prepared) error {
+	if len(ps) == 0 {
 		return nil
 	}
-	st := f.backend.Begin()
-	defer st.Discard()
-	var rd store.Reads
-	for _, p := range ps {
-		rd.IDs = append(rd.IDs, p.doc.ID)
-		rd.Keys = append(rd.Keys, p.lookup...)
-	}
-	if err := st.Prefetch(rd); err != nil {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.writable(); err != nil {
 		return fmt.Errorf("dedupfilter: prefetch: %w", err)
 	}
-	if f.readAhead == nil {
-		f.readAhead = make(map[*Prepared]bool, len(ps))
+	var plans []*plan
+	var err error
+	if sq, ok := f.backend.(store.Sequencer); ok {
+		plans, err = f.planShared(sq, ps, nil)
+	} else if f.df == nil {
+		plans, err = f.planLocal(ps)
 	}
-	for _, p := range ps {
-		f.readAhead[p] = true
+	if err != nil {
+		return err
 	}
-	// Each document's candidates, as its decision will rank them.
-	cands := make([][]cand, len(ps))
-	rd = store.Reads{}
-	for i, p := range ps {
-		skip := map[uint64]bool{}
-		if old, err := st.Record(p.doc.ID, false); err == nil {
-			skip[old.Seq] = true
-		}
-		lists, err := st.Postings(p.lookup)
-		if err != nil {
-			return fmt.Errorf("dedupfilter: prefetch: %w", err)
-		}
-		cands[i] = ranked(lists, skip, 0, f.opts, f.scratchHits()) // (ungated: the gate reads its own)
-		for n, c := range cands[i] {
-			if n == f.opts.MaxCandidates {
-				break
-			}
-			rd.Seqs = append(rd.Seqs, c.seq)
-		}
+	if f.plans == nil {
+		f.plans, f.adds = make(map[*Prepared]*plan, len(ps)), map[string]bool{}
 	}
-	if err := st.Prefetch(rd); err != nil {
-		return fmt.Errorf("dedupfilter: prefetch: %w", err)
-	}
-	// A duplicate's decision reads its match's record and cluster: the
-	// match is most often among the first candidates.
-	rd = store.Reads{}
-	for _, cs := range cands {
-		for _, c := range cs[:min(len(cs), firstReads)] {
-			if id, _, err := readSignature(st, c.seq); err == nil {
-				rd.IDs = append(rd.IDs, id)
-			}
-		}
-	}
-	if err := st.Prefetch(rd); err != nil {
-		return fmt.Errorf("dedupfilter: prefetch: %w", err)
-	}
-	clusters := map[string]bool{}
-	for _, id := range rd.IDs {
-		if rec, err := st.Record(id, false); err == nil && !clusters[rec.Cluster] {
-			clusters[rec.Cluster] = true
-		}
-	}
-	rd = store.Reads{Clusters: slices.Collect(maps.Keys(clusters))}
-	if err := st.Prefetch(rd); err != nil {
-		return fmt.Errorf("dedupfilter: prefetch: %w", err)
+	for i, pl := range plans {
+		f.plans[ps[i]] = pl
 	}
 	return nil
 }
@@ -400,60 +378,87 @@ type AddOptions struct {
 
 // AddPreparedWith is AddPrepared with options.
 func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.writable(); err != nil {
+		return Decision{}, fmt.Errorf("dedupfilter: add %q: %w", p.doc.ID, err)
+	}
+	pl := f.plans[p]
+	delete(f.plans, p)
+	sq, shared := f.backend.(store.Sequencer)
+	if pl != nil && len(ao.Exclude) > 0 || pl != nil && !shared && pl.gen != f.gen {
+		// Planned without the exclusions, or before a decision that
+		// changed what it saw.
+		if shared {
+			if err := sq.Withdraw([]uint64{pl.seq}); err != nil {
+				return Decision{}, fmt.Errorf("dedupfilter: %w", err)
+			}
+		}
+		pl = nil
+	}
+	if shared && pl == nil {
+		pls, err := f.planShared(sq, []*Prepared{p}, ao.Exclude)
+		if err != nil {
+			return Decision{}, err
+		}
+		pl = pls[0]
+	}
+	dec, err := f.add(p, pl, ao)
+	if err != nil && shared {
+		// Posted and not decided: no candidate of any other document.
+		err = errors.Join(err, sq.Withdraw([]uint64{pl.seq}))
+	}
+	return dec, err
+}
+
+// add decides p, as pl planned it (nil: finding its match now), and
+// writes the decision; the caller holds the lock.
+func (f *Filter) add(p *Prepared, pl *plan, ao AddOptions) (Decision, error) {
 	d := p.doc
 	if d.Time.IsZero() {
 		d.Time = time.Now()
 	}
-
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.writable(); err != nil {
-		return Decision{}, fmt.Errorf("dedupfilter: add %q: %w", d.ID, err)
-	}
-	w, err := f.begin()
-	if err != nil {
-		return Decision{}, err
-	}
-	defer w.st.Discard()
-
-	dec := Decision{ID: d.ID, Seq: w.seq}
-	rd := store.Reads{IDs: append([]string{d.ID}, ao.Exclude...), Keys: p.lookup}
-	if f.readAhead[p] {
-		rd.Keys = nil // (read: looking for them again cost a fifth of a decision on Redis)
-	}
-	if err := w.st.Prefetch(rd); err != nil {
-		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
-	}
-	old, err := w.record(d.ID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return Decision{}, err
-	}
-	// Not candidates: the stored version of d, and the excluded.
-	skip := make(map[uint64]bool, 1+len(ao.Exclude))
-	if old != nil {
-		skip[old.Seq] = true
-	}
-	for _, x := range ao.Exclude {
-		xr, err := w.record(x)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+	posted := pl != nil && pl.seq != 0
+	var w *mutation
+	if posted {
+		w = f.beginAt(pl.seq)
+	} else {
+		var err error
+		if w, err = f.begin(); err != nil {
 			return Decision{}, err
 		}
-		if xr != nil {
-			skip[xr.Seq] = true
+	}
+	defer w.st.Discard()
+	dec := Decision{ID: d.ID, Seq: w.seq}
+	var old *store.Record
+	var match, cluster string
+	var founder *store.Member
+	var v similarity.Verdict
+	var err error
+	if pl != nil {
+		old, match, v, dec.Candidates = pl.old, pl.match, pl.verdict, pl.cands
+		cluster, founder = pl.cluster, pl.founder
+		if f.adds[d.ID] {
+			// Another version of d was added in this batch since.
+			if old, err = w.record(d.ID); err != nil && !errors.Is(err, ErrNotFound) {
+				return Decision{}, err
+			}
+		}
+	} else {
+		if old, match, v, dec.Candidates, err = w.findMatch(p, ao.Exclude); err != nil {
+			return Decision{}, err
 		}
 	}
 	if err := f.df.stage(w.st, old, &p.sig); err != nil {
 		return Decision{}, err
 	}
-	match, v, n, err := w.bestMatch(skip, p.sig, p.lookup)
-	if err != nil {
-		return Decision{}, err
-	}
-	dec.Candidates = n
-	var matchRec *store.Record
 	if match != "" {
-		if matchRec, err = w.record(match); err != nil {
-			return Decision{}, err
+		if cluster == "" {
+			matchRec, err := w.record(match)
+			if err != nil {
+				return Decision{}, err
+			}
+			cluster = matchRec.Cluster
 		}
 		dec.Duplicate, dec.Of, dec.Verdict = true, match, v
 		dec.Measure, dec.Similarity = v.Measure, v.Similarity
@@ -461,22 +466,26 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 		dec.Measure = f.opts.Measure
 	}
 	rec := &store.Record{Seq: w.seq, Time: d.Time.UTC(), Runes: d.Features.Runes, URL: d.URL, Title: d.Title, Hash: d.Hash}
-	if err := w.place(d.ID, rec, old, matchRec, ao.Fresh); err != nil {
+	var own uint64 // a shared store's new cluster: numbered as its founder
+	if posted {
+		own = w.seq
+	}
+	if err := w.place(d.ID, rec, old, cluster, founder, own, ao.Fresh); err != nil {
 		return Decision{}, err
 	}
-	dec.Cluster = rec.Cluster
-	if dec.Representative, err = w.representative(rec.Cluster); err != nil {
-		return Decision{}, err
+	dec.Cluster, dec.Representative = rec.Cluster, w.rep
+	if dec.Representative == "" {
+		if dec.Representative, err = w.representative(rec.Cluster); err != nil {
+			return Decision{}, err
+		}
 	}
-	if rec.Keys, err = w.post(w.seq, p.own); err != nil {
-		return Decision{}, err
+	if !posted {
+		if rec.Keys, err = w.post(w.seq, p.own); err != nil {
+			return Decision{}, err
+		}
+		err = w.st.PutSignature(w.seq, encodeSignature(d.ID, d.Time, p.sig))
 	}
-	err = errors.Join(
-		w.st.PutRecord(d.ID, rec),
-		w.st.PutSignature(w.seq, p.sig.Encode(d.ID)),
-		w.st.PutPayload(d.ID, d.Payload),
-		w.st.AddMember(rec.Cluster, d.ID))
-	if err != nil {
+	if err = errors.Join(err, w.st.PutRecord(d.ID, rec), w.st.PutPayload(d.ID, d.Payload)); err != nil {
 		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
 	}
 	dec.Action = Skip
@@ -493,7 +502,41 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 		return Decision{}, err
 	}
 	f.df.commit()
+	if pl == nil || old != nil {
+		f.gen++ // (a re-added document unposted its old version)
+	}
+	if f.adds != nil {
+		f.adds[d.ID] = true
+	}
 	return dec, nil
+}
+
+// findMatch reads d's stored version and finds its match, not among the
+// documents excluded: the decision's reading part, when it was not
+// planned.
+func (w *mutation) findMatch(p *Prepared, exclude []string) (old *store.Record, match string, v similarity.Verdict, n int, err error) {
+	if err := w.st.Prefetch(store.Reads{IDs: append([]string{p.doc.ID}, exclude...), Keys: p.lookup}); err != nil {
+		return nil, "", v, 0, fmt.Errorf("dedupfilter: %w", err)
+	}
+	if old, err = w.record(p.doc.ID); err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, "", v, 0, err
+	}
+	// Not candidates: the stored version of d, and the excluded.
+	skip := make(map[uint64]bool, 1+len(exclude))
+	if old != nil {
+		skip[old.Seq] = true
+	}
+	for _, x := range exclude {
+		xr, err := w.record(x)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, "", v, 0, err
+		}
+		if xr != nil {
+			skip[xr.Seq] = true
+		}
+	}
+	match, v, n, err = w.bestMatch(skip, p.sig, p.lookup)
+	return old, match, v, n, err
 }
 
 // Delete removes a document and repairs its cluster: when it was the
@@ -533,5 +576,6 @@ func (f *Filter) Delete(id string) (DeleteResult, error) {
 		return DeleteResult{}, err
 	}
 	f.df.commit()
+	f.gen++
 	return res, nil
 }

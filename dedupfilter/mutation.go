@@ -16,6 +16,7 @@ type mutation struct {
 	f     *Filter
 	st    store.Txn
 	seq   uint64
+	rep   string // the cluster's representative, as joining it said
 	ops   []Op
 	lists map[string]*cachedList // read or changed by this mutation
 	hits  map[uint64]int         // ranked's scratch space
@@ -39,6 +40,11 @@ func (f *Filter) begin() (*mutation, error) {
 		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
 	return &mutation{f: f, st: st, seq: seq, lists: map[string]*cachedList{}, hits: f.scratchHits()}, nil
+}
+
+// beginAt starts the mutation of a document posted as seq.
+func (f *Filter) beginAt(seq uint64) *mutation {
+	return &mutation{f: f, st: f.backend.Begin(), seq: seq, lists: map[string]*cachedList{}, hits: f.scratchHits()}
 }
 
 func (w *mutation) op(op Op) {
@@ -97,44 +103,34 @@ func (w *mutation) putRecord(id string, rec *store.Record) error {
 	return nil
 }
 
-// setIndexed records whether id is in the search index and emits the op
-// that makes it so.
-func (w *mutation) setIndexed(id string, rec *store.Record, indexed bool) error {
-	if rec.Indexed == indexed {
-		return nil
-	}
-	rec.Indexed = indexed
-	if err := w.putRecord(id, rec); err != nil {
-		return err
-	}
-	if !indexed {
-		w.op(Op{Kind: OpDelete, ID: id})
-		return nil
-	}
+// indexOp emits the op that puts stored document id into the search index
+// in cluster, with its payload when this process holds it.
+func (w *mutation) indexOp(id, cluster string) error {
 	payload, err := w.st.Payload(id)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("dedupfilter: payload %q: %w", id, err)
 	}
-	w.op(Op{Kind: OpIndex, ID: id, Cluster: rec.Cluster, Payload: payload})
+	w.op(Op{Kind: OpIndex, ID: id, Cluster: cluster, Payload: payload})
 	return nil
+}
+
+// rule is the store's form of the policy and the Keep rule.
+func (o Options) rule() store.Rule {
+	return store.Rule{Mark: o.Policy == Mark, Replace: o.Policy == Replace, Longer: o.Keep == Longer}
 }
 
 // prefer reports whether a should represent a cluster rather than b under
 // Replace's Keep rule.
 func (o Options) prefer(a, b *store.Record) bool {
-	if o.Keep == Longer && a.Runes != b.Runes {
-		return a.Runes > b.Runes
-	}
-	if !a.Time.Equal(b.Time) {
-		return a.Time.After(b.Time)
-	}
-	return a.Seq > b.Seq
+	return o.rule().Prefer(store.Member{Seq: a.Seq, Time: a.Time, Runes: a.Runes}, store.Member{Seq: b.Seq, Time: b.Time, Runes: b.Runes})
 }
 
 // place puts the document (rec, not yet written) in a cluster: its old
-// one if it is re-added and stays (not when fresh), else the match's, else
-// a new one.
-func (w *mutation) place(id string, rec, old, match *store.Record, fresh bool) error {
+// one if it is re-added and stays (not when fresh), else the match's
+// cluster (created with founder as its representative if it does not
+// exist yet, on a shared store), else a new one, numbered cluster when
+// not 0.
+func (w *mutation) place(id string, rec, old *store.Record, match string, founder *store.Member, cluster uint64, fresh bool) error {
 	if old != nil {
 		// A re-added document keeps its cluster, and its role in it, when it
 		// still matches inside it or has no match and is alone: re-indexing
@@ -158,56 +154,37 @@ func (w *mutation) place(id string, rec, old, match *store.Record, fresh bool) e
 			return err
 		}
 	}
-	if match != nil {
-		return w.join(id, rec, match.Cluster)
+	if match == "" {
+		if cluster == 0 {
+			var err error
+			if cluster, err = w.st.NextCluster(); err != nil {
+				return fmt.Errorf("dedupfilter: %w", err)
+			}
+		}
+		match, founder = store.ClusterID(cluster), nil
 	}
-	n, err := w.st.NextCluster()
-	if err != nil {
-		return fmt.Errorf("dedupfilter: %w", err)
-	}
-	rec.Cluster = store.ClusterID(n)
-	rec.Indexed = true
-	if err := w.st.SetRepresentative(rec.Cluster, id); err != nil {
-		return fmt.Errorf("dedupfilter: %w", err)
-	}
-	return nil
+	return w.join(id, rec, match, founder)
 }
 
-// join makes the new document (rec, not yet written) a member of cluster
-// and applies the policy to the representative.
-func (w *mutation) join(id string, rec *store.Record, cluster string) error {
-	rec.Cluster = cluster
-	rep, err := w.representative(rec.Cluster)
+// join makes the document (rec, not yet written) a member of cluster
+// under the policy.
+func (w *mutation) join(id string, rec *store.Record, cluster string, founder *store.Member) error {
+	res, err := w.st.Join(cluster, store.Member{ID: id, Seq: rec.Seq, Time: rec.Time, Runes: rec.Runes}, founder, w.f.opts.rule())
 	if err != nil {
-		return err
+		return fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
 	}
-	switch w.f.opts.Policy {
-	case Mark:
-		rec.Indexed = true
-	case Replace:
-		repRec, err := w.record(rep)
-		if err != nil {
-			return err
-		}
-		if !w.f.opts.prefer(rec, repRec) {
-			return nil
-		}
-		if err := w.setIndexed(rep, repRec, false); err != nil {
-			return err
-		}
-		rec.Indexed = true
-		if err := w.st.SetRepresentative(rec.Cluster, id); err != nil {
-			return fmt.Errorf("dedupfilter: %w", err)
-		}
+	rec.Cluster, rec.Indexed, w.rep = cluster, res.Indexed, res.Representative
+	if res.Demoted != "" {
+		w.op(Op{Kind: OpDelete, ID: res.Demoted})
 	}
 	return nil
 }
 
 // stays reports whether re-added id remains in its old cluster: its match
 // is in it, or it has no match and is the only member.
-func (w *mutation) stays(id string, old, match *store.Record) (bool, error) {
-	if match != nil {
-		return match.Cluster == old.Cluster, nil
+func (w *mutation) stays(id string, old *store.Record, match string) (bool, error) {
+	if match != "" {
+		return match == old.Cluster, nil
 	}
 	members, err := w.st.Members(old.Cluster)
 	return len(members) == 1 && members[0] == id, err
@@ -218,44 +195,19 @@ func (w *mutation) stays(id string, old, match *store.Record) (bool, error) {
 // document's postings, record, signature and payload are left to the
 // caller.
 func (w *mutation) leave(id string, rec *store.Record) (string, error) {
-	if err := w.st.RemoveMember(rec.Cluster, id); err != nil {
-		return "", fmt.Errorf("dedupfilter: %w", err)
+	res, err := w.st.Leave(rec.Cluster, id, w.f.opts.rule())
+	if err != nil {
+		return "", fmt.Errorf("dedupfilter: cluster %s: %w", rec.Cluster, err)
 	}
 	if rec.Indexed {
 		w.op(Op{Kind: OpDelete, ID: id})
 	}
-	rep, err := w.representative(rec.Cluster)
-	if err != nil || rep != id {
-		return rep, err
-	}
-	members, err := w.st.Members(rec.Cluster)
-	if err != nil {
-		return "", fmt.Errorf("dedupfilter: %w", err)
-	}
-	if len(members) == 0 {
-		return "", w.st.DeleteCluster(rec.Cluster)
-	}
-	var best string
-	var bestRec *store.Record
-	for _, m := range members {
-		mr, err := w.record(m)
-		if err != nil {
+	if res.Promoted != "" {
+		if err := w.indexOp(res.Promoted, rec.Cluster); err != nil {
 			return "", err
 		}
-		better := bestRec == nil
-		if !better && w.f.opts.Policy == Replace {
-			better = w.f.opts.prefer(mr, bestRec)
-		} else if !better {
-			better = mr.Seq < bestRec.Seq
-		}
-		if better {
-			best, bestRec = m, mr
-		}
 	}
-	if err := w.st.SetRepresentative(rec.Cluster, best); err != nil {
-		return "", fmt.Errorf("dedupfilter: %w", err)
-	}
-	return best, w.setIndexed(best, bestRec, true)
+	return res.Representative, nil
 }
 
 // cached returns the posting lists under keys, each read once per
@@ -315,9 +267,21 @@ func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
 	return posted, nil
 }
 
-// unpost removes the document of rec from its posting lists.
+// unpost removes the document of rec from its posting lists: those its
+// record names, or, on a store that keeps none, those its signature gives.
 func (w *mutation) unpost(rec *store.Record) error {
-	ls, err := w.cached(rec.Keys)
+	keys := rec.Keys
+	if keys == nil {
+		_, sig, err := readSignature(w.st, rec.Seq)
+		if errors.Is(err, ErrNotFound) {
+			return nil // withdrawn: in lists, but no candidate
+		}
+		if err != nil {
+			return fmt.Errorf("dedupfilter: %w", err)
+		}
+		keys = w.f.opts.postingKeys(sig, nil)
+	}
+	ls, err := w.cached(keys)
 	if err != nil {
 		return err
 	}

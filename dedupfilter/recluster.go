@@ -659,12 +659,27 @@ func (w *mutation) regroup(g group, recs map[string]*store.Record) error {
 		case indexed && moved:
 			// Indexed before and after, under another cluster id: index it
 			// again so the search index's cluster field follows.
-			payload, err := w.st.Payload(id)
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				return fmt.Errorf("dedupfilter: payload %q: %w", id, err)
+			if err := w.indexOp(id, target); err != nil {
+				return err
 			}
-			w.op(Op{Kind: OpIndex, ID: id, Cluster: target, Payload: payload})
 		}
 	}
 	return nil
+}
+
+// setIndexed records whether id is in the search index and emits the op
+// that makes it so.
+func (w *mutation) setIndexed(id string, rec *store.Record, indexed bool) error {
+	if rec.Indexed == indexed {
+		return nil
+	}
+	rec.Indexed = indexed
+	if err := w.putRecord(id, rec); err != nil {
+		return err
+	}
+	if !indexed {
+		w.op(Op{Kind: OpDelete, ID: id})
+		return nil
+	}
+	return w.indexOp(id, rec.Cluster)
 }

@@ -23,7 +23,7 @@ func chain(tb testing.TB) (a, b, c Doc) {
 
 func chainOptions(o *Options) { o.Measure = similarity.FeatureString }
 
-func plan(tb testing.TB, f *Filter) *Plan {
+func mustPlan(tb testing.TB, f *Filter) *Plan {
 	tb.Helper()
 	p, err := f.PlanRecluster(context.Background(), DefaultReclusterOptions())
 	if err != nil {
@@ -75,7 +75,7 @@ func TestReclusterSplit(t *testing.T) {
 			if _, err := f.Delete("b"); err != nil {
 				t.Fatal(err)
 			}
-			p := plan(t, f)
+			p := mustPlan(t, f)
 			if len(p.Merges) != 0 || len(p.Splits) != 1 {
 				t.Fatalf("got %d merges, %d splits, want 0 and 1", len(p.Merges), len(p.Splits))
 			}
@@ -102,7 +102,7 @@ func TestReclusterSplit(t *testing.T) {
 			if !reflect.DeepEqual(ops, want) {
 				t.Errorf("ops = %+v, want %+v", ops, want)
 			}
-			if again := plan(t, f); len(again.Merges)+len(again.Splits) != 0 {
+			if again := mustPlan(t, f); len(again.Merges)+len(again.Splits) != 0 {
 				t.Errorf("a second pass changes more: %+v", again)
 			}
 		})
@@ -123,7 +123,7 @@ func TestReclusterMerge(t *testing.T) {
 			if dc.Cluster == da.Cluster || db.Cluster != da.Cluster {
 				t.Fatalf("clusters a %s, b %s, c %s: want b with a, c apart", da.Cluster, db.Cluster, dc.Cluster)
 			}
-			p := plan(t, f)
+			p := mustPlan(t, f)
 			if len(p.Merges) != 1 || len(p.Splits) != 0 {
 				t.Fatalf("got %d merges, %d splits, want 1 and 0", len(p.Merges), len(p.Splits))
 			}
@@ -165,7 +165,7 @@ func TestReclusterDeterministic(t *testing.T) {
 	mustAdd(t, f, a)
 	mustAdd(t, f, c)
 	mustAdd(t, f, b)
-	p1, p2 := plan(t, f), plan(t, f)
+	p1, p2 := mustPlan(t, f), mustPlan(t, f)
 	if !reflect.DeepEqual(p1, p2) {
 		t.Errorf("two plans differ:\n%+v\n%+v", p1, p2)
 	}

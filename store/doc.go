@@ -7,9 +7,13 @@
 // # Basics
 //
 // A decision is one mutation: Backend.Begin, reads and writes on the Txn,
-// Commit. The filter runs its mutations one at a time in a process (its
-// own lock); a Backend makes the mutations of several processes sharing
-// it end as some serial order would (package rediscluster: a lease).
+// Commit. The filter writes its mutations one at a time in a process (its
+// own lock), having planned them (read and compared) outside it. A store
+// several processes share implements Sequencer too: pages are posted,
+// then numbered, then each decided against the pages numbered before it,
+// so that the processes' decisions end as the serial order of the numbers
+// would, with no lock between them (package rediscluster argues it);
+// clusters change by Join and Leave, one step each.
 // Package embedded keeps everything in one Badger store and a posting
 // table beside it; package rediscluster keeps the decisions in a Redis
 // Cluster and the process' own part (payloads, pending search-index
@@ -33,7 +37,8 @@
 //
 //	namespace  owner        layout
 //	d/<id>     the store    Record (EncodeRecord)
-//	s/<seq:8>  the store    the id and signature of document seq (package dedupfilter's encoding)
+//	s/<seq:8>  the store    the id and signature of document seq (package dedupfilter's encoding,
+//	                        which starts with the id as a uvarint length and its bytes)
 //	y/<id>     the store    payload (opaque to the store, S2-compressed)
 //	p/<kind><hash:8>        a full posting list's marker (the lists live in the posting table)
 //	c/<cluster id>          the cluster's representative's id

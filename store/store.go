@@ -9,8 +9,8 @@ package store
 // storetest checks an implementation against this contract.
 //
 // The filter calls Begin, and the Txn's methods, with its own lock held:
-// a Backend need not serialise the mutations of one process, only those
-// of several processes sharing it (see Exclusive).
+// a Backend need not serialise the mutations of one process. Several
+// processes sharing one decide in the order of a Sequencer's numbers.
 type Backend interface {
 	// Begin starts a mutation. Its writes are visible to its own later
 	// reads, and become visible to others and durable together at Commit;
@@ -35,13 +35,10 @@ type Backend interface {
 	// state: counts kept in one process' memory (document frequencies)
 	// are then wrong.
 	Shared() bool
-	// Exclusive runs fn, whose mutations then hold the right to decide
-	// together (a shared store's lease, taken once for all of them); an
-	// embedded store just runs fn. fn must not call Exclusive.
+	// Exclusive runs fn, a batch of mutations: a shared store makes their
+	// shared writes together when it ends (one round trip); an embedded
+	// store just runs fn. fn must not call Exclusive.
 	Exclusive(fn func() error) error
-	// InSession reports whether an Exclusive call is running, whose
-	// mutations share what they read from a remote store.
-	InSession() bool
 	// Close closes the store. The Filter over it closes it.
 	Close() error
 }
@@ -51,7 +48,9 @@ type Backend interface {
 // fail.
 type Txn interface {
 	// Record reads a document's record, its posting keys only when
-	// withKeys (only removing the document needs them).
+	// withKeys (only removing the document needs them). A store may keep
+	// no posting keys (they are derived from the signature again): its
+	// records have none.
 	Record(id string, withKeys bool) (*Record, error)
 	PutRecord(id string, rec *Record) error
 	DeleteRecord(id string) error
@@ -94,6 +93,16 @@ type Txn interface {
 	// Clusters calls fn with the ids of the clusters after after (all
 	// for ""), in creation order.
 	Clusters(after string, fn func(id string) error) error
+	// Join makes m a member of cluster c under rule, creating c with
+	// founder (m when nil) as its representative if it does not exist;
+	// Leave removes id from c and repairs it. JoinTxn and LeaveTxn define
+	// them. A shared store makes each in one step on the cluster, at once
+	// rather than at Commit, and keeps whether a member is in the search
+	// index with the cluster (its records' Indexed follows); an embedded
+	// store writes the records of the members they move in or out of the
+	// search index.
+	Join(c string, m Member, founder *Member, rule Rule) (JoinResult, error)
+	Leave(c, id string, rule Rule) (LeaveResult, error)
 
 	// NextSeq and NextCluster take the next numbers of the counters:
 	// increasing, possibly with gaps.
@@ -123,6 +132,38 @@ type KV interface {
 	// Scan calls fn with every key under prefix and its value, in key
 	// order; both are valid during the call only.
 	Scan(prefix []byte, fn func(key, value []byte) error) error
+}
+
+// Sequencer is a store several processes decide on at once, with no
+// lock: a batch's pages are posted first, then numbered, and each is
+// decided against the pages numbered before it (see package rediscluster
+// for the argument). The filter's decisions follow the order of the
+// numbers, whoever makes them.
+type Sequencer interface {
+	// Post stores a batch's pages before they are numbered, under new
+	// sequence numbers, consecutive from the first it returns: their
+	// signatures sigs[i] and their postings under keys[i]. A list takes
+	// at most limit postings; past that, it is full (a stop list).
+	Post(sigs [][]byte, keys [][][]byte, limit int) (first uint64, err error)
+	// Number ranks the n pages posted from first, after every page
+	// numbered before, in one step: it returns the first of their ranks,
+	// consecutive in the order of their sequence numbers.
+	Number(first uint64, n int) (rank uint64, err error)
+	// RankedPostings reads the posting lists under keys: every page
+	// posted to each, with its rank, 0 for a page not numbered (yet: it
+	// will rank after every page numbered now; or never, its poster
+	// gone). The page ranked r decides against those ranked below it.
+	RankedPostings(keys [][]byte) ([]RankedList, error)
+	// Withdraw deletes the signatures of posted pages that will not be
+	// decided, so that no page takes them for candidates.
+	Withdraw(seqs []uint64) error
+}
+
+// RankedList is a posting list with ranks: the sequence numbers of the
+// pages posted to it, ascending, their ranks, and whether it is full.
+type RankedList struct {
+	Seqs, Ranks []uint64
+	Full        bool
 }
 
 // Reads are what a mutation announces it will read (Txn.Prefetch).

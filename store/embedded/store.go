@@ -138,9 +138,6 @@ func (s *Store) Shared() bool { return false }
 // store.
 func (s *Store) Exclusive(fn func() error) error { return fn() }
 
-// InSession implements store.Backend: the store has nothing to read ahead.
-func (s *Store) InSession() bool { return false }
-
 // Begin implements store.Backend.
 func (s *Store) Begin() store.Txn {
 	return &txn{LocalTxn: s.local.Begin(true), s: s}
@@ -359,6 +356,14 @@ func (t *txn) Clusters(after string, fn func(string) error) error {
 		}
 	}
 	return nil
+}
+
+func (t *txn) Join(c string, m store.Member, founder *store.Member, rule store.Rule) (store.JoinResult, error) {
+	return store.JoinTxn(t, c, m, founder, rule)
+}
+
+func (t *txn) Leave(c, id string, rule store.Rule) (store.LeaveResult, error) {
+	return store.LeaveTxn(t, c, id, rule)
 }
 
 func (t *txn) NextSeq() (uint64, error) {

@@ -1,54 +1,115 @@
 // Package rediscluster is the shared store: several processes, each with
 // a search index of its own, decide against one state kept in a Redis
-// Cluster (or one Redis server). Keys, under the store's prefix P:
+// Cluster (or one Redis server), at the same time, with no lock, lease or
+// transaction that every decision passes through. Keys, under the
+// store's prefix P:
 //
-//	P:d:<id>        record (string, as d/<id> in Badger)
-//	P:s:<seq>       id and signature of document seq (string)
-//	P:b:{<n>}       posting lists of bucket n of 1024 (hash: field <key
-//	                hex>, value the same encoding as in Badger), so that a
-//	                batch reads and writes them with one HMGET and one
-//	                HSET a bucket, not a command a list
+//	P:d:<id>        the document's record (store.EncodeRecord, without posting keys)
+//	P:s:<seq>       the signature of document version seq (package dedupfilter's encoding: the id first)
+//	P:p:{<f>}       posting family f of 1024: buckets of packed postings (8 bytes: the key's
+//	                32-bit fingerprint, the sequence number), grown by linear hashing
+//	P:c:{<n>}       cluster n, once it has two members: its representative and members
+//	                (whether each is indexed, and what promotion and Replace weigh)
+//	{P}:seq         sequence numbers (INCRBY), which cluster numbers share
+//	{P}:rank        ranks (INCRBY, in one script with {P}:nums)
+//	{P}:nums        the numbered batches: first sequence number, size, first rank
+//	{P}:clusters    the clusters with a hash, by number
 //	P:format        the key layout's version
-//	P:c:<cluster>   representative's id (string)
-//	P:m:<cluster>   members (set)
-//	P:clusters      cluster ids, scored by their number (sorted set)
-//	P:seq, P:cluster  counters (INCR)
-//	P:lease         the decision lease: its holder's token, with an expiry
-//	P:journal       the writes of a commit not yet applied
 //
-// Payloads and pending search-index operations stay in each process'
-// local embedded store (package embedded's Local): they concern its own
-// search index.
+// Payloads, pending search-index operations and other packages' keys
+// stay in each process' local embedded store (package embedded's Local):
+// they concern its own search index.
 //
-// # One truth with several writers
+// # Decisions in parallel
 //
-// A Redis Cluster runs a transaction or a
-// script on the keys of one hash slot only, and a decision reads and
-// writes keys all over the key space, so the store serialises decisions
-// with a lease: one key, taken with SET NX PX, held by one process at a
-// time, for one mutation or a batch of them (Store.Exclusive). Every
-// decision reads the state the previous holders left and writes before it
-// lets go, so the outcome of concurrent indexers is the outcome of some
-// serial order of their documents (the order of their leases), and two
-// near-duplicates indexed at the same moment by two processes cannot both
-// be admitted as representatives: the later one sees the earlier one's
-// postings. Sequence numbers are taken under the lease, so they follow
-// that order too.
+// A Redis Cluster runs a transaction or a script only on the keys of one
+// hash slot, and a decision reads keys all over the key space. So
+// decisions are ordered without a lock, by numbers (store.Sequencer):
+//
+//  1. Post: a batch takes a block of sequence numbers (INCRBY), writes its
+//     documents' signatures under them, and appends them to their
+//     posting lists.
+//  2. Number: then, in one script on the store's own slot, it takes a
+//     block of ranks (INCRBY) and records which sequence numbers they
+//     rank ({P}:nums).
+//  3. Decide: each document is decided against the documents ranked
+//     below it, and only those: its candidates are the postings whose
+//     sequence numbers a numbered batch ranks lower.
+//
+// Why a document sees every document ranked below it: if B ranks after
+// A, B's Number ran after A's (the rank counter is one key: its INCRBYs
+// are totally ordered); A's postings were written, and acknowledged,
+// before A's Number was sent; B reads its lists after its own Number
+// returned. So every write of A's postings happened before every read of
+// B's, and each list is one key, which Redis serves in order: B's reads
+// return A's postings. A posting whose batch is not numbered when B
+// reads {P}:nums was not numbered before B's, so it ranks after B and is
+// rightly left out: whatever B reads beyond its rank, it ignores.
+//
+// The outcome is the serial order of the ranks: each document is
+// compared with exactly the documents ranked before it, as if the
+// documents had been decided one at a time in rank order. Two
+// near-duplicates indexed at the same moment by two processes are never
+// both admitted as representatives: one ranks after the other, and the
+// later one's candidates include the earlier one.
+//
+// Nobody waits. What a document's decision needs of a lower-ranked
+// candidate is its signature (written before it was numbered) and, for
+// the candidate it matches, that candidate's cluster. If the match's
+// process has not recorded its decision yet (it is slow, paused, throttled
+// to an eighth of a core, or dead), the decider works it out itself from
+// what the match posted: the match's own decision is a function of the
+// documents ranked below it, which are all readable, so it is the same
+// wherever it is made, and going down the ranks it ends. Nothing depends
+// on another process getting CPU on time: a slow process is slow, never
+// wrong and never in anyone's way.
+//
+// Clusters change by scripts on one cluster's slot (joinScript,
+// leaveScript), one step each: joining, and Replace's comparison with the
+// representative; a representative leaving and the earliest member (or
+// the one Replace prefers) taking its place. A cluster is numbered as its
+// founder, so two processes working out the same founding name the same
+// cluster; a joiner whose match founded a cluster alone (which has no
+// hash) makes its hash with the founder in it. Whether a member is in the
+// search index is kept with its cluster, so promoting or demoting another
+// process' document is one write where the decision is made.
+//
+// What truly conflicts still goes one at a time: the joins and leaves of
+// one cluster (Redis runs one script at a time on a slot), and the
+// decisions of one process (the filter's lock holds only while a decision
+// is written; planning — reading candidates and verifying them — runs
+// outside it on every core).
 //
 // # Faults
 //
-// A commit first writes its whole write set as one value
-// (P:journal), then applies it, then deletes the journal; the writes are
-// idempotent (SET, DEL, SADD, SREM, ZADD, ZREM). A holder that dies leaves
-// its lease to expire (LeaseTTL), and the next holder replays the journal
-// it finds, so a commit cut off half way is completed: nothing half-done
-// skews later decisions. The process' local writes (payloads, pending ops)
-// commit before the shared ones: after a crash between the two, the local
-// pending ops are replayed into its search index at the next open and the
-// page, not known to the shared store, is decided again when the run is
-// repeated. A holder checks that the lease is still its own before each
-// commit (a holder paused past the expiry fails with ErrLeaseLost instead
-// of writing over the next one). A Redis master that fails over loses the writes it had not
-// yet replicated (Redis replicates asynchronously): the client fails, and
-// repeating the run redoes the pages the store does not know.
+// Every write is idempotent, and a document is decided once its record
+// is written (its cluster's hash and its postings before it). A process
+// that dies leaves:
+//   - postings and signatures of a batch not numbered: their sequence
+//     numbers never rank, so they are ignored;
+//   - numbered documents without a record: any process that matches one
+//     works out its decision itself, the same one, so nobody waits for
+//     the dead; its own process, run again, decides them again (they are
+//     not known to the store), the same way, and writes them;
+//   - a cluster joined without the record written: joining again is a
+//     no-op.
+//
+// The process' local writes (payloads, pending search-index operations,
+// other packages' keys) commit before the shared ones: after a crash
+// between the two, the local operations are replayed into its search
+// index at the next open and the page, not known to the shared store, is
+// decided again when the run is repeated. A Redis master that fails over
+// loses the writes it had not yet replicated (Redis replicates
+// asynchronously): the client fails, and repeating the run redoes the
+// pages the store does not know.
+//
+// # Caveats
+//
+// The serial order holds for documents added; a re-added or deleted
+// document's decision is its process' own, and a document ranked beside
+// it may see its old version. Every process of a store must run the same
+// filter options. Sequence numbers are 32 bits in a posting: a store
+// takes about 4 billion document versions (store.ErrFull past them).
+// Regrouping (ApplyRecluster) writes clusters with low-level operations:
+// run it while no process indexes.
 package rediscluster

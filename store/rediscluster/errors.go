@@ -8,8 +8,4 @@ var (
 	// ErrInvalidURL: a store URL or key prefix that cannot name a shared
 	// store.
 	ErrInvalidURL = errors.New("invalid store URL")
-	// ErrLeaseLost: the decision lease expired while its holder was
-	// deciding (a pause longer than LeaseTTL); the mutation was not
-	// written.
-	ErrLeaseLost = errors.New("decision lease lost")
 )

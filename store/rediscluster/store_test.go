@@ -15,81 +15,6 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/store/storetest"
 )
 
-// TestJournalReplay: a holder that dies after writing its journal and
-// before applying it leaves its commit to the next holder, which
-// completes it.
-func TestJournalReplay(t *testing.T) {
-	addrs := storetest.RedisAddrs(t)
-	a := storetest.Redis(t, addrs, "")
-	b := storetest.Redis(t, addrs, a.Prefix())
-	cluster := store.ClusterID(999)
-	// A mutation made by hand, up to the journal.
-	tx := a.Begin()
-	err := errors.Join(tx.PutRecord("cut", &store.Record{Seq: 1, Cluster: cluster, Indexed: true}),
-		tx.SetRepresentative(cluster, "cut"), tx.AddMember(cluster, "cut"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := a.Client().Set(ctx, a.Key("journal"), a.JournalOf(tx), 0).Err(); err != nil {
-		t.Fatal(err)
-	}
-	tx.Discard() // dies: the lease goes (here released, as it would expire)
-	if err := b.Read(func(tx store.Txn) error {
-		if rep, err := tx.Representative(cluster); err == nil {
-			t.Fatalf("before the next holder, the cut cluster is visible (representative %q)", rep)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	// The next holder's first mutation completes the cut one.
-	tx = b.Begin()
-	if err := errors.Join(tx.PutRecord("other", &store.Record{Seq: 2}), tx.Commit()); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Read(func(tx store.Txn) error {
-		ms, err := tx.Members(cluster)
-		if err != nil || !slices.Equal(ms, []string{"cut"}) {
-			t.Errorf("after replay: members %v, %v; want the cut commit's cluster", ms, err)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	// Applied journals are deleted, so the next holder replays nothing.
-	if n, err := a.Client().Exists(ctx, a.Key("journal")).Result(); err != nil || n != 0 {
-		t.Errorf("journal after the commits: %d keys, %v; want none", n, err)
-	}
-}
-
-// TestForgetsOnlyItsJournal: a holder deletes its applied journal, never
-// one another holder wrote after it.
-func TestForgetsOnlyItsJournal(t *testing.T) {
-	addrs := storetest.RedisAddrs(t)
-	a := storetest.Redis(t, addrs, "")
-	b := storetest.Redis(t, addrs, a.Prefix())
-	ctx := context.Background()
-	tests := []struct {
-		writer *rediscluster.Store
-		want   int64 // journals left after a's forget
-	}{
-		{a, 0},
-		{b, 1},
-	}
-	for _, tt := range tests {
-		if err := a.Client().Set(ctx, a.Key("journal"), tt.writer.EmptyJournal(), 0).Err(); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Forget(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := a.Client().Exists(ctx, a.Key("journal")).Result(); err != nil || n != tt.want {
-			t.Errorf("journal written by %s, forgotten by %s: %d left, %v; want %d", tt.writer.Token(), a.Token(), n, err, tt.want)
-		}
-	}
-}
-
 func TestParseURL(t *testing.T) {
 	tests := []struct {
 		in         string
@@ -148,7 +73,7 @@ func TestFormat(t *testing.T) {
 	}{
 		{"same layout", func() error { return nil }, false},
 		{"another version", func() error { return rdb.Set(ctx, s.Key("format"), "99", 0).Err() }, true},
-		{"layout 1: documents, no format key", func() error {
+		{"layouts 1 to 3: documents, no format key", func() error {
 			if err := rdb.Del(ctx, s.Key("format")).Err(); err != nil {
 				return err
 			}
@@ -163,5 +88,63 @@ func TestFormat(t *testing.T) {
 		if got := errors.Is(err, store.ErrCorrupt); got != tt.wantErr {
 			t.Errorf("%s: New error %v, want ErrCorrupt: %v", tt.name, err, tt.wantErr)
 		}
+	}
+}
+
+// TestFamiliesGrow posts lists that all fall in one posting family, so
+// that it splits bucket after bucket, and reads every list back, from the
+// store that posted them and from one whose cached family states are
+// stale.
+func TestFamiliesGrow(t *testing.T) {
+	addrs := storetest.RedisAddrs(t)
+	a := storetest.Redis(t, addrs, "")
+	var keys [][]byte
+	for i := uint64(0); len(keys) < 300; i++ {
+		if k := store.PostingKey('b', i); rediscluster.FamilyOf(k) == 7 {
+			keys = append(keys, k)
+		}
+	}
+	b := storetest.Redis(t, addrs, a.Prefix())
+	b.RankedPostings(keys) // b caches the family's first state
+	want := map[string][]uint64{}
+	const pages = 40 * rediscluster.BucketLoad
+	for start := 0; start < pages; start += 100 {
+		sigs, ks := make([][]byte, 100), make([][][]byte, 100)
+		for i := range sigs {
+			page := start + i
+			sigs[i], ks[i] = []byte{0}, [][]byte{keys[page%len(keys)], keys[(page*7+3)%len(keys)]}
+		}
+		first, err := a.Post(sigs, ks, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sigs {
+			for _, k := range ks[i] {
+				if l := want[string(k)]; len(l) == 0 || l[len(l)-1] != first+uint64(i) {
+					want[string(k)] = append(l, first+uint64(i))
+				}
+			}
+		}
+	}
+	for _, s := range []*rediscluster.Store{a, b} {
+		err := s.Read(func(tx store.Txn) error {
+			got, err := tx.Postings(keys)
+			if err != nil {
+				return err
+			}
+			for i, k := range keys {
+				if !slices.Equal(got[i].Seqs, want[string(k)]) {
+					t.Errorf("list %d = %v, want %v", i, got[i].Seqs, want[string(k)])
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := a.Client().HLen(context.Background(), a.Key("p", "{7}")).Result()
+	if err != nil || n < 10 {
+		t.Errorf("family fields %d, %v: want it split into many buckets", n, err)
 	}
 }

@@ -1,0 +1,283 @@
+package rediscluster
+
+import (
+	"context"
+	"errors"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// scriptCalls are script runs queued on a pipeline by their digests; a
+// node that does not know a script yet answers NOSCRIPT, and those runs
+// are made again with the script's source.
+type scriptCalls []scriptCall
+
+type scriptCall struct {
+	script *redis.Script
+	keys   []string
+	args   []any
+	cmd    *redis.Cmd
+}
+
+func (sc *scriptCalls) run(ctx context.Context, pipe redis.Pipeliner, script *redis.Script, keys []string, args ...any) {
+	*sc = append(*sc, scriptCall{script, keys, args, script.EvalSha(ctx, pipe, keys, args...)})
+}
+
+// exec executes pipe, then the runs a node did not know the script of.
+func (sc scriptCalls) exec(ctx context.Context, rdb redis.UniversalClient, pipe redis.Pipeliner) error {
+	_, err := pipe.Exec(ctx)
+	if err == nil || errors.Is(err, redis.Nil) {
+		return nil
+	}
+	again := rdb.Pipeline()
+	var redo scriptCalls
+	for _, c := range sc {
+		if redis.HasErrorPrefix(c.cmd.Err(), "NOSCRIPT") {
+			redo = append(redo, scriptCall{c.script, c.keys, c.args, c.script.Eval(ctx, again, c.keys, c.args...)})
+		}
+	}
+	if len(redo) == 0 {
+		return err
+	}
+	for _, c := range sc {
+		if e := c.cmd.Err(); e != nil && !redis.HasErrorPrefix(e, "NOSCRIPT") && !errors.Is(e, redis.Nil) {
+			return e
+		}
+	}
+	if _, err := again.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	return nil
+}
+
+// The store's scripts. Each runs on the keys of one hash slot, so Redis
+// runs it as one step.
+
+// Shared Lua: a posting family's address of a key (linear hashing over
+// the key's 32-bit fingerprint), and the comparison of two members' weights.
+const luaFamily = `
+local function low(fp, bits)
+  local v = ((string.byte(fp, 1) * 256 + string.byte(fp, 2)) * 256 + string.byte(fp, 3)) * 256 + string.byte(fp, 4)
+  return v % (2 ^ bits)
+end
+local function state(key)
+  local st = redis.call('HMGET', key, 's', 'n')
+  local L, p = 0, 0
+  if st[1] then
+    local a, b = string.match(st[1], '^(%d+),(%d+)$')
+    L, p = tonumber(a), tonumber(b)
+  end
+  return L, p, tonumber(st[2]) or 0
+end
+local function addr(fp, L, p)
+  local a = low(fp, L)
+  if a < p then a = low(fp, L + 1) end
+  return a
+end
+local function bucket(key, a)
+  local b = redis.call('HGET', key, 'b' .. a)
+  if not b then return '' end
+  return b
+end
+local function put(key, a, b)
+  if b == '' then redis.call('HDEL', key, 'b' .. a) else redis.call('HSET', key, 'b' .. a, b) end
+end
+-- entries returns the offsets of fp's entries in bucket b.
+local function entries(b, fp)
+  local out, init = {}, 1
+  while true do
+    local i = string.find(b, fp, init, true)
+    if not i then return out end
+    if (i - 1) % 8 == 0 then out[#out + 1] = i; init = i + 8 else init = i + 1 end
+  end
+end
+local zero = '\0\0\0\0'
+`
+
+// addScript adds postings to a posting family (KEYS[1]): ARGV[1] is how
+// many postings a list takes before it is full, ARGV[2] how many postings
+// a bucket holds on average before the family splits one, then the
+// postings, 8 bytes each: the key's fingerprint and the sequence number
+// (0: make the list full). A full list is one marker entry (sequence
+// number 0) and takes no more. It returns how many postings were added.
+var addScript = redis.NewScript(luaFamily + `
+local key, limit, load = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])
+local L, p, n = state(key)
+local buckets, added = {}, 0
+for i = 3, #ARGV do
+  local e = ARGV[i]
+  local fp, seq = string.sub(e, 1, 4), string.sub(e, 5, 8)
+  local a = addr(fp, L, p)
+  local b = buckets[a] or bucket(key, a)
+  local full, dup, count = false, false, 0
+  local at = entries(b, fp)
+  for _, j in ipairs(at) do
+    local s = string.sub(b, j + 4, j + 7)
+    if s == zero then full = true elseif s == seq then dup = true else count = count + 1 end
+  end
+  if not full and not dup then
+    if seq == zero or count >= limit then
+      local kept, last = {}, 1
+      for _, j in ipairs(at) do
+        kept[#kept + 1] = string.sub(b, last, j - 1)
+        last = j + 8
+      end
+      kept[#kept + 1] = string.sub(b, last)
+      b = table.concat(kept) .. fp .. zero
+      n = n - count + 1
+    else
+      b = b .. e
+      n = n + 1
+      added = added + 1
+    end
+    buckets[a] = b
+  end
+end
+for a, b in pairs(buckets) do put(key, a, b) end
+local nb = 2 ^ L + p
+while n > load * nb do
+  local src = bucket(key, p)
+  local keep, move = {}, {}
+  for j = 1, #src, 8 do
+    local e = string.sub(src, j, j + 7)
+    if low(string.sub(e, 1, 4), L + 1) == p then keep[#keep + 1] = e else move[#move + 1] = e end
+  end
+  put(key, p, table.concat(keep))
+  put(key, p + 2 ^ L, table.concat(move))
+  p = p + 1
+  if p == 2 ^ L then L, p = L + 1, 0 end
+  nb = nb + 1
+end
+redis.call('HSET', key, 's', L .. ',' .. p, 'n', n)
+return added
+`)
+
+// removeScript removes postings (ARGV: 8 bytes each, as addScript's)
+// from a posting family (KEYS[1]); a full list stays full.
+var removeScript = redis.NewScript(luaFamily + `
+local key = KEYS[1]
+local L, p, n = state(key)
+local buckets = {}
+for i = 1, #ARGV do
+  local e = ARGV[i]
+  local fp = string.sub(e, 1, 4)
+  local a = addr(fp, L, p)
+  local b = buckets[a] or bucket(key, a)
+  for _, j in ipairs(entries(b, fp)) do
+    if string.sub(b, j, j + 7) == e then
+      b = string.sub(b, 1, j - 1) .. string.sub(b, j + 8)
+      n = n - 1
+      break
+    end
+  end
+  buckets[a] = b
+end
+for a, b in pairs(buckets) do put(key, a, b) end
+redis.call('HSET', key, 's', L .. ',' .. p, 'n', n)
+return 0
+`)
+
+// numberScript ranks a posted batch: KEYS[1] the rank counter, KEYS[2]
+// the numbered batches (a sorted set by first sequence number, members
+// "first:n:rank"); ARGV the batch's first sequence number and size. It
+// returns the batch's first rank.
+var numberScript = redis.NewScript(`
+local n = tonumber(ARGV[2])
+local last = redis.call('INCRBY', KEYS[1], n)
+local first = last - n + 1
+redis.call('ZADD', KEYS[2], ARGV[1], ARGV[1] .. ':' .. n .. ':' .. first)
+return first
+`)
+
+// Members of a cluster (a hash: "r" its representative, "m:<id>" a
+// member, valued "<indexed 0|1>,<seq>,<time µs>,<runes>").
+const luaMembers = `
+local function weights(a)
+  local q, t, r = string.match(a, '^%d,(%d+),(%-?%d+),(%d+)$')
+  return tonumber(q), tonumber(t), tonumber(r)
+end
+-- prefer reports whether attributes a should represent a cluster rather
+-- than b, under rule ('r': the newer, 'l': the longer then the newer).
+local function prefer(a, b, rule)
+  local aq, at, ar = weights(a)
+  local bq, bt, br = weights(b)
+  if rule == 'l' and ar ~= br then return ar > br end
+  if at ~= bt then return at > bt end
+  return aq > bq
+end
+`
+
+// joinScript makes a document a member of a cluster (KEYS[1]). ARGV: its
+// id, its weights "<seq>,<time µs>,<runes>", the founder's id and weights
+// (the cluster is made with the founder as its representative if it does
+// not exist; a cluster of its founder alone has no hash, so an empty
+// founder, or the document itself, makes nothing), and the rule: 's'
+// suppress, 'm' mark, 'r' replace by the newer, 'l' by the longer. It
+// returns the representative afterwards, whether the document is
+// indexed, the representative it replaced ("" if none), and whether the
+// cluster's hash was made.
+var joinScript = redis.NewScript(luaMembers + `
+local key, id, w, fid, fw, rule = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local made = 0
+if redis.call('EXISTS', key) == 0 then
+  if fid == '' or fid == id then return {id, 1, '', 0} end
+  redis.call('HSET', key, 'r', fid, 'm:' .. fid, '1,' .. fw)
+  made = 1
+end
+local rep = redis.call('HGET', key, 'r')
+local cur = redis.call('HGET', key, 'm:' .. id)
+if cur then
+  local flag = string.sub(cur, 1, 1)
+  redis.call('HSET', key, 'm:' .. id, flag .. ',' .. w)
+  if rep == id then flag = '1' end
+  return {rep, tonumber(flag), '', made}
+end
+local flag, demoted = '0', ''
+if rule == 'm' then
+  flag = '1'
+elseif rule == 'r' or rule == 'l' then
+  local rw = redis.call('HGET', key, 'm:' .. rep)
+  if not rw or prefer('1,' .. w, rw, rule) then
+    if rw then redis.call('HSET', key, 'm:' .. rep, '0' .. string.sub(rw, 2)) end
+    redis.call('HSET', key, 'r', id)
+    demoted, rep, flag = rep, id, '1'
+  end
+end
+redis.call('HSET', key, 'm:' .. id, flag .. ',' .. w)
+return {rep, tonumber(flag), demoted, made}
+`)
+
+// leaveScript removes a member (ARGV[1]) from a cluster (KEYS[1]) and
+// repairs it: when it represented the cluster, the earliest member left
+// (ARGV[2] 'r' or 'l': the one replace prefers) takes its place and is
+// indexed. It returns the representative afterwards ("" when the cluster
+// is gone), the member promoted into the search index ("" if none), and
+// whether the cluster's hash was deleted.
+var leaveScript = redis.NewScript(luaMembers + `
+local key, id, rule = KEYS[1], ARGV[1], ARGV[2]
+if redis.call('EXISTS', key) == 0 then return {'', '', 0} end
+local rep = redis.call('HGET', key, 'r') or ''
+if redis.call('HDEL', key, 'm:' .. id) == 0 or rep ~= id then return {rep, '', 0} end
+local all = redis.call('HGETALL', key)
+local best, bw
+for i = 1, #all, 2 do
+  local f, a = all[i], all[i + 1]
+  if string.sub(f, 1, 2) == 'm:' then
+    local better = best == nil
+    if not better and (rule == 'r' or rule == 'l') then
+      better = prefer(a, bw, rule)
+    elseif not better then
+      better = weights(a) < weights(bw)
+    end
+    if better then best, bw = string.sub(f, 3), a end
+  end
+end
+if best == nil then
+  redis.call('DEL', key)
+  return {'', '', 1}
+end
+redis.call('HSET', key, 'r', best)
+if string.sub(bw, 1, 1) == '1' then return {best, '', 0} end
+redis.call('HSET', key, 'm:' .. best, '1' .. string.sub(bw, 2))
+return {best, best, 0}
+`)
