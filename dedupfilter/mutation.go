@@ -104,10 +104,15 @@ func (w *mutation) putRecord(id string, rec *store.Record) error {
 }
 
 // indexOp emits the op that puts stored document id into the search index
-// in cluster, with its payload when this process holds it.
+// in cluster, with its payload. A document whose payload this process
+// does not hold is another process' (a shared store's), in that
+// process' search index, which this one cannot write: no op.
 func (w *mutation) indexOp(id, cluster string) error {
 	payload, err := w.st.Payload(id)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("dedupfilter: payload %q: %w", id, err)
 	}
 	w.op(Op{Kind: OpIndex, ID: id, Cluster: cluster, Payload: payload})

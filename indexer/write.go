@@ -210,22 +210,20 @@ func (ix *Index) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfilt
 	defer stop() // after an error, analysis of the documents left is dropped
 	var decs []dedupfilter.Decision
 	var ops []dedupfilter.Op
-	// One right to decide for the batch: a shared store's other writers
-	// wait until its decisions are made.
+	// The batch's decisions are planned at once: their candidates found
+	// and verified on every core (and on a shared store, posted and
+	// numbered in a few round trips), leaving to each decision, one at a
+	// time, only its cluster and its writes. Analysis then no longer
+	// overlaps the decisions.
 	err := ix.filter.Exclusive(func() error {
-		if ix.shared {
-			// A shared store answers in round trips: the batch's reads in
-			// two of them beat a few for each document, though analysis
-			// then no longer overlaps the decisions.
-			var fps []*dedupfilter.Prepared
-			for i := range docs {
-				if <-ready[i]; docs[i].err == nil {
-					fps = append(fps, docs[i].fp)
-				}
+		var fps []*dedupfilter.Prepared
+		for i := range docs {
+			if <-ready[i]; docs[i].err == nil {
+				fps = append(fps, docs[i].fp)
 			}
-			if err := ix.filter.Prefetch(fps); err != nil {
-				return err
-			}
+		}
+		if err := ix.filter.Prefetch(fps); err != nil {
+			return err
 		}
 		var err error
 		decs, ops, err = ix.decide(docs, ready)
@@ -520,6 +518,9 @@ func (ix *Index) hasForeign(ids []string) (bool, error) {
 	}
 	for _, id := range ids {
 		e, err := ix.filter.Meta(id)
+		if errors.Is(err, dedupfilter.ErrNotFound) {
+			return true, nil // another process joined it and has not recorded it yet
+		}
 		if err != nil {
 			return false, err
 		}

@@ -55,6 +55,12 @@ func (s *Store) join(ctx context.Context, c string, m store.Member, founder *sto
 	if err != nil {
 		return store.JoinResult{}, err
 	}
+	if founder == nil && n == m.Seq && !rule.Replace {
+		// m founds the cluster numbered as itself: alone, it needs no hash;
+		// joined already (by a process that planned m's decision too), it
+		// represents it all the same, since only Replace demotes.
+		return store.JoinResult{Representative: m.ID, Indexed: true}, nil
+	}
 	fid, fw := "", ""
 	if founder != nil && founder.ID != m.ID {
 		fid, fw = founder.ID, weights(*founder)

@@ -26,11 +26,11 @@ func faults(ctx context.Context, c config) error {
 			}
 		}
 	}()
-	clean, err := oneRun(ctx, c, 1, 2, base+"-clean")
+	clean, err := oneRun(ctx, c, 1, 2, base+"-clean", "")
 	if err != nil {
 		return err
 	}
-	report("redis", 2, 1, clean)
+	report("redis", 2, 1, clean, clean, "")
 	dir, err := os.MkdirTemp(c.work, "fault-")
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func faults(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	report("redis", 2, 1, o)
+	report("redis", 2, 1, o, clean, c.fault)
 	same := slices.Equal(partition(o.clusters), partition(clean.clusters))
 	fmt.Printf("after the %s fault and a rerun of %d indexer(s): clusters equal to the run without a fault: %v (%d clusters vs %d)\n",
 		c.fault, len(failed), same, len(o.clusters), len(clean.clusters))
