@@ -231,13 +231,16 @@ func (f *Filter) writable() error {
 // batch: Prefetch plans the documents fn then adds. With a store shared
 // by several processes, the shared writes of its decisions are made
 // together when it ends (one round trip); it takes no lock other
-// processes wait for. Documents Prefetch posted and fn did not add are
-// withdrawn. fn must not call Exclusive.
+// processes wait for. Documents Prefetch posted and fn, returning no
+// error, did not add (a document planned again) are withdrawn; after an
+// error they stay, numbered, and are decided again when the run is
+// repeated (other processes may have decided against them meanwhile).
+// fn must not call Exclusive.
 func (f *Filter) Exclusive(fn func() error) error {
 	err := f.backend.Exclusive(fn)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if sq, ok := f.backend.(store.Sequencer); ok {
+	if sq, ok := f.backend.(store.Sequencer); ok && err == nil {
 		var left []uint64
 		for _, pl := range f.plans {
 			left = append(left, pl.seq)
@@ -403,12 +406,10 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 		}
 		pl = pls[0]
 	}
-	dec, err := f.add(p, pl, ao)
-	if err != nil && shared {
-		// Posted and not decided: no candidate of any other document.
-		err = errors.Join(err, sq.Withdraw([]uint64{pl.seq}))
-	}
-	return dec, err
+	// Posted and numbered, a document not decided for an error stays:
+	// others may have decided against it, and a repeated run decides it
+	// again.
+	return f.add(p, pl, ao)
 }
 
 // add decides p, as pl planned it (nil: finding its match now), and

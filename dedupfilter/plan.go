@@ -193,7 +193,7 @@ func (pl *planned) batch(sq store.Sequencer, ps []*Prepared, exclude []string) (
 	}
 	rank, err := sq.Number(first, len(ps))
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("dedupfilter: %w", err), pl.withdraw(sq, first, len(ps)))
+		return nil, fmt.Errorf("dedupfilter: %w", err) // (not numbered: not seen)
 	}
 	pages := make([]*page, len(ps))
 	plans := make([]*plan, len(ps))
@@ -213,12 +213,14 @@ func (pl *planned) batch(sq store.Sequencer, ps []*Prepared, exclude []string) (
 		pl.sigs[seq] = &stored{id: p.doc.ID, time: p.doc.Time, sig: p.sig}
 		pl.ranks[seq] = pg.rank
 	}
+	// Numbered, the pages stay even if planning fails: a repeated run
+	// decides them (see Exclusive).
 	if err := pl.matches(sq, pages); err != nil {
-		return nil, errors.Join(err, pl.withdraw(sq, first, len(ps)))
+		return nil, err
 	}
 	clusters, err := pl.clusters(sq, pages)
 	if err != nil {
-		return nil, errors.Join(err, pl.withdraw(sq, first, len(ps)))
+		return nil, err
 	}
 	for i, pg := range pages {
 		p := plans[i]
@@ -230,14 +232,6 @@ func (pl *planned) batch(sq store.Sequencer, ps []*Prepared, exclude []string) (
 		}
 	}
 	return plans, nil
-}
-
-func (pl *planned) withdraw(sq store.Sequencer, first uint64, n int) error {
-	seqs := make([]uint64, n)
-	for i := range seqs {
-		seqs[i] = first + uint64(i)
-	}
-	return sq.Withdraw(seqs)
 }
 
 // matches finds each page's match among the pages ranked below it.

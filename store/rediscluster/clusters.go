@@ -48,8 +48,8 @@ func ruleCode(r store.Rule) string {
 	return "s"
 }
 
-// join runs joinScript; a cluster it may make is listed first (a listing
-// of a cluster that does not exist is passed over).
+// join runs joinScript; a cluster it may make is listed in the same step
+// (a listing of a cluster that does not exist is passed over).
 func (s *Store) join(ctx context.Context, c string, m store.Member, founder *store.Member, rule store.Rule) (store.JoinResult, error) {
 	key, n, err := s.clusterKey(c)
 	if err != nil {
@@ -61,14 +61,25 @@ func (s *Store) join(ctx context.Context, c string, m store.Member, founder *sto
 		// represents it all the same, since only Replace demotes.
 		return store.JoinResult{Representative: m.ID, Indexed: true}, nil
 	}
+	st := s.step(ctx)
 	fid, fw := "", ""
 	if founder != nil && founder.ID != m.ID {
 		fid, fw = founder.ID, weights(*founder)
-		if err := s.rdb.ZAdd(ctx, s.tagged("clusters"), redis.Z{Score: float64(n), Member: seqName(n)}).Err(); err != nil {
+		list := s.tagged("clusters")
+		node, err := st.on(list)
+		if err != nil {
 			return store.JoinResult{}, err
 		}
+		node.pipe.ZAdd(ctx, list, redis.Z{Score: float64(n), Member: seqName(n)})
 	}
-	res, err := joinScript.Run(ctx, s.rdb, []string{key}, m.ID, weights(m), fid, fw, ruleCode(rule)).Slice()
+	result, err := st.script(joinScript, []string{key}, m.ID, weights(m), fid, fw, ruleCode(rule))
+	if err == nil {
+		err = st.exec()
+	}
+	if err != nil {
+		return store.JoinResult{}, err
+	}
+	res, err := result().Slice()
 	if err != nil {
 		return store.JoinResult{}, err
 	}
@@ -87,7 +98,15 @@ func (s *Store) leave(ctx context.Context, c, id string, rule store.Rule) (store
 	if err != nil {
 		return store.LeaveResult{}, err
 	}
-	res, err := leaveScript.Run(ctx, s.rdb, []string{key}, id, ruleCode(rule)).Slice()
+	st := s.step(ctx)
+	result, err := st.script(leaveScript, []string{key}, id, ruleCode(rule))
+	if err == nil {
+		err = st.exec()
+	}
+	if err != nil {
+		return store.LeaveResult{}, err
+	}
+	res, err := result().Slice()
 	if err != nil {
 		return store.LeaveResult{}, err
 	}
@@ -97,7 +116,14 @@ func (s *Store) leave(ctx context.Context, c, id string, rule store.Rule) (store
 	rep, _ := res[0].(string)
 	promoted, _ := res[1].(string)
 	if deleted, _ := res[2].(int64); deleted == 1 {
-		if err := s.rdb.ZRem(ctx, s.tagged("clusters"), seqName(n)).Err(); err != nil {
+		st := s.step(ctx)
+		list := s.tagged("clusters")
+		node, err := st.on(list)
+		if err != nil {
+			return store.LeaveResult{}, err
+		}
+		node.pipe.ZRem(ctx, list, seqName(n))
+		if err := st.exec(); err != nil {
 			return store.LeaveResult{}, err
 		}
 	}
@@ -301,10 +327,12 @@ func (t *txn) Leave(c, id string, rule store.Rule) (store.LeaveResult, error) {
 	return t.s.leave(t.ctx, c, id, rule)
 }
 
-// applyClusterOps queues low-level cluster writes on pipe, then, for the
+// applyClusterOps queues low-level cluster writes on st, then, for the
 // records written with them whose clusters they changed, the members'
 // weights and whether they are indexed.
-func (s *Store) applyClusterOps(ctx context.Context, pipe redis.Pipeliner, ops []clusterOp, records map[string]*store.Record) error {
+func (s *Store) applyClusterOps(st *step, ops []clusterOp, records map[string]*store.Record) error {
+	ctx := st.ctx
+	list := s.tagged("clusters")
 	changed := map[string]bool{}
 	for _, op := range ops {
 		changed[op.cluster] = true
@@ -312,17 +340,25 @@ func (s *Store) applyClusterOps(ctx context.Context, pipe redis.Pipeliner, ops [
 		if err != nil {
 			return err
 		}
+		node, err := st.on(key)
+		if err != nil {
+			return err
+		}
+		listNode, err := st.on(list)
+		if err != nil {
+			return err
+		}
 		switch op.kind {
 		case opRep:
-			pipe.HSet(ctx, key, "r", op.id)
-			pipe.ZAdd(ctx, s.tagged("clusters"), redis.Z{Score: float64(n), Member: seqName(n)})
+			node.pipe.HSet(ctx, key, "r", op.id)
+			listNode.pipe.ZAdd(ctx, list, redis.Z{Score: float64(n), Member: seqName(n)})
 		case opAdd:
-			pipe.HSetNX(ctx, key, "m:"+op.id, "0,0,0,0")
+			node.pipe.HSetNX(ctx, key, "m:"+op.id, "0,0,0,0")
 		case opRemove:
-			pipe.HDel(ctx, key, "m:"+op.id)
+			node.pipe.HDel(ctx, key, "m:"+op.id)
 		case opDelete:
-			pipe.Del(ctx, key)
-			pipe.ZRem(ctx, s.tagged("clusters"), seqName(n))
+			node.pipe.Del(ctx, key)
+			listNode.pipe.ZRem(ctx, list, seqName(n))
 		}
 	}
 	for id, r := range records {
@@ -333,11 +369,15 @@ func (s *Store) applyClusterOps(ctx context.Context, pipe redis.Pipeliner, ops [
 		if err != nil {
 			return err
 		}
+		node, err := st.on(key)
+		if err != nil {
+			return err
+		}
 		flag := "0,"
 		if r.Indexed {
 			flag = "1,"
 		}
-		pipe.HSet(ctx, key, "m:"+id, flag+weights(store.Member{ID: id, Seq: r.Seq, Time: r.Time, Runes: r.Runes}))
+		node.pipe.HSet(ctx, key, "m:"+id, flag+weights(store.Member{ID: id, Seq: r.Seq, Time: r.Time, Runes: r.Runes}))
 	}
 	return nil
 }

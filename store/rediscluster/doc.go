@@ -98,10 +98,18 @@
 // other packages' keys) commit before the shared ones: after a crash
 // between the two, the local operations are replayed into its search
 // index at the next open and the page, not known to the shared store, is
-// decided again when the run is repeated. A Redis master that fails over
-// loses the writes it had not yet replicated (Redis replicates
-// asynchronously): the client fails, and repeating the run redoes the
-// pages the store does not know.
+// decided again when the run is repeated. Redis replicates
+// asynchronously, and a master that fails over loses what its replica had
+// not received: a counter's step (numbers handed out twice), a posting, a
+// cluster's member behind a record written elsewhere. So each step of a
+// decision (a counter, Post's writes, Number, a Join or Leave, a batch's
+// flush) is made durable before the next starts: each master's share goes
+// in one pipeline on one connection, and WAIT holds the step until the
+// master's replica has it (a master without a replica is not waited for).
+// A step cut off by a failover fails the client; repeating the run redoes
+// the pages the store does not know. A page numbered but not decided for
+// an error stays numbered (other processes may have decided against it)
+// and is decided again, the same way, when the run is repeated.
 //
 // # Caveats
 //

@@ -180,41 +180,66 @@ func postingsOf(b string, fp uint32) ([]uint64, bool) {
 	return out, false
 }
 
-// addPostings queues, on pipe, the postings of entries grouped by family
+// addPostings queues, on st, the postings of entries grouped by family
 // (see addScript): a list past limit postings becomes full.
-func (s *Store) addPostings(ctx context.Context, pipe redis.Pipeliner, calls *scriptCalls, entries map[uint64][]any, limit int) {
+func (s *Store) addPostings(st *step, entries map[uint64][]any, limit int) error {
 	for f, es := range entries {
 		args := append([]any{limit, bucketLoad}, es...)
-		calls.run(ctx, pipe, addScript, []string{s.familyKey(f)}, args...)
+		if _, err := st.script(addScript, []string{s.familyKey(f)}, args...); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
-// Post implements store.Sequencer: a block of sequence numbers, the
-// signatures and the postings, in one pipeline after the block is taken.
+// incr adds n to counter key, durably, and returns its value.
+func (s *Store) incr(ctx context.Context, key string, n int64) (uint64, error) {
+	st := s.step(ctx)
+	node, err := st.on(key)
+	if err != nil {
+		return 0, err
+	}
+	cmd := node.pipe.IncrBy(ctx, key, n)
+	if err := st.exec(); err != nil {
+		return 0, err
+	}
+	v, err := cmd.Uint64()
+	if err == nil && v > maxSeq {
+		err = fmt.Errorf("sequence number %d past %d: %w", v, maxSeq, store.ErrFull)
+	}
+	return v, err
+}
+
+// Post implements store.Sequencer: a block of sequence numbers, then the
+// signatures and the postings, each step durable.
 func (s *Store) Post(sigs [][]byte, keys [][][]byte, limit int) (uint64, error) {
 	ctx := context.Background()
 	n := uint64(len(sigs))
-	last, err := s.rdb.IncrBy(ctx, s.tagged("seq"), int64(n)).Uint64()
+	last, err := s.incr(ctx, s.tagged("seq"), int64(n))
 	if err != nil {
 		return 0, fmt.Errorf("rediscluster: post: %w", err)
 	}
-	if last > maxSeq {
-		return 0, fmt.Errorf("rediscluster: post: sequence number %d past %d: %w", last, maxSeq, store.ErrFull)
-	}
 	first := last - n + 1
-	pipe := s.rdb.Pipeline()
+	st := s.step(ctx)
 	entries := map[uint64][]any{}
 	for i, sig := range sigs {
 		seq := first + uint64(i)
-		pipe.Set(ctx, s.k("s", seqName(seq)), sig, 0)
+		key := s.k("s", seqName(seq))
+		node, err := st.on(key)
+		if err != nil {
+			return 0, fmt.Errorf("rediscluster: post: %w", err)
+		}
+		node.pipe.Set(ctx, key, sig, 0)
 		for _, k := range keys[i] {
 			p := placeOf(k)
 			entries[p.family] = append(entries[p.family], entry(p.fp, seq))
 		}
 	}
-	var calls scriptCalls
-	s.addPostings(ctx, pipe, &calls, entries, limit)
-	if err := calls.exec(ctx, s.rdb, pipe); err != nil {
+	err = s.addPostings(st, entries, limit)
+	if err == nil {
+		err = st.exec()
+	}
+	if err != nil {
 		return 0, fmt.Errorf("rediscluster: post: %w", err)
 	}
 	return first, nil
@@ -223,8 +248,15 @@ func (s *Store) Post(sigs [][]byte, keys [][][]byte, limit int) (uint64, error) 
 // Number implements store.Sequencer: one script on the store's own slot
 // takes the ranks and records which batch they belong to.
 func (s *Store) Number(first uint64, n int) (uint64, error) {
-	ctx := context.Background()
-	rank, err := numberScript.Run(ctx, s.rdb, []string{s.tagged("rank"), s.tagged("nums")}, first, n).Uint64()
+	st := s.step(context.Background())
+	res, err := st.script(numberScript, []string{s.tagged("rank"), s.tagged("nums")}, first, n)
+	if err == nil {
+		err = st.exec()
+	}
+	var rank uint64
+	if err == nil {
+		rank, err = res().Uint64()
+	}
 	if err != nil {
 		return 0, fmt.Errorf("rediscluster: number: %w", err)
 	}
@@ -267,12 +299,16 @@ func (s *Store) Withdraw(seqs []uint64) error {
 	if len(seqs) == 0 {
 		return nil
 	}
-	ctx := context.Background()
-	pipe := s.rdb.Pipeline()
+	st := s.step(context.Background())
 	for _, seq := range seqs {
-		pipe.Unlink(ctx, s.k("s", seqName(seq)))
+		key := s.k("s", seqName(seq))
+		node, err := st.on(key)
+		if err != nil {
+			return fmt.Errorf("rediscluster: withdraw: %w", err)
+		}
+		node.pipe.Unlink(st.ctx, key)
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := st.exec(); err != nil {
 		return fmt.Errorf("rediscluster: withdraw: %w", err)
 	}
 	return nil

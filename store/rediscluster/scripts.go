@@ -23,35 +23,34 @@ func (sc *scriptCalls) run(ctx context.Context, pipe redis.Pipeliner, script *re
 	*sc = append(*sc, scriptCall{script, keys, args, script.EvalSha(ctx, pipe, keys, args...)})
 }
 
-// exec executes pipe, then the runs a node did not know the script of.
-func (sc scriptCalls) exec(ctx context.Context, rdb redis.UniversalClient, pipe redis.Pipeliner) error {
+// exec executes pipe, then, on a pipeline of again, the runs whose node
+// did not know the script.
+func (sc scriptCalls) exec(ctx context.Context, pipe redis.Pipeliner, again func() redis.Pipeliner) error {
 	_, err := pipe.Exec(ctx)
 	if err == nil || errors.Is(err, redis.Nil) {
 		return nil
 	}
-	again := rdb.Pipeline()
-	var redo scriptCalls
-	for _, c := range sc {
-		if redis.HasErrorPrefix(c.cmd.Err(), "NOSCRIPT") {
-			redo = append(redo, scriptCall{c.script, c.keys, c.args, c.script.Eval(ctx, again, c.keys, c.args...)})
-		}
-	}
-	if len(redo) == 0 {
-		return err
-	}
-	for _, c := range sc {
-		if e := c.cmd.Err(); e != nil && !redis.HasErrorPrefix(e, "NOSCRIPT") && !errors.Is(e, redis.Nil) {
+	var redo redis.Pipeliner
+	for i, call := range sc {
+		switch e := call.cmd.Err(); {
+		case redis.HasErrorPrefix(e, "NOSCRIPT"):
+			if redo == nil {
+				redo = again()
+			}
+			// The run's cmd, which the caller reads, takes the result.
+			sc[i].cmd = call.script.Eval(ctx, redo, call.keys, call.args...)
+		case e != nil && !errors.Is(e, redis.Nil):
 			return e
 		}
 	}
-	if _, err := again.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	if redo == nil {
+		return err
+	}
+	if _, err := redo.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return err
 	}
 	return nil
 }
-
-// The store's scripts. Each runs on the keys of one hash slot, so Redis
-// runs it as one step.
 
 // Shared Lua: a posting family's address of a key (linear hashing over
 // the key's 32-bit fingerprint), and the comparison of two members' weights.

@@ -33,6 +33,7 @@ type Store struct {
 
 	ranks    rankCache
 	families familyCache
+	replicas replicaCounts
 }
 
 var (

@@ -64,31 +64,38 @@ func (w *writes) empty() bool {
 	return len(w.strs) == 0 && len(w.clusters) == 0 && len(w.adds) == 0 && len(w.removes) == 0
 }
 
-// flush makes w's writes in one pipeline. They are idempotent, and a
-// mutation is its record: one cut off half way is made again when its
-// page is indexed again (see the package doc).
+// flush makes w's writes, durably, in one pipeline a master. They are
+// idempotent, and a mutation is its record: one cut off half way is made
+// again when its page is indexed again (see the package doc).
 func (s *Store) flush(ctx context.Context, w *writes) error {
 	if w.empty() {
 		return nil
 	}
-	pipe := s.rdb.Pipeline()
+	st := s.step(ctx)
 	for k, v := range w.strs {
+		node, err := st.on(k)
+		if err != nil {
+			return err
+		}
 		if v == nil {
-			pipe.Unlink(ctx, k)
+			node.pipe.Unlink(ctx, k)
 		} else {
-			pipe.Set(ctx, k, *v, 0)
+			node.pipe.Set(ctx, k, *v, 0)
 		}
 	}
-	if err := s.applyClusterOps(ctx, pipe, w.clusters, w.records); err != nil {
+	if err := s.applyClusterOps(st, w.clusters, w.records); err != nil {
 		return err
 	}
 	// Lists the caller made full are full; those it did not, never are.
-	var calls scriptCalls
-	s.addPostings(ctx, pipe, &calls, w.adds, maxSeq)
-	for f, es := range w.removes {
-		calls.run(ctx, pipe, removeScript, []string{s.familyKey(f)}, es...)
+	if err := s.addPostings(st, w.adds, maxSeq); err != nil {
+		return err
 	}
-	return calls.exec(ctx, s.rdb, pipe)
+	for f, es := range w.removes {
+		if _, err := st.script(removeScript, []string{s.familyKey(f)}, es...); err != nil {
+			return err
+		}
+	}
+	return st.exec()
 }
 
 // pendingStr returns the value of key written but not yet in Redis: by
@@ -371,11 +378,7 @@ func (t *txn) next() (uint64, error) {
 	if t.err != nil {
 		return 0, t.err
 	}
-	n, err := t.s.rdb.Incr(t.ctx, t.s.tagged("seq")).Uint64()
-	if err == nil && n > maxSeq {
-		err = fmt.Errorf("sequence number %d past %d: %w", n, maxSeq, store.ErrFull)
-	}
-	return n, err
+	return t.s.incr(t.ctx, t.s.tagged("seq"), 1)
 }
 
 // NextSeq implements store.Txn.

@@ -14,8 +14,8 @@ import (
 
 // faults runs the order of repetition 1 in two processes without a fault,
 // then with one (fault: "indexer" kills one indexer at mid-run and runs
-// it again; "master" kills the Redis master holding the lease key at
-// mid-run and runs again whatever failed), and compares the clusters.
+// it again; "master" kills a Redis master at mid-run and runs again
+// whatever failed), and compares the clusters, listing those that differ.
 func faults(ctx context.Context, c config) error {
 	prefix := fmt.Sprintf("distbench-fault-%d", time.Now().UnixNano())
 	base := "redis://" + c.redis + "/" + prefix
@@ -84,9 +84,32 @@ func faults(ctx context.Context, c config) error {
 		return err
 	}
 	report("redis", 2, 1, o, clean, c.fault)
-	same := slices.Equal(partition(o.clusters), partition(clean.clusters))
+	got, want := partition(o.clusters), partition(clean.clusters)
+	same := slices.Equal(got, want)
 	fmt.Printf("after the %s fault and a rerun of %d indexer(s): clusters equal to the run without a fault: %v (%d clusters vs %d)\n",
 		c.fault, len(failed), same, len(o.clusters), len(clean.clusters))
+	for _, g := range got {
+		if _, found := slices.BinarySearch(want, g); !found {
+			fmt.Println("  only after the fault:", g)
+		}
+	}
+	for _, w := range want {
+		if _, found := slices.BinarySearch(got, w); !found {
+			fmt.Println("  only without it:     ", w)
+		}
+	}
+	byMembers := map[string][]string{}
+	for id, ms := range o.clusters {
+		ms = slices.Clone(ms)
+		slices.Sort(ms)
+		k := strings.Join(ms, " ")
+		byMembers[k] = append(byMembers[k], id)
+	}
+	for ms, ids := range byMembers {
+		if len(ids) > 1 {
+			fmt.Printf("  clusters %v have the same members: %s\n", ids, ms)
+		}
+	}
 	return nil
 }
 
