@@ -1,4 +1,4 @@
-// Command distbench measures indexing on a shared store (issue 8): several
+// Command distbench measures indexing on a shared store: several
 // `bleve-dedup index` processes, each with a bleve shard of its own, share
 // a Redis Cluster; their clusters are scored against labels and checked
 // for duplicates both admitted as representatives.
