@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/internal/badgeropen"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"
@@ -75,6 +77,12 @@ type Options struct {
 	// read-only file system, or on a copy of an index; not on an index
 	// another process has open for writing (see ErrLocked).
 	ReadOnly bool
+	// Reconfigure accepts decision options (Filter) other than those the
+	// index was made with, and records them: they apply to the documents
+	// indexed from then on. Without it Open refuses them (ErrSettings), as
+	// it always refuses another store or analysis (see Settings). Default
+	// false.
+	Reconfigure bool
 	// StaleShare is how much of an earlier page's text must turn out to
 	// be its site's template before the page is analysed again and its
 	// cluster re-decided (sitetext.DefaultStaleShare, the default; 0
@@ -216,14 +224,38 @@ const (
 )
 
 // Open opens the index in dir, creating it when absent, and replays
-// bleve writes that a crash left pending (see Repaired).
+// bleve writes that a crash left pending (see Repaired). An index
+// remembers the settings it was made with (Settings): Open refuses other
+// ones (ErrSettings), but for Options.Reconfigure; opened ReadOnly, an
+// index uses its own. A directory that is not a bleve-dedup index (a
+// plain bleve index, or other files) is refused (ErrNotIndex) before
+// anything is written in it.
 func Open(dir string, opts Options) (*Index, error) {
+	if err := checkOurs(dir); err != nil {
+		return nil, err
+	}
+	had, known, err := ReadSettings(dir)
+	if err != nil {
+		return nil, err
+	}
+	// Another process holding the index says so first, whatever the
+	// settings.
+	if holder, held := badgeropen.Held(filepath.Join(dir, storeDir)); held {
+		return nil, openError(dir, fmt.Errorf("%s is open in %s: %w", filepath.Join(dir, storeDir), holder, embedded.ErrLocked))
+	}
+	record := settingsOf(opts)
+	switch {
+	case known && opts.ReadOnly:
+		opts = had.Apply(opts)
+		record = had
+	case known:
+		if record, err = checkSettings(dir, had, record, opts.Reconfigure); err != nil {
+			return nil, err
+		}
+	}
 	an, err := analyzer.New(opts.Analyzer)
 	if err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, oldStoreDir)); err == nil {
-		return nil, fmt.Errorf("indexer: %s was written by an older version of bleve-dedup; index the pages again into a new directory: %w", dir, ErrInvalidOptions)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
@@ -234,6 +266,11 @@ func Open(dir string, opts Options) (*Index, error) {
 	}
 	if ix.readOnly {
 		return ix, nil
+	}
+	if !known || !reflect.DeepEqual(record, had) {
+		if err := writeSettings(dir, record); err != nil {
+			return nil, errors.Join(err, ix.Close())
+		}
 	}
 	if err := ix.replay(); err != nil {
 		return nil, errors.Join(err, ix.Close())

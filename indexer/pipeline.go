@@ -14,6 +14,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/htmltags"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/cespare/xxhash/v2"
 )
 
@@ -102,19 +103,30 @@ func (s Stats) DocsPerSecond() float64 {
 	return float64(s.Read) / s.Elapsed.Seconds()
 }
 
-// FromPage extracts p's main content as a Document.
+// FromPage extracts p's main content as a Document, with its tag
+// sequence (Document.Tags).
 func FromPage(p page.Page) (Document, error) {
-	return fromPage(context.Background(), p)
+	return fromPage(context.Background(), p, true)
 }
 
-// fromPage is FromPage giving up soon after ctx is done.
-func fromPage(ctx context.Context, p page.Page) (Document, error) {
+// fromPage is FromPage giving up soon after ctx is done; the tag sequence,
+// a second pass over the HTML, only when tags.
+func fromPage(ctx context.Context, p page.Page, tags bool) (Document, error) {
 	c, err := extract.FromPageContext(ctx, p)
 	if err != nil {
 		return Document{}, &page.Error{Source: p.Source, ID: p.ID, Err: err}
 	}
-	return Document{ID: p.ID, URL: p.URL, Title: c.Title, Paragraphs: c.Paragraphs,
-		Tags: htmltags.Sequence(p.HTML, htmltags.DefaultMax)}, nil
+	d := Document{ID: p.ID, URL: p.URL, Title: c.Title, Paragraphs: c.Paragraphs}
+	if tags {
+		d.Tags = htmltags.Sequence(p.HTML, htmltags.DefaultMax)
+	}
+	return d, nil
+}
+
+// fromPage is FromPage with the tag sequence only when the filter's
+// measures use it (TagEdit): otherwise a page's HTML is parsed once.
+func (ix *Index) fromPage(ctx context.Context, p page.Page) (Document, error) {
+	return fromPage(ctx, p, !ix.noDedup && ix.filter.Options().Decides(similarity.TagEdit))
 }
 
 // job is one page on its way through IndexPages: read in order, staged
@@ -208,10 +220,11 @@ func read(ctx context.Context, pages iter.Seq2[page.Page, error], jobs, order ch
 // test, same URL). A page the store holds with the same content hash is
 // not extracted again.
 func (ix *Index) stagePage(ctx context.Context, p page.Page, timeout time.Duration) staged {
-	if id := ix.urlOwner(p.URL); id != "" {
+	k := urlKey(p.URL, p.CanonicalURL)
+	if id := ix.urlOwner(k); id != "" {
 		p.ID = id
 	}
-	h := pageHash(p)
+	h := pageHash(p, k)
 	e, err := ix.filter.Meta(p.ID)
 	known := err == nil
 	// With a shared store, a document another shard added is not this
@@ -224,24 +237,24 @@ func (ix *Index) stagePage(ctx context.Context, p page.Page, timeout time.Durati
 		ctx, cancel = context.WithTimeoutCause(ctx, timeout, ErrPageTimeout)
 		defer cancel()
 	}
-	d, err := fromPage(ctx, p)
+	d, err := ix.fromPage(ctx, p)
 	if err != nil && context.Cause(ctx) == ErrPageTimeout {
 		err = &page.Error{Source: p.Source, ID: p.ID, Err: fmt.Errorf("extraction took longer than %v: %w", timeout, ErrPageTimeout)}
 	}
 	var s staged
 	if err == nil {
 		d.Hash = h
-		s, err = ix.stage(d)
+		s, err = ix.stage(d, k)
 	}
 	s.err, s.update = err, known
 	return s
 }
 
 // pageHash identifies a page's content as read (before extraction): its
-// canonical URL (the URL when it has none), title and HTML or text.
-func pageHash(p page.Page) uint64 {
+// URL key k (the URL when it has none), title and HTML or text.
+func pageHash(p page.Page, k []byte) uint64 {
 	u := p.URL
-	if k := urlKey(p.URL); k != nil {
+	if k != nil {
 		u = string(k)
 	}
 	h := xxhash.New()
@@ -331,14 +344,14 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 			st.BadStatus++
 			continue
 		}
-		if k := string(urlKey(s.doc.URL)); s.err == nil && k != "" {
+		if k := string(s.urlKey); s.err == nil && k != "" {
 			if v, ok := urls[k]; ok {
 				if v.hash == s.doc.Hash {
 					st.Unchanged++
 					continue
 				}
 				s.doc.ID, s.update = v.id, true
-			} else if id := ix.urlOwner(s.doc.URL); id != "" && id != s.doc.ID {
+			} else if id := ix.urlOwner(s.urlKey); id != "" && id != s.doc.ID {
 				// Staged ahead, before the batch that indexed id was decided.
 				if e, err := ix.filter.Meta(id); err == nil && e.Hash == s.doc.Hash {
 					st.Unchanged++

@@ -32,7 +32,11 @@ func TestServerClient(t *testing.T) {
 		}
 		want = append(want, out)
 	}
-	ix, err := indexer.Open(dir, indexer.DefaultOptions())
+	o, err := indexer.SavedOptions(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Open(dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}

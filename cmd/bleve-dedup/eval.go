@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,7 +11,6 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
-	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
 type evalCmd struct {
@@ -35,51 +33,6 @@ func (o *evalCmd) AddFlags(fs *pflag.FlagSet) {
 	o.methods.AddFlags(fs)
 	o.ingest.AddFlags(fs, indexer.DefaultRunOptions())
 	addStoreFlag(fs, &o.ingest.store)
-}
-
-// methodFlags are the settings of the source documents' further methods
-// (eval, compare): which measures vote, the candidate sources and gate,
-// the boolean model's stop words, the new measures' thresholds.
-type methodFlags struct {
-	voters, sources                string
-	votes, gate, radius, minShared int
-	stopShare                      float64
-	charFreqMin, tagEditMin        float64
-}
-
-func (f *methodFlags) AddFlags(fs *pflag.FlagSet) {
-	def := dedupfilter.DefaultOptions()
-	fs.StringVar(&f.voters, "voters", joinNames(def.Voters), "measures that vote under --measure combined, comma-separated")
-	fs.IntVar(&f.votes, "votes", def.Votes, "how many of the voters must agree under --measure combined")
-	fs.StringVar(&f.sources, "sources", joinNames(def.Sources), "posting lists candidates come from, comma-separated: bands, structure, blocks, terms, pieces")
-	fs.IntVar(&f.gate, "structure-gate", def.StructureGate, "verify only candidates whose structure cell (gn, cn, kl) is within this distance in every coordinate (-1: off)")
-	fs.IntVar(&f.radius, "structure-radius", def.StructureRadius, "look candidates up in the structure cells within this distance (-1: none)")
-	fs.IntVar(&f.minShared, "min-shared", def.MinShared, "posting lists a stored document must share with a new one to be a candidate")
-	fs.Float64Var(&f.stopShare, "stop-share", def.BooleanStopShare, "leave terms found in more than this share of the documents out of the boolean-model measures (0: off)")
-	fs.Float64Var(&f.charFreqMin, "charfreq-min", def.CharFreqMin, "cosine at or above which charfreq says duplicate")
-	fs.Float64Var(&f.tagEditMin, "tagedit-min", def.TagEditMin, "tag-sequence similarity at or above which tagedit says duplicate")
-}
-
-func (f *methodFlags) apply(o *dedupfilter.Options) error {
-	var err error
-	if o.Voters, err = similarity.ParseMeasures(f.voters); err != nil {
-		return fmt.Errorf("--voters: %w", err)
-	}
-	if o.Sources, err = dedupfilter.ParseSources(f.sources); err != nil {
-		return fmt.Errorf("--sources: %w", err)
-	}
-	o.StructureGate, o.StructureRadius, o.MinShared = f.gate, f.radius, f.minShared
-	o.BooleanStopShare, o.CharFreqMin, o.TagEditMin = f.stopShare, f.charFreqMin, f.tagEditMin
-	o.Votes = f.votes
-	return nil
-}
-
-func joinNames[T fmt.Stringer](xs []T) string {
-	names := make([]string, len(xs))
-	for i, x := range xs {
-		names[i] = x.String()
-	}
-	return strings.Join(names, ",")
 }
 
 func newEvalCmd() *cobra.Command {
@@ -130,7 +83,7 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := indexOptions(&o.filter, &o.ingest)
+	opts, err := indexOptions("", &o.filter, &o.ingest)
 	if err != nil {
 		return err
 	}

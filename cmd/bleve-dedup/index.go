@@ -58,7 +58,7 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 	if o.server != "" {
 		return o.send(cmd, inputs)
 	}
-	opts, err := indexOptions(&o.filter, &o.ingest)
+	opts, err := indexOptions(o.dir, &o.filter, &o.ingest)
 	if err != nil {
 		return err
 	}

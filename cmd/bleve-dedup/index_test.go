@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
 var (
@@ -102,5 +104,30 @@ func TestExitStatus(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s: exit status %d, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestIndexRemembersSettings: an index made with --policy mark is indexed
+// again with its own policy when --policy is not given, and refused
+// another one unless --reconfigure.
+func TestIndexRemembersSettings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	en, zh := filepath.Join(pagesDir, "en"), filepath.Join(pagesDir, "zh")
+	if out, err := runCmd(t, "index", "--index", dir, "--policy", "mark", en); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	if out, err := runCmd(t, "index", "--index", dir, zh); err != nil {
+		t.Fatalf("index again without --policy: %v\n%s", err, out)
+	}
+	out, err := runCmd(t, "index", "--index", dir, "--policy", "suppress", zh)
+	if err == nil || !strings.Contains(out+err.Error(), "Policy: the index's mark, this run's suppress") {
+		t.Errorf("--policy suppress on a mark index: %v\n%s\nwant a refusal naming both", err, out)
+	}
+	if out, err := runCmd(t, "index", "--index", dir, "--policy", "suppress", "--reconfigure", zh); err != nil {
+		t.Errorf("--reconfigure: %v\n%s", err, out)
+	}
+	s, ok, err := indexer.ReadSettings(dir)
+	if err != nil || !ok || s.Filter.Policy.String() != "suppress" {
+		t.Errorf("settings after --reconfigure: %+v, %v, %v; want suppress", s.Filter.Policy, ok, err)
 	}
 }

@@ -14,14 +14,14 @@ import (
 )
 
 type reclusterCmd struct {
-	dir          string
-	dryRun       bool
-	minST        float64
-	maxPairwise  int
-	policy, keep string
-	format       format
-	filter       filterFlags
-	methods      methodFlags
+	dir         string
+	dryRun      bool
+	minST       float64
+	maxPairwise int
+	policy      policyFlags
+	format      format
+	filter      filterFlags
+	methods     methodFlags
 }
 
 func (o *reclusterCmd) AddFlags(fs *pflag.FlagSet) {
@@ -30,9 +30,7 @@ func (o *reclusterCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "report the merges and splits without making them")
 	fs.Float64Var(&o.minST, "min-st", def.MinST, "lower end of the range t of ST_m (shared block fingerprints over m) within which documents of different clusters are verified")
 	fs.IntVar(&o.maxPairwise, "max-pairwise", def.MaxPairwise, "check clusters of at most this many members for a split (every pair is verified)")
-	defs := indexer.DefaultOptions()
-	fs.StringVar(&o.policy, "policy", defs.Filter.Policy.String(), "the policy the index was built with (suppress, mark or replace): which copies of a changed cluster bleve holds")
-	fs.StringVar(&o.keep, "keep", defs.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
+	o.policy.AddFlags(fs)
 	o.format = newFormat("table", "table", "jsonl")
 	o.format.addFlag(fs)
 	o.filter.AddFlags(fs)
@@ -53,8 +51,8 @@ groups with no verified pair between them is split. Incremental indexing
 never merges (a page linking two clusters joins the first it matches) or
 splits (a deleted page may have been the only link); recluster does both.
 
-The verdict is the filter's under --measure and the method flags, which
-should be those the index was built with, and so should --policy. Each
+The verdict is the filter's under the index's own settings (its measure,
+voters and policy, as it was built; flags that differ are refused). Each
 merge and split is printed with its evidence, then applied unless
 --dry-run: a cluster that survives keeps its id, parts split off get new
 ones, and the search index follows (under mark every moved document is
@@ -120,19 +118,18 @@ func (o *reclusterCmd) run(cmd *cobra.Command) error {
 	if !indexer.Exists(o.dir) {
 		return fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", o.dir)
 	}
-	iopts := indexer.DefaultOptions()
+	iopts, err := savedOptions(o.dir)
+	if err != nil {
+		return err
+	}
 	if err := o.filter.apply(&iopts); err != nil {
 		return err
 	}
 	if err := o.methods.apply(&iopts.Filter); err != nil {
 		return err
 	}
-	var err error
-	if iopts.Filter.Policy, err = dedupfilter.ParsePolicy(o.policy); err != nil {
-		return fmt.Errorf("--policy: %w", err)
-	}
-	if iopts.Filter.Keep, err = dedupfilter.ParseKeep(o.keep); err != nil {
-		return fmt.Errorf("--keep: %w", err)
+	if err := o.policy.apply(&iopts.Filter); err != nil {
+		return err
 	}
 	iopts.ReadOnly = o.dryRun && !canWrite(o.dir)
 	ix, err := indexer.Open(o.dir, iopts)

@@ -109,7 +109,7 @@ func (o *serveCmd) open() (interface {
 	if len(o.index.dirs) != 1 {
 		return nil, errors.New("--ingest: name one --index to index into")
 	}
-	opts, err := indexOptions(&o.filter, &o.ingestOpts)
+	opts, err := indexOptions(o.index.dirs[0], &o.filter, &o.ingestOpts)
 	if err != nil {
 		return nil, err
 	}
