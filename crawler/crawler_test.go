@@ -17,6 +17,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/relevance"
 )
 
 // urlsOf returns the set of record URLs, failing on a URL fetched twice.
@@ -267,7 +268,7 @@ func TestIndexesRelevantPages(t *testing.T) {
 	if int(n) != sum.Indexed || sum.Indexed == 0 {
 		t.Errorf("bleve holds %d documents, summary says %d indexed", n, sum.Indexed)
 	}
-	lo := 0.4
+	lo := relevance.DefaultOptions().Threshold
 	q := bleve.NewNumericRangeQuery(&lo, nil)
 	q.SetField(FieldRelevance)
 	res, err := ix.Search(bleve.NewSearchRequest(q))
@@ -275,7 +276,7 @@ func TestIndexesRelevantPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	if int(res.Total) != sum.Indexed {
-		t.Errorf("%d documents with relevance >= 0.4, want all %d indexed", res.Total, sum.Indexed)
+		t.Errorf("%d documents with relevance >= %v, want all %d indexed", res.Total, lo, sum.Indexed)
 	}
 	for _, r := range recs {
 		if !r.Relevant && r.DuplicateOf == "" {

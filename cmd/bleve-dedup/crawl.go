@@ -57,7 +57,7 @@ the crawl again from its archive, give the files in the order written:
 Config (YAML; durations like 500ms or 2s):
   seeds: [https://example.com/]
   topic: {profile: topic.json}      # or {name: x, keywords: {word: 1, ...}}
-                                    # title_weight (α, 4), threshold (0.4)
+                                    # title_weight (α, 0.5), threshold (0.3)
   allowed_hosts: [example.com, .example.org]   # default: the seeds' hosts
   max_depth: 10    max_pages: 1000   workers: 4
   delay: 1s        robots: true      connect_timeout: 10s   read_timeout: 10s
