@@ -106,6 +106,8 @@ type Crawler struct {
 	front     *frontier
 	counts    counters
 	hostDelay map[string]time.Duration // politeness per host, robots Crawl-delay included
+	down      map[string]*outage       // servers that did not answer, by serverOf
+	why       error                    // this run's first failure, for ErrNoPages
 
 	mu      sync.Mutex // guards seen and content, which workers also read
 	seen    map[string]struct{}
@@ -156,6 +158,7 @@ func New(opts Options) (*Crawler, error) {
 		front:     newFrontier(opts.Strategy),
 		counts:    st.counters,
 		hostDelay: make(map[string]time.Duration),
+		down:      make(map[string]*outage),
 		seen:      st.seen,
 		content:   st.content,
 	}
@@ -292,7 +295,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	for {
 		budget := c.opts.MaxPages == 0 || c.counts.Fetched+inflight < c.opts.MaxPages
 		if inflight == 0 && (!budget || c.front.Len() == 0) {
-			return finish(nil)
+			return finish(c.noPages())
 		}
 		var next *item
 		var wait time.Duration
@@ -330,6 +333,16 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 				c.front.push(r.it) // perhaps not archived: fetched again next run
 				return finish(err)
 			}
+			host := serverOf(r.it.URL)
+			if errors.Is(r.err, ErrUnreachable) {
+				if wait, ok := c.backoff(host); ok {
+					c.front.push(r.it)
+					nextAt[host] = time.Now().Add(wait)
+					continue
+				}
+			} else {
+				delete(c.down, host)
+			}
 			if !r.disallowed {
 				runFetched++
 			}
@@ -344,6 +357,53 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 			return finish(ctx.Err())
 		}
 	}
+}
+
+// outage is a server that has not answered since a time.
+type outage struct {
+	since time.Time
+	tries int
+}
+
+// Backoff between tries of a server that does not answer: from
+// retryFirst, doubling, at most retryMax.
+const (
+	retryFirst = 500 * time.Millisecond
+	retryMax   = 15 * time.Second
+)
+
+// backoff records that host did not answer and returns how long to wait
+// before trying it again, or false when it has not answered for
+// Options.RetryFor (the last try falls at that bound).
+func (c *Crawler) backoff(host string) (time.Duration, bool) {
+	now := time.Now()
+	o := c.down[host]
+	if o == nil {
+		o = &outage{since: now}
+		c.down[host] = o
+	}
+	left := o.since.Add(c.opts.RetryFor).Sub(now)
+	if left <= 0 {
+		return 0, false
+	}
+	wait := min(retryFirst<<min(o.tries, 10), retryMax, left)
+	o.tries++
+	return wait, true
+}
+
+// noPages is the error of a crawl that ended having read no page at all,
+// across resumed runs, after trying some: ErrNoPages with the first
+// failure of this run.
+func (c *Crawler) noPages() error {
+	k := c.counts
+	if k.Fetched > k.Errors || (k.Fetched == 0 && k.Disallowed == 0) {
+		return nil
+	}
+	why := c.why
+	if why == nil { // a resumed crawl with nothing left to try
+		why = errors.New("none in earlier runs either")
+	}
+	return fmt.Errorf("crawler: %w: %w", ErrNoPages, why)
 }
 
 // recorderErr is the Recorder's failure, if any: a page recorded as
@@ -493,9 +553,13 @@ func (r *result) pageURL() string {
 // checkRobots reports whether robots.txt lets the item be fetched,
 // recording its crawl delay, a refusal or a cancellation in r.
 func (c *Crawler) checkRobots(ctx context.Context, r *result) bool {
-	rb := c.robots.get(ctx, r.it.URL)
+	rb, err := c.robots.get(ctx, r.it.URL)
 	if ctx.Err() != nil {
 		r.canceled = true
+		return false
+	}
+	if err != nil {
+		r.err = err
 		return false
 	}
 	r.robotsDelay = rb.Delay
@@ -641,6 +705,9 @@ func (c *Crawler) record(r result) error {
 		c.hostDelay[serverOf(it.URL)] = min(max(c.opts.Delay, r.robotsDelay), c.opts.MaxCrawlDelay)
 	}
 	if r.disallowed {
+		if c.why == nil {
+			c.why = fmt.Errorf("%s: disallowed by robots.txt", it.URL)
+		}
 		c.counts.Disallowed++
 		ch.counts = c.counts
 		return commit(c.db, ch)
@@ -680,6 +747,9 @@ func (c *Crawler) count(r result) Record {
 	if r.err != nil {
 		rec.Error = r.err.Error()
 		c.counts.Errors++
+		if c.why == nil {
+			c.why = fmt.Errorf("%s: %w", it.URL, r.err)
+		}
 	}
 	if r.score.Relevant {
 		c.counts.Relevant++
