@@ -107,6 +107,7 @@ type Crawler struct {
 	counts    counters
 	hostDelay map[string]time.Duration // politeness per host, robots Crawl-delay included
 	down      map[string]*outage       // servers that did not answer, by serverOf
+	hubs      map[string]*hub          // fetched pages by URL: what their links led to
 	why       error                    // this run's first failure, for ErrNoPages
 
 	mu      sync.Mutex // guards seen and content, which workers also read
@@ -159,6 +160,7 @@ func New(opts Options) (*Crawler, error) {
 		counts:    st.counters,
 		hostDelay: make(map[string]time.Duration),
 		down:      make(map[string]*outage),
+		hubs:      make(map[string]*hub),
 		seen:      st.seen,
 		content:   st.content,
 	}
@@ -724,6 +726,7 @@ func (c *Crawler) record(r result) error {
 			return err
 		}
 	}
+	c.feedHubs(r)
 	rec.Links = c.enqueue(it, r.links, &ch)
 	ch.counts = c.counts
 	if err := commit(c.db, ch); err != nil {
@@ -778,11 +781,62 @@ func (c *Crawler) learn(r result, ch *change) error {
 	return nil
 }
 
+// hub is what a fetched page's links have led to: the link-value paper's
+// parent signal, the page's own relevance, says little of a list of
+// links (a section index, a "next page" link), whose text names no
+// topic, while the relevance of the pages it led to says much. A link's
+// parent signal is the larger of its page's relevance and the page's
+// yield: the mean relevance of its children fetched so far, with the
+// yield of the page that led to it counted as one more child, so that a
+// list reached from a productive list starts out as one.
+type hub struct {
+	relevance float64
+	n         int
+	sum       float64 // children's relevance
+	prior     float64 // the yield of the page that led here
+}
+
+func (h *hub) parentSignal() float64 {
+	return max(h.relevance, (h.sum+h.prior)/float64(h.n+1))
+}
+
+// feedHubs records a fetched page as its parent's child, moves the
+// parent signal of the parent's queued links with it, and opens the
+// page's own hub. Under BreadthFirst, which ignores link values, it does
+// nothing. The moved signals are not written to the store: a resumed
+// crawl starts the hubs afresh.
+func (c *Crawler) feedHubs(r result) {
+	if c.opts.Strategy != BestFirst || !r.fetchedHTML {
+		return
+	}
+	it := r.it
+	prior := 0.0
+	if h := c.hubs[it.Parent]; h != nil {
+		h.n++
+		h.sum += r.score.Value
+		v := h.parentSignal()
+		w := c.weights()
+		for _, kid := range c.front.children(it.Parent) {
+			if kid.Signals.Parent != v {
+				kid.Signals.Parent = v
+				c.front.fix(kid, w)
+			}
+		}
+		prior = (h.sum + h.prior) / float64(h.n+1)
+	}
+	c.hubs[it.URL] = &hub{relevance: r.score.Value, prior: prior}
+}
+
 // enqueue adds the page's new links to the frontier (or raises the value
 // of queued ones) and returns how many were added.
 func (c *Crawler) enqueue(parent *item, links []newLink, ch *change) int {
 	w := c.weights()
 	added := 0
+	// The links a page finds first are its children and take its hub's
+	// parent signal; links found again (a site's navigation, repeated on
+	// every page) keep the page's own relevance, or every list would
+	// lift them.
+	h := c.hubs[parent.URL]
 	for _, l := range links {
 		if raised, ok := c.front.raise(l.url, l.signals, w); ok {
 			ch.queued = append(ch.queued, raised)
@@ -795,7 +849,10 @@ func (c *Crawler) enqueue(parent *item, links []newLink, ch *change) int {
 		if !c.markSeen(l.url) {
 			continue
 		}
-		nit := &item{URL: l.url, Depth: parent.Depth + 1, Seq: c.counts.Seq, Signals: l.signals}
+		if h != nil {
+			l.signals.Parent = h.parentSignal()
+		}
+		nit := &item{URL: l.url, Depth: parent.Depth + 1, Seq: c.counts.Seq, Signals: l.signals, Parent: parent.URL}
 		c.counts.Seq++
 		c.front.add(nit, w)
 		ch.queued = append(ch.queued, nit)
