@@ -101,8 +101,12 @@ func (sw *siteWeb) profiles(tb testing.TB) []topicProfile {
 	for _, sp := range sw.pages {
 		background = append(background, sp.title+"\n"+sp.text)
 	}
+	hand, err := realweb.HandTopics()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	var out []topicProfile
-	for _, h := range realweb.HandTopics() {
+	for _, h := range hand {
 		lang := "zh"
 		if h.Name == "space" || h.Name == "sport" {
 			lang = "en"

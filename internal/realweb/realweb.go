@@ -63,18 +63,21 @@ type topicsFile struct {
 	} `json:"readability"`
 }
 
-func readTopics() topicsFile {
+func readTopics() (topicsFile, error) {
 	var f topicsFile
 	if err := json.Unmarshal(topicsJSON, &f); err != nil {
-		panic("realweb: testdata/topics.json: " + err.Error()) // embedded: a broken file is a build defect
+		return f, fmt.Errorf("realweb: testdata/topics.json: %w", err)
 	}
-	return f
+	return f, nil
 }
 
 // HandTopics returns the hand-written keyword topics of
 // testdata/topics.json: fish, rail, football, chemistry (Chinese), space
 // and sport (English).
-func HandTopics() []Topic { return readTopics().Hand }
+func HandTopics() ([]Topic, error) {
+	f, err := readTopics()
+	return f.Hand, err
+}
 
 // Kind says how a page is made.
 type Kind int
@@ -224,7 +227,10 @@ func (d *Data) loadNews(dataDir string, labels []testweb.Labels, examples map[st
 }
 
 func (d *Data) loadReadability(dataDir string) error {
-	tf := readTopics()
+	tf, err := readTopics()
+	if err != nil {
+		return err
+	}
 	for _, name := range tf.Readability.Include {
 		file := filepath.Join(dataDir, "extract/readability", name, "source.html.gz")
 		page, err := gunzip(file)
