@@ -32,7 +32,11 @@
 // # Frontier
 //
 // BestFirst pops the link with the largest Σ w_k·I_k (anchor, siblings,
-// parent relevance, URL), BreadthFirst the shallowest, earliest found.
+// parent, URL), BreadthFirst the shallowest, earliest found. The parent
+// signal of a link is the larger of its page's relevance and the page's
+// yield, the mean relevance of the links the page found first that were
+// fetched so far (a section index names no topic, the pages it lists
+// do); it moves on the queued links as their siblings come in.
 // A link found again from a better page keeps the higher value. With
 // Learn, every fetched page's actual relevance updates the weights by
 // the rule documented on relevance.LinkScorer, and queued values are

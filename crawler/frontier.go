@@ -77,7 +77,7 @@ func (f *frontier) add(it *item, w relevance.Signals) {
 }
 
 // children returns the queued links parent found first, dropping the
-// entries of links fetched since.
+// entries of links no longer queued (fetched or being fetched).
 func (f *frontier) children(parent string) []*item {
 	kids := f.byParent[parent][:0]
 	for _, it := range f.byParent[parent] {
