@@ -304,6 +304,16 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 		if budget && inflight < c.opts.Workers && c.front.Len() > 0 {
 			next, wait = c.pick(nextAt)
 		}
+		if next != nil {
+			if err := c.gaveUp(serverOf(next.URL)); err != nil {
+				// Not contacted again: each try of a server that times
+				// out costs ConnectTimeout+ReadTimeout.
+				if err := c.record(result{it: next, err: err}); err != nil {
+					return finish(err)
+				}
+				continue
+			}
+		}
 		var jobc chan *item
 		if next != nil {
 			jobc = jobs
@@ -337,7 +347,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 			}
 			host := serverOf(r.it.URL)
 			if errors.Is(r.err, ErrUnreachable) {
-				if wait, ok := c.backoff(host); ok {
+				if wait, ok := c.backoff(host, r.err); ok {
 					c.front.push(r.it)
 					nextAt[host] = time.Now().Add(wait)
 					continue
@@ -365,6 +375,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 type outage struct {
 	since time.Time
 	tries int
+	err   error // the last failure
 }
 
 // Backoff between tries of a server that does not answer: from
@@ -374,16 +385,17 @@ const (
 	retryMax   = 15 * time.Second
 )
 
-// backoff records that host did not answer and returns how long to wait
-// before trying it again, or false when it has not answered for
-// Options.RetryFor (the last try falls at that bound).
-func (c *Crawler) backoff(host string) (time.Duration, bool) {
+// backoff records that host did not answer with err and returns how
+// long to wait before trying it again, or false when it has not answered
+// for Options.RetryFor (the last try falls at that bound).
+func (c *Crawler) backoff(host string, err error) (time.Duration, bool) {
 	now := time.Now()
 	o := c.down[host]
 	if o == nil {
 		o = &outage{since: now}
 		c.down[host] = o
 	}
+	o.err = err
 	left := o.since.Add(c.opts.RetryFor).Sub(now)
 	if left <= 0 {
 		return 0, false
@@ -391,6 +403,16 @@ func (c *Crawler) backoff(host string) (time.Duration, bool) {
 	wait := min(retryFirst<<min(o.tries, 10), retryMax, left)
 	o.tries++
 	return wait, true
+}
+
+// gaveUp returns the error for a page of host when host has not answered
+// for Options.RetryFor, else nil.
+func (c *Crawler) gaveUp(host string) error {
+	o := c.down[host]
+	if o == nil || time.Since(o.since) < c.opts.RetryFor || o.err == nil {
+		return nil
+	}
+	return fmt.Errorf("crawler: not tried, %s has not answered for %v: %w", host, c.opts.RetryFor, o.err)
 }
 
 // noPages is the error of a crawl that ended having read no page at all,

@@ -85,7 +85,8 @@ type Options struct {
 	// doubling to 15 s, counted from its first failure: a server that
 	// comes up or back within that time is crawled. Until then its
 	// robots.txt counts as a complete disallow (RFC 9309) and its pages
-	// wait in the frontier; after it they fail with ErrUnreachable.
+	// wait in the frontier; after it they fail with ErrUnreachable
+	// without the server being asked again.
 	// Default 1 minute; 0 fails them at once.
 	RetryFor time.Duration
 

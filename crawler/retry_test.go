@@ -3,8 +3,11 @@ package crawler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,7 +107,7 @@ func TestBackoff(t *testing.T) {
 	c := &Crawler{opts: Options{RetryFor: 5 * time.Second}, down: make(map[string]*outage)}
 	var got []time.Duration
 	for {
-		d, ok := c.backoff("h:1")
+		d, ok := c.backoff("h:1", ErrUnreachable)
 		if !ok {
 			break
 		}
@@ -121,7 +124,39 @@ func TestBackoff(t *testing.T) {
 			break
 		}
 	}
-	if _, ok := (&Crawler{down: make(map[string]*outage)}).backoff("h:1"); ok {
+	if _, ok := (&Crawler{down: make(map[string]*outage)}).backoff("h:1", ErrUnreachable); ok {
 		t.Error("RetryFor 0 retries")
+	}
+}
+
+// TestGiveUp checks that once a server has not answered for RetryFor,
+// its other pages fail without contacting it again.
+func TestGiveUp(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	o := testOptions(t, srv.URL+"/", fishProfile(t))
+	for i := range 20 {
+		o.Seeds = append(o.Seeds, fmt.Sprintf("%s/p%d", srv.URL, i))
+	}
+	o.RetryFor, o.Workers = time.Second, 1
+	c, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sum, err := c.Run(context.Background())
+	if !errors.Is(err, ErrNoPages) || !errors.Is(err, ErrUnreachable) {
+		t.Errorf("Run error %v, want ErrNoPages and ErrUnreachable", err)
+	}
+	if sum.Errors != 21 || sum.Disallowed != 0 {
+		t.Errorf("summary %+v, want 21 errors", sum)
+	}
+	// Tries at 0, 0.5 and 1 s (the last at the bound), then none.
+	if n := hits.Load(); n > 4 {
+		t.Errorf("the server was asked %d times, want at most 4", n)
 	}
 }
