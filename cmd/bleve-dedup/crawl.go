@@ -44,6 +44,11 @@ SIGINT, the same command continues where it stopped. --log appends one
 JSON line per fetched page: {"url","status","depth","link_value",
 "relevance","relevant","duplicate_of"?,"error"?}.
 
+A server that does not answer (connection refused, a time-out; for
+robots.txt also a server error) is tried again with backoff for
+retry_for, from its first failure; meanwhile its pages wait. A crawl
+that read no page at all ends with the reason and exit status 1.
+
 --warc archives every HTTP exchange of the crawl (pages, redirects,
 robots.txt, errors) as WARC/1.1 request and response records, gzipped a
 record at a time: NAME.warc.gz first, then NAME-00001.warc.gz and so on
@@ -57,10 +62,11 @@ the crawl again from its archive, give the files in the order written:
 Config (YAML; durations like 500ms or 2s):
   seeds: [https://example.com/]
   topic: {profile: topic.json}      # or {name: x, keywords: {word: 1, ...}}
-                                    # title_weight (α, 4), threshold (0.4)
+                                    # title_weight (α, 0.5), threshold (0.3)
   allowed_hosts: [example.com, .example.org]   # default: the seeds' hosts
   max_depth: 10    max_pages: 1000   workers: 4
   delay: 1s        robots: true      connect_timeout: 10s   read_timeout: 10s
+  retry_for: 1m                     # a server that does not answer is tried again, with backoff, this long
   user_agent: bleve-dedup-crawler/1.0
   strategy: best-first              # or breadth-first
   weights: learned                  # or fixed (equal)
