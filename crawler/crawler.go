@@ -26,10 +26,13 @@ import (
 // their relevance.Score.Value in [0, 1].
 const FieldRelevance = "relevance"
 
-// Indexer receives relevant pages; *indexer.Index is one. Its decision's
-// Duplicate and Of say whether the page repeats one indexed before.
+// Indexer receives relevant pages with the content the crawler extracted
+// from them; *indexer.Feed is one, which takes them through the index's
+// batch pipeline. The decision's Duplicate and Of say whether the page
+// repeats one indexed before; indexer.ErrUnchanged, that the index holds
+// it already.
 type Indexer interface {
-	Index(indexer.Document) (dedupfilter.Decision, error)
+	Add(ctx context.Context, p page.Page, doc *indexer.Document) (dedupfilter.Decision, error)
 }
 
 // Recorder archives the crawl's HTTP exchanges; *warcout.Recorder is
@@ -557,7 +560,7 @@ func (c *Crawler) process(ctx context.Context, it *item) result {
 	}
 	r.score = c.opts.Profile.Score(content.Title, content.Text())
 	r.fetchedHTML = true
-	if !c.index(&r, content) {
+	if !c.index(ctx, &r, text, content) {
 		return r
 	}
 	if it.Depth < c.opts.MaxDepth {
@@ -612,7 +615,7 @@ func (c *Crawler) read(ctx context.Context, resp response, pageURL string) (stri
 // index drops an exact copy of a page already fetched and indexes a
 // relevant page through the near-duplicate filter. It reports whether the
 // page's links are worth following: not for a copy of another page.
-func (c *Crawler) index(r *result, content extract.Content) bool {
+func (c *Crawler) index(ctx context.Context, r *result, html string, content extract.Content) bool {
 	pageURL := r.pageURL()
 	sum := sha1.Sum([]byte(content.Title + "\x00" + content.Text()))
 	r.hash = hex.EncodeToString(sum[:])
@@ -623,10 +626,14 @@ func (c *Crawler) index(r *result, content extract.Content) bool {
 	if !r.score.Relevant || c.opts.Index == nil || len(content.Paragraphs) == 0 {
 		return true
 	}
-	dec, err := c.opts.Index.Index(indexer.Document{
-		ID: pageURL, URL: pageURL, Title: content.Title, Paragraphs: content.Paragraphs,
-		Fields: map[string]any{FieldRelevance: r.score.Value},
-	})
+	// (pageURL is canonical already: the index need not make it again.)
+	p := page.Page{ID: pageURL, URL: pageURL, CanonicalURL: pageURL, HTML: html}
+	dec, err := c.opts.Index.Add(ctx, p, &indexer.Document{Title: content.Title, Paragraphs: content.Paragraphs,
+		Fields: map[string]any{FieldRelevance: r.score.Value}})
+	if errors.Is(err, indexer.ErrUnchanged) {
+		r.indexed = true
+		return true
+	}
 	if err != nil {
 		r.err = fmt.Errorf("crawler: index: %w", err)
 		return false

@@ -17,6 +17,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/relevance"
 )
 
@@ -258,9 +259,16 @@ func TestIndexesRelevantPages(t *testing.T) {
 	}
 	defer ix.Close()
 	o := testOptions(t, base+"/", fishProfile(t))
-	o.Index = ix
+	feed, err := ix.Feed(context.Background(), indexer.DefaultRunOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Index = feed
 	recs, c := crawlRecords(t, o)
 	sum, _ := c.Run(context.Background())
+	if _, err := feed.Close(); err != nil {
+		t.Fatal(err)
+	}
 	n, err := ix.Bleve().DocCount()
 	if err != nil {
 		t.Fatal(err)
@@ -299,8 +307,13 @@ func TestRealWebDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
+	feed, err := ix.Feed(context.Background(), indexer.DefaultRunOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer feed.Close()
 	o := testOptions(t, rw.base+"/", prof)
-	o.Index, o.MaxPages = ix, 400
+	o.Index, o.MaxPages = feed, 400
 	recs, _ := crawlRecords(t, o)
 	fetched := make(map[string]Record)
 	for _, r := range recs {
@@ -340,7 +353,9 @@ func TestRealWebDuplicates(t *testing.T) {
 // indexFunc is an Indexer calling a function.
 type indexFunc func(indexer.Document) (dedupfilter.Decision, error)
 
-func (f indexFunc) Index(d indexer.Document) (dedupfilter.Decision, error) { return f(d) }
+func (f indexFunc) Add(_ context.Context, _ page.Page, d *indexer.Document) (dedupfilter.Decision, error) {
+	return f(*d)
+}
 
 // TestRunAgainAfterStopInRedirect stops a run while a redirected page is
 // processed (past the point where its target is marked seen) and runs the

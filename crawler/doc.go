@@ -8,7 +8,7 @@
 // # Use
 //
 //	o := crawler.DefaultOptions("DIR/crawl")
-//	o.Seeds, o.Profile, o.Index = seeds, profile, ix // ix: *indexer.Index
+//	o.Seeds, o.Profile, o.Index = seeds, profile, feed // feed: an *indexer.Feed
 //	c, err := crawler.New(o)
 //	...
 //	defer c.Close()

@@ -58,6 +58,10 @@ type RunOptions struct {
 	// OnError, when set, is called with each per-document error (an
 	// unreadable page, a page with no main text). The run goes on.
 	OnError func(error)
+
+	// flushIdle commits a batch as soon as no page is waiting behind it
+	// (Feed: its callers wait for their decisions).
+	flushIdle bool
 }
 
 // DefaultRunOptions returns the defaults documented on RunOptions.
@@ -133,8 +137,12 @@ func (ix *Index) fromPage(ctx context.Context, p page.Page) (Document, error) {
 // by a worker, committed in order.
 type job struct {
 	p    page.Page
+	doc  *Document // the page's content when its caller extracted it (Feed)
 	err  error
 	done chan staged
+	// reply, when set, is told the page's decision once its batch is
+	// decided, or why it has none (Feed).
+	reply func(dedupfilter.Decision, error)
 }
 
 // IndexPages reads pages, extracts and stages them in parallel, and
@@ -172,12 +180,29 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	// writer, bounded so memory stays flat on large inputs.
 	jobs := make(chan *job, o.Workers*2)
 	order := make(chan *job, o.Ahead+o.Workers*2)
-	go read(ctx, pages, jobs, order)
+	go read(ctx, pageJobs(pages), jobs, order)
+	return ix.run(ctx, jobs, order, o, start, &wg)
+}
+
+// pageJobs are the jobs of pages.
+func pageJobs(pages iter.Seq2[page.Page, error]) iter.Seq[*job] {
+	return func(yield func(*job) bool) {
+		for p, err := range pages {
+			if !yield(&job{p: p, err: err}) {
+				return
+			}
+		}
+	}
+}
+
+// run stages the jobs on o.Workers goroutines and commits them in order.
+func (ix *Index) run(ctx context.Context, jobs, order chan *job, o RunOptions, start time.Time, wg *sync.WaitGroup) (Stats, error) {
 	for range o.Workers {
 		wg.Go(func() {
 			for j := range jobs {
-				s := ix.stagePage(ctx, j.p, o.PageTimeout)
-				j.p = page.Page{} // the HTML is not needed while the job waits for its batch
+				s := ix.stagePage(ctx, j.p, j.doc, o.PageTimeout)
+				j.p, j.doc = page.Page{}, nil // the HTML is not needed while the job waits for its batch
+				s.reply = j.reply
 				j.done <- s
 			}
 		})
@@ -189,37 +214,40 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	return st, err
 }
 
-// read sends every page to order, in input order, and those without a
-// read error to jobs, until pages end or ctx is done.
-func read(ctx context.Context, pages iter.Seq2[page.Page, error], jobs, order chan<- *job) {
+// read sends every job to order, in input order, and those without a
+// read error to jobs, until the input ends or ctx is done.
+func read(ctx context.Context, in iter.Seq[*job], jobs, order chan<- *job) {
 	defer close(jobs)
 	defer close(order)
-	for p, err := range pages {
-		j := &job{p: p, err: err, done: make(chan staged, 1)}
+	for j := range in {
+		j.done = make(chan staged, 1)
 		select {
 		case order <- j:
 		case <-ctx.Done():
+			if j.reply != nil {
+				j.reply(dedupfilter.Decision{}, ctx.Err())
+			}
 			return
 		}
-		if err != nil {
-			j.done <- staged{err: err}
+		if j.err != nil {
+			j.done <- staged{err: j.err, reply: j.reply}
 			continue
 		}
 		select {
 		case jobs <- j:
 		case <-ctx.Done():
-			j.done <- staged{err: ctx.Err()}
+			j.done <- staged{err: ctx.Err(), reply: j.reply}
 			return
 		}
 	}
 }
 
-// stagePage extracts p and stages it; a failure is carried in err. A page
-// whose canonical URL the index holds under another id is a new version of
-// that document, and takes its id (the feature-string paper's cheapest
-// test, same URL). A page the store holds with the same content hash is
-// not extracted again.
-func (ix *Index) stagePage(ctx context.Context, p page.Page, timeout time.Duration) staged {
+// stagePage extracts p (unless its caller did: doc) and stages it; a
+// failure is carried in err. A page whose canonical URL the index holds
+// under another id is a new version of that document, and takes its id
+// (the feature-string paper's cheapest test, same URL). A page the store
+// holds with the same content hash is not extracted again.
+func (ix *Index) stagePage(ctx context.Context, p page.Page, doc *Document, timeout time.Duration) staged {
 	k := urlKey(p.URL, p.CanonicalURL)
 	if id := ix.urlOwner(k); id != "" {
 		p.ID = id
@@ -237,7 +265,13 @@ func (ix *Index) stagePage(ctx context.Context, p page.Page, timeout time.Durati
 		ctx, cancel = context.WithTimeoutCause(ctx, timeout, ErrPageTimeout)
 		defer cancel()
 	}
-	d, err := ix.fromPage(ctx, p)
+	var d Document
+	if doc != nil {
+		d, err = *doc, nil
+		d.ID, d.URL = p.ID, p.URL
+	} else {
+		d, err = ix.fromPage(ctx, p)
+	}
 	if err != nil && context.Cause(ctx) == ErrPageTimeout {
 		err = &page.Error{Source: p.Source, ID: p.ID, Err: fmt.Errorf("extraction took longer than %v: %w", timeout, ErrPageTimeout)}
 	}
@@ -302,6 +336,16 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		applying.Add(1)
 		decs, err := ix.commitThen(batch, applied)
 		st.count(decs)
+		for i, s := range batch {
+			if s.reply == nil {
+				continue
+			}
+			if i < len(decs) {
+				s.reply(decs[i], nil)
+			} else {
+				s.reply(dedupfilter.Decision{}, cmp.Or(err, errNotDecided))
+			}
+		}
 		batch, size = make([]staged, 0, o.BatchSize), 0 // the write still reads the old one
 		clear(urls)
 		st.Elapsed = time.Since(start)
@@ -316,14 +360,27 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 	for {
 		var j *job
 		var ok bool
-		select {
-		case j, ok = <-order:
-		case <-due:
-			due = nil
-			if err := flush(); err != nil {
-				return st, err
+		if o.flushIdle && len(batch) > 0 {
+			select {
+			case j, ok = <-order:
+			default:
+				// Nothing waits behind the batch: its callers do.
+				due = nil
+				if err := flush(); err != nil {
+					return st, err
+				}
+				continue
 			}
-			continue
+		} else {
+			select {
+			case j, ok = <-order:
+			case <-due:
+				due = nil
+				if err := flush(); err != nil {
+					return st, err
+				}
+				continue
+			}
 		}
 		if !ok {
 			break
@@ -336,18 +393,22 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		switch {
 		case s.unchanged:
 			st.Unchanged++
+			s.answer(ErrUnchanged)
 			continue
 		case errors.Is(s.err, page.ErrNotHTML):
 			st.NotHTML++
+			s.answer(s.err)
 			continue
 		case errors.Is(s.err, page.ErrHTTPStatus):
 			st.BadStatus++
+			s.answer(s.err)
 			continue
 		}
 		if k := string(s.urlKey); s.err == nil && k != "" {
 			if v, ok := urls[k]; ok {
 				if v.hash == s.doc.Hash {
 					st.Unchanged++
+					s.answer(ErrUnchanged)
 					continue
 				}
 				s.doc.ID, s.update = v.id, true
@@ -355,6 +416,7 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 				// Staged ahead, before the batch that indexed id was decided.
 				if e, err := ix.filter.Meta(id); err == nil && e.Hash == s.doc.Hash {
 					st.Unchanged++
+					s.answer(ErrUnchanged)
 					continue
 				}
 				s.doc.ID, s.update = id, true
@@ -372,6 +434,7 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 			if o.OnError != nil {
 				o.OnError(s.err)
 			}
+			s.answer(s.err)
 			continue
 		}
 		if len(batch) == 0 && o.FlushAfter > 0 {
@@ -392,6 +455,16 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 	applying.Wait()
 	return st, cmp.Or(err, applyErr)
 }
+
+// answer tells a Feed's caller that its page has no decision, and why.
+func (s staged) answer(err error) {
+	if s.reply != nil {
+		s.reply(dedupfilter.Decision{ID: s.doc.ID}, err)
+	}
+}
+
+// errNotDecided: the batch failed before deciding the page.
+var errNotDecided = errors.New("indexer: not decided: the batch stopped before it")
 
 // count adds the outcome of decs to st.
 func (st *Stats) count(decs []dedupfilter.Decision) {

@@ -80,6 +80,8 @@ type staged struct {
 	// already (IndexPages skips it); update: it holds another version.
 	unchanged, update bool
 	truncated         bool // text past Options.MaxTextBytes left out
+	// reply, when set, is told the decision (see job).
+	reply func(dedupfilter.Decision, error)
 }
 
 // stage makes d's bleve body and store payload; k is the key of its URL's

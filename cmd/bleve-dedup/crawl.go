@@ -90,12 +90,23 @@ func (o *crawlCmd) run(cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.config, err)
 	}
-	ix, err := indexer.Open(o.dir, indexer.DefaultOptions())
+	iopts, err := savedOptions(o.dir)
+	if err != nil {
+		return err
+	}
+	ix, err := indexer.Open(o.dir, iopts)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	opts.Index = ix
+	// Relevant pages go through the index's batch pipeline; the feed ends
+	// (its last batch committed) before the index closes.
+	feed, err := ix.Feed(cmd.Context(), indexer.DefaultRunOptions())
+	if err != nil {
+		return err
+	}
+	defer feed.Close()
+	opts.Index = feed
 	if o.log != "" {
 		done, err := crawlLog(o.log, &opts, cmd.ErrOrStderr())
 		if err != nil {
