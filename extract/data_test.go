@@ -65,3 +65,11 @@ func BenchmarkNarrow(b *testing.B) {
 	b.ReportMetric(float64(b.N*len(in))/b.Elapsed().Seconds(), "pages/s")
 	b.ReportMetric(float64(narrowed)/float64(len(in)), "narrowed")
 }
+
+func TestF1Readability(t *testing.T) {
+	extracttest.F1Readability(t, DefaultOptions().FromPageContext, 0.93)
+}
+
+func BenchmarkF1Readability(b *testing.B) {
+	extracttest.BenchmarkF1(b, extracttest.LoadReadability, Native.String(), DefaultOptions().FromPageContext)
+}
