@@ -37,8 +37,9 @@ func BenchmarkNeardup(b *testing.B) {
 // corpus, and reports the share of pages it narrowed.
 func BenchmarkNarrow(b *testing.B) {
 	type input struct {
-		t         *tree
-		extracted []string
+		t          *tree
+		extracted  []string
+		first, end int32
 	}
 	o := DefaultOptions()
 	o.TitleAnchor = false
@@ -49,7 +50,8 @@ func BenchmarkNarrow(b *testing.B) {
 			b.Fatal(err)
 		}
 		c, _ := o.HTML(p.HTML, p.URL)
-		in = append(in, input{t, c.Paragraphs})
+		_, first, end := t.mainBlocks()
+		in = append(in, input{t, c.Paragraphs, first, end})
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -57,7 +59,7 @@ func BenchmarkNarrow(b *testing.B) {
 	for range b.N {
 		narrowed = 0
 		for _, x := range in {
-			if !slices.Equal(narrow(x.t, x.extracted), x.extracted) {
+			if !slices.Equal(narrow(x.t, x.extracted, x.first, x.end), x.extracted) {
 				narrowed++
 			}
 		}

@@ -56,17 +56,18 @@ func weight(b *block) int {
 
 // mainBlocks returns the blocks of the page's main content: those of the
 // element with the highest score (see best), without the template boxes
-// and the hidden or navigation elements inside it.
-func (t *tree) mainBlocks() []block {
+// and the hidden or navigation elements inside it, and the range of the
+// page's blocks that element holds, blocks[first:end].
+func (t *tree) mainBlocks() (bs []block, first, end int32) {
 	box := t.boxes()
 	e := &t.els[t.best(box)]
-	out := make([]block, 0, e.end-e.first)
+	bs = make([]block, 0, e.end-e.first)
 	for _, b := range t.blocks[e.first:e.end] {
 		if b.flags&fNoise == 0 && box[b.el] < 0 {
-			out = append(out, b)
+			bs = append(bs, b)
 		}
 	}
-	return out
+	return bs, e.first, e.end
 }
 
 // best returns the index of the element with the highest score (see
