@@ -120,8 +120,9 @@ func (t *tree) scores(box []int32) []int {
 // box it is in or is (-1: none). An element named as a box (fBox) that
 // holds more than half of the page's prose (blocks of positive weight) is
 // not taken for one: themes name wrappers after the boxes in them
-// ("penci_sidebar", "theiaStickySidebar"). A comment section can hold
-// more prose than the article, so it stays a box whatever its size.
+// ("penci_sidebar", "theiaStickySidebar"). A comment section or a gallery
+// (fWholeBox) can hold more prose than the article (a thread, fifty
+// captioned slides), so it stays a box whatever its size.
 func (t *tree) boxes() []int32 {
 	prose := make([]int, len(t.blocks)+1)
 	for i := range t.blocks {
@@ -133,7 +134,7 @@ func (t *tree) boxes() []int32 {
 	for i := 1; i < len(t.els); i++ {
 		e := &t.els[i]
 		out[i] = out[e.parent]
-		if e.flags&fBox != 0 && (e.flags&fComment != 0 || 2*(prose[e.end]-prose[e.first]) <= total) {
+		if e.flags&fBox != 0 && (e.flags&fWholeBox != 0 || 2*(prose[e.end]-prose[e.first]) <= total) {
 			out[i] = e.depth
 		}
 	}
@@ -141,40 +142,55 @@ func (t *tree) boxes() []int32 {
 }
 
 // nameHint counts the names in class and id attributes that name article
-// bodies (pos) and template boxes (neg). A compound name with a box word
-// is a box or part of one ("post-footer", "sidebar-content",
-// "post-most-popular"); an element with names of both kinds
-// ("l-sidebar-fixed l-article-body") is taken for neither: themes name
-// the wrappers of an article after the boxes beside it.
-type nameHint struct{ pos, neg, comment int }
+// bodies (pos) and template boxes (neg), and among the latter comment
+// sections and galleries. A compound name with a box word is a box or
+// part of one ("post-footer", "sidebar-content", "post-most-popular"); an
+// element with names of both kinds ("l-sidebar-fixed l-article-body") is
+// taken for neither: themes name the wrappers of an article after the
+// boxes beside it.
+type nameHint struct{ pos, neg, comment, gallery int }
 
 // add counts the names of a class or id value, split at white space, by
 // their words (see forWords). A box word after a negator
-// ("non-ad-column", "has-sidebar") does not count.
-func (h *nameHint) add(v []byte) {
+// ("non-ad-column", "has-sidebar") does not count. An id of more than
+// maxIDWords words is a slug of a heading ("sharing-with-a-single-
+// developer", as documentation generators and wikis make them), not a
+// template's name, and counts for nothing.
+func (h *nameHint) add(v []byte, id bool) {
 	for _, name := range bytes.Fields(v) {
-		var pos, neg, comment, negated bool
+		var pos, neg, comment, gallery, negated bool
+		words := 0
 		forWords(name, func(w []byte) {
+			words++
 			switch {
 			case negativeWord(w) && !negated:
 				neg = true
-				comment = comment || commentWords[string(w)] || bytes.HasPrefix(w, []byte("comment"))
+				comment = comment || commentWord(w)
+				gallery = gallery || galleryWords[string(w)]
 			case positiveWords[string(w)]:
 				pos = true
 			}
 			negated = negators[string(w)]
 		})
 		switch {
+		case id && words > maxIDWords:
 		case neg:
 			h.neg++
 			if comment {
 				h.comment++
+			}
+			if gallery {
+				h.gallery++
 			}
 		case pos:
 			h.pos++
 		}
 	}
 }
+
+// maxIDWords: template ids have a few words ("comments", "sidebar-left",
+// "related-posts-widget-area").
+const maxIDWords = 4
 
 // box reports whether the names make a template box: box names and no
 // body names. A comment section is a box whatever else its names say
@@ -217,6 +233,9 @@ func forWords(v []byte, f func([]byte)) {
 
 // negativeWords name template boxes; a class word equal to one, or
 // starting with one of negativePrefixes, counts against the element.
+// Besides English, the words sites in German, Polish, French, Spanish,
+// Italian, Dutch, Portuguese, Czech and Chinese (pinyin) use for comments,
+// sharing, advertisements, related articles and footers.
 var negativeWords = map[string]bool{
 	"nav": true, "menu": true, "footer": true, "foot": true, "sidebar": true,
 	"breadcrumb": true, "breadcrumbs": true, "crumbs": true, "comment": true,
@@ -232,10 +251,33 @@ var negativeWords = map[string]bool{
 	"outbrain": true, "taboola": true, "masthead": true, "search": true,
 	"disqus": true, "popular": true, "trending": true, "skip": true,
 	"gallery": true, "slideshow": true, "carousel": true, "slider": true,
+	// de
+	"teilen": true, "werbung": true, "anzeige": true, "anzeigen": true,
+	"verwandte": true, "empfehlungen": true, "seitenleiste": true, "fusszeile": true,
+	// pl
+	"reklama": true, "reklamy": true, "powiazane": true, "podobne": true,
+	"polecane": true, "udostepnij": true, "stopka": true,
+	// fr
+	"partage": true, "partager": true, "publicite": true,
+	"similaires": true,
+	// es, pt
+	"compartir": true, "compartilhar": true, "publicidad": true,
+	"publicidade": true, "relacionados": true, "relacionadas": true,
+	"anuncio": true, "anuncios": true,
+	// it, nl
+	"condividi": true, "pubblicita": true, "correlati": true, "delen": true,
+	"advertentie": true, "gerelateerd": true, "reacties": true,
+	// cs
+	"sdilet": true, "souvisejici": true, "diskuse": true, "diskuze": true,
+	"paticka": true,
+	// zh (pinyin)
+	"pinglun": true, "xiangguan": true, "tuijian": true, "fenxiang": true,
+	"guanggao": true,
 }
 
 var negativePrefixes = [][]byte{[]byte("navbar"), []byte("navigation"), []byte("sidebar"), []byte("footer"),
-	[]byte("comment"), []byte("share"), []byte("related"), []byte("breadcrumb"), []byte("advert")}
+	[]byte("comment"), []byte("share"), []byte("related"), []byte("breadcrumb"), []byte("advert"),
+	[]byte("kommentar"), []byte("komentar"), []byte("comentar")}
 
 func negativeWord(w []byte) bool {
 	if negativeWords[string(w)] {
@@ -249,8 +291,34 @@ func negativeWord(w []byte) bool {
 	return false
 }
 
-// commentWords name comment sections, a subset of negativeWords.
-var commentWords = map[string]bool{"comment": true, "comments": true, "reply": true, "replies": true, "disqus": true}
+// commentWord reports whether w names a comment section: a comment word
+// or one starting with a comment prefix ("commentlist", "kommentare",
+// "komentarze", "comentarios", "commentaires").
+func commentWord(w []byte) bool {
+	if commentWords[string(w)] {
+		return true
+	}
+	for _, p := range commentPrefixes {
+		if bytes.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// commentWords and commentPrefixes name comment sections; they are
+// negative words too.
+var (
+	commentWords = map[string]bool{
+		"comment": true, "comments": true, "reply": true, "replies": true, "disqus": true,
+		"reacties": true, "diskuse": true, "diskuze": true, "pinglun": true,
+	}
+	commentPrefixes = [][]byte{[]byte("comment"), []byte("kommentar"), []byte("komentar"), []byte("comentar")}
+)
+
+// galleryWords name picture galleries, whose captions can outweigh the
+// article around them.
+var galleryWords = map[string]bool{"gallery": true, "slideshow": true, "carousel": true}
 
 // negators turn the next word's meaning around.
 var negators = map[string]bool{"non": true, "no": true, "not": true, "has": true, "with": true, "without": true}

@@ -97,10 +97,10 @@ const (
 	fNoise                             // inside a template box by tag or role, or hidden
 	fCell                              // inside a table cell
 	// Own.
-	fBreak   // starts and ends a block (not inline)
-	fHeading // h1-h6
-	fBox     // a template box by class or id (see nameHint)
-	fComment // a comment section by class or id
+	fBreak    // starts and ends a block (not inline)
+	fHeading  // h1-h6
+	fBox      // a template box by class or id (see nameHint)
+	fWholeBox // a box whatever its size: comments, galleries (see boxes)
 )
 
 const inherited = fNoText | fLink | fBoilerplate | fNoise | fCell
@@ -458,8 +458,10 @@ func (b *builder) attrs(z *html.Tokenizer, e *element) {
 			if e.tag == atom.A {
 				e.flags |= fLink
 			}
-		case "class", "id":
-			names.add(v)
+		case "class":
+			names.add(v, false)
+		case "id":
+			names.add(v, true)
 		case "role", "itemprop":
 			switch strings.ToLower(string(bytes.TrimSpace(v))) {
 			case "navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alert":
@@ -479,10 +481,14 @@ func (b *builder) attrs(z *html.Tokenizer, e *element) {
 			}
 		}
 	}
-	if names.comment > 0 {
-		e.flags |= fBox | fComment
-	} else if names.box() && !neverBox[e.tag] {
+	switch {
+	case names.comment > 0:
+		e.flags |= fBox | fWholeBox
+	case names.box() && !neverBox[e.tag]:
 		e.flags |= fBox
+		if names.gallery > 0 {
+			e.flags |= fWholeBox
+		}
 	}
 }
 
