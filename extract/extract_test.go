@@ -116,6 +116,14 @@ func TestIsBoilerplate(t *testing.T) {
 		{block{text: "Tue., Nov. 19, 2019 at 4:05 p.m."}, true},
 		{block{text: "5:45 AM PST 11/19/2019 by Patrick Shanley"}, true},
 		{block{text: "— Dele (@dele_official) November 19, 2019"}, false},
+		{block{text: "Kommentare (12)"}, true},
+		{block{text: "12 Kommentare:"}, true},
+		{block{text: "Share:"}, true},
+		{block{text: "【相关文章】"}, true},
+		{block{text: "Udostępnij"}, true},
+		{block{text: "関連記事"}, true},
+		{block{text: "Kommentare von Lesern zeigen, wie umstritten der Bau ist."}, false},
+		{block{text: "Share prices fell."}, false},
 	}
 	for _, tt := range tests {
 		if tt.b.runes == 0 {

@@ -133,6 +133,9 @@ func isBoilerplate(b block) bool {
 	if !strings.ContainsFunc(b.text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 		return true
 	}
+	if labelOf(b.text, b.runes) != notLabel {
+		return true
+	}
 	if b.runes > maxBoilerplateRunes {
 		return false
 	}

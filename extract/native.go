@@ -120,10 +120,13 @@ func (t *tree) scores(box []int32) []int {
 // box it is in or is (-1: none). An element named as a box (fBox) that
 // holds more than half of the page's prose (blocks of positive weight) is
 // not taken for one: themes name wrappers after the boxes in them
-// ("penci_sidebar", "theiaStickySidebar"). A comment section or a gallery
+// ("penci_sidebar", "theiaStickySidebar"). Elements that start with the
+// label of a box ("Related articles", "Kommentare") are boxes too (see
+// labelBoxes). A comment section or a gallery
 // (fWholeBox) can hold more prose than the article (a thread, fifty
 // captioned slides), so it stays a box whatever its size.
 func (t *tree) boxes() []int32 {
+	t.labelBoxes()
 	prose := make([]int, len(t.blocks)+1)
 	for i := range t.blocks {
 		prose[i+1] = prose[i] + max(0, weight(&t.blocks[i]))

@@ -59,3 +59,45 @@ func TestGalleryInArticle(t *testing.T) {
 		t.Errorf("text %.80q..., want %.80q...", got, want)
 	}
 }
+
+// TestLabelledBoxes: boxes without class names, told by the labels they
+// start with, in several languages, stay out of the result, and so do
+// button lines.
+func TestLabelledBoxes(t *testing.T) {
+	para := func(s string) string { return "<p>" + s + "</p>" }
+	tests := []struct {
+		name, article, boxes string
+	}{
+		{
+			"de comments longer than the article",
+			para("Der Stadtrat hat am Dienstag den Bau einer neuen Fußgängerbrücke über den Fluss beschlossen.") +
+				para("Die Arbeiten sollen im Frühjahr beginnen und rund zwei Jahre dauern, teilte die Verwaltung mit."),
+			`<div><span>Teilen</span></div><div><h3>Kommentare (3)</h3><div>` +
+				strings.Repeat(para("Endlich passiert etwas, ich gehe jeden Tag über die alte Brücke und sie ist wirklich in einem schlechten Zustand."), 6) +
+				`</div></div>`,
+		},
+		{
+			"pl teasers after the article",
+			para("Rada miasta zdecydowała we wtorek o budowie nowej kładki dla pieszych nad rzeką w centrum.") +
+				para("Prace mają się rozpocząć wiosną i potrwać około dwóch lat, poinformował urząd miasta w komunikacie."),
+			`<p>Udostępnij</p><section><div>Czytaj także:</div><div><h4>Nowy park</h4>` +
+				para("Miasto otworzyło nowy park nad rzeką, z placem zabaw i ścieżką rowerową dla mieszkańców.") + `</div></section>`,
+		},
+		{
+			"ja related box",
+			para("市議会は火曜日、川に新しい歩道橋を建設することを決めた。工事は春に始まり、約二年かかる見込みだという。市の担当者は通勤が便利になると話した。"),
+			`<div><div>関連記事</div><div>` + para("市内に新しい公園が開園した。川沿いには遊び場と自転車道が整備され、多くの市民が訪れている。") + `</div></div>`,
+		},
+	}
+	for _, tt := range tests {
+		doc := `<html><body><div id=page><div class=content>` + tt.article + tt.boxes + `</div></div></body></html>`
+		c, err := HTML(doc, "")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		want := strings.Join(Text(strings.NewReplacer("<p>", "", "</p>", "\n\n").Replace(tt.article)).Paragraphs, "\n")
+		if got := c.Text(); got != want {
+			t.Errorf("%s: text %q, want %q", tt.name, got, want)
+		}
+	}
+}
