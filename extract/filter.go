@@ -127,7 +127,7 @@ func (g gated) match(s, lower string) bool {
 // article text: link-heavy, without any letter or digit, or a short
 // source/copyright/navigation/byline line.
 func isBoilerplate(b block) bool {
-	if b.linkDensity() > maxLinkDensity {
+	if b.linkDensity() > maxLinkDensity && b.flags&fDataCell == 0 {
 		return true
 	}
 	if !strings.ContainsFunc(b.text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {

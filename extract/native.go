@@ -1,6 +1,10 @@
 package extract
 
-import "bytes"
+import (
+	"bytes"
+
+	"golang.org/x/net/html/atom"
+)
 
 // The native engine picks the element of the page whose text weighs most
 // (see weight and scores): article paragraphs weigh for it, menus, link
@@ -54,6 +58,15 @@ func weight(b *block) int {
 	return b.runes - (1+linkCost)*b.linkRunes - cost
 }
 
+// plainWeight is the text outside links of b, or 0 in a template box by
+// tag or role.
+func plainWeight(b *block) int {
+	if b.flags&fNoise != 0 {
+		return 0
+	}
+	return b.runes - b.linkRunes
+}
+
 // mainBlocks returns the blocks of the page's main content: those of the
 // element with the highest score (see best), without the template boxes
 // and the hidden or navigation elements inside it, and the range of the
@@ -67,7 +80,91 @@ func (t *tree) mainBlocks() (bs []block, first, end int32) {
 			bs = append(bs, b)
 		}
 	}
+	t.markDataCells(bs)
 	return bs, e.first, e.end
+}
+
+// list reports whether element i is a list or a data table, which the
+// result does not descend into from the element around it: that holds
+// the list's introduction. A table one of whose cells holds half of its
+// score is a layout table (the article in a cell), not data.
+func (t *tree) list(i int, score []int) bool {
+	e := &t.els[i]
+	switch e.tag {
+	case atom.Ul, atom.Ol, atom.Dl:
+		return true
+	case atom.Table, atom.Tbody:
+		// The cells of its rows, not of nested tables: each element is
+		// looked at for one table only.
+		layout := false
+		var rows func(int)
+		rows = func(c int) {
+			switch t.els[c].tag {
+			case atom.Thead, atom.Tbody, atom.Tfoot:
+				t.children(c, rows)
+			case atom.Tr:
+				t.children(c, func(cell int) {
+					layout = layout || 2*score[cell] >= score[i]
+				})
+			}
+		}
+		t.children(i, rows)
+		return !layout
+	}
+	return false
+}
+
+// children calls f with each child of element i.
+func (t *tree) children(i int, f func(int)) {
+	for c := i + 1; c <= int(t.els[i].last); c = int(t.els[c].last) + 1 {
+		f(c)
+	}
+}
+
+// A row of a data table holds a cell of prose of at least minRowProse
+// runes (a film's description beside its linked title) and at most
+// maxRowBlocks blocks: a row of a layout table holds columns of them (an
+// article beside a column of links).
+const (
+	minRowProse  = 40
+	maxRowBlocks = 10
+)
+
+// markDataCells flags (fDataCell) the link-heavy blocks of bs in the rows
+// of data tables (see minRowProse): the linked names of a table of films
+// or products are its data, which the link-density filter would drop.
+func (t *tree) markDataCells(bs []block) {
+	var prose map[int32]bool // by row, computed once per row
+	for i := range bs {
+		b := &bs[i]
+		if b.flags&fCell == 0 || b.linkDensity() <= maxLinkDensity {
+			continue
+		}
+		row := b.el
+		for row > 0 && t.els[row].tag != atom.Tr {
+			row = t.els[row].parent
+		}
+		if row <= 0 {
+			continue
+		}
+		if prose == nil {
+			prose = map[int32]bool{}
+		}
+		has, ok := prose[row]
+		if !ok {
+			r := &t.els[row]
+			for _, c := range t.blocks[r.first:min(r.end, r.first+maxRowBlocks+1)] {
+				if c.runes >= minRowProse && c.linkDensity() <= maxLinkDensity {
+					has = true
+				}
+			}
+			has = has && r.end-r.first <= maxRowBlocks
+			prose[row] = has
+		}
+		if has {
+			b.flags |= fDataCell
+		}
+	}
 }
 
 // best returns the index of the element with the highest score (see
@@ -75,17 +172,19 @@ func (t *tree) mainBlocks() (bs []block, first, end int32) {
 // in or of a template box, hidden, navigation and textless elements are
 // not candidates.
 func (t *tree) best(box []int32) int {
-	score := t.scores(box)
-	best := 0
-	for i := 1; i < len(t.els); i++ {
-		if t.candidate(i, box) && score[i] >= score[best] {
-			best = i
-		}
+	score := t.scores(box, weight)
+	best := t.argmax(box, score)
+	if score[best] <= 0 {
+		// No element holds prose that outweighs its costs: every line is
+		// short or link-dense. The article is then what holds most of
+		// the text outside links.
+		score = t.scores(box, plainWeight)
+		best = t.argmax(box, score)
 	}
 	for descended := true; descended; {
 		descended = false
 		for c := best + 1; c <= int(t.els[best].last); c = int(t.els[c].last) + 1 {
-			if t.candidate(c, box) && float64(score[c]) >= tighten*float64(score[best]) {
+			if t.candidate(c, box) && float64(score[c]) >= tighten*float64(score[best]) && !t.list(c, score) {
 				best, descended = c, true
 				break
 			}
@@ -94,15 +193,29 @@ func (t *tree) best(box []int32) int {
 	return best
 }
 
-// candidate reports whether element i may hold the main content.
+// argmax returns the candidate with the highest score, the last of
+// equals, or 0 when there is none.
+func (t *tree) argmax(box []int32, score []int) int {
+	best := 0
+	for i := 1; i < len(t.els); i++ {
+		if t.candidate(i, box) && score[i] >= score[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// candidate reports whether element i may hold the main content: it has
+// text, outside boxes.
 func (t *tree) candidate(i int, box []int32) bool {
-	return t.els[i].flags&(fNoise|fNoText) == 0 && box[i] < 0
+	e := &t.els[i]
+	return e.flags&(fNoise|fNoText) == 0 && e.end > e.first && box[i] < 0
 }
 
 // scores returns the score of each element: the weights of its own
 // blocks plus the scores of its children, each counted as at least
 // minChildScore; a template box adds nothing to its parent.
-func (t *tree) scores(box []int32) []int {
+func (t *tree) scores(box []int32, weight func(*block) int) []int {
 	score := make([]int, len(t.els))
 	for i := range t.blocks {
 		b := &t.blocks[i]

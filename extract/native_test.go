@@ -101,3 +101,51 @@ func TestLabelledBoxes(t *testing.T) {
 		}
 	}
 }
+
+// TestTables: a data table keeps its linked names and the introduction
+// around it; a layout table's link cell beside the article stays out.
+func TestTables(t *testing.T) {
+	desc := func(i int) string {
+		return "A film in which the day repeats itself until the hero learns something, number " + string(rune('A'+i)) + "."
+	}
+	var rows, want []string
+	for i := range 12 {
+		name := "Film " + string(rune('A'+i))
+		rows = append(rows, `<tr><td><a href="/f">`+name+`</a></td><td>`+desc(i)+`</td></tr>`)
+		want = append(want, name, desc(i))
+	}
+	intro := "This list of films featuring time loops names films in which characters live the same period again and again."
+	data := `<div id=menu><a href=/>Home</a> <a href=/l>Lists</a></div><div class=body><p>` + intro + `</p><table><tbody>` +
+		strings.Join(rows, "") + `</tbody></table></div>`
+	article := strings.Repeat("The article sits in a cell of the layout table, as old portals put it, beside a column of links. ", 8)
+	layout := `<table><tr><td><a href="/ad">Send GP to 6666 for quotes</a></td><td><p>` + article + `</p></td></tr></table>`
+	tests := []struct {
+		name, doc string
+		want      []string
+	}{
+		{"data table", data, append([]string{intro}, want...)},
+		{"layout table", layout, []string{collapse(article)}},
+	}
+	for _, tt := range tests {
+		c, err := HTML(tt.doc, "")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := c.Paragraphs; strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("%s: paragraphs %.200q, want %.200q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestNegativeArticle: an article whose every line weighs against it
+// (link-dense lines) is found whole, in a page that a form wraps, as
+// ASP.NET sites do, where the fallback finds nothing.
+func TestNegativeArticle(t *testing.T) {
+	para := `<p>Read <a href="/r">the council's report</a> on the bridge, with <a href="/m">the map</a>.</p>`
+	doc := `<html><body><form id=aspnetForm><div>` + para + para + `</div></form><div class=x></div></body></html>`
+	want := "Read the council's report on the bridge, with the map.\nRead the council's report on the bridge, with the map."
+	c, err := HTML(doc, "")
+	if err != nil || c.Text() != want {
+		t.Errorf("text %q, %v; want %q", c.Text(), err, want)
+	}
+}

@@ -101,6 +101,8 @@ const (
 	fHeading  // h1-h6
 	fBox      // a template box by class or id (see nameHint)
 	fWholeBox // a box whatever its size: comments, galleries (see boxes)
+	// Of blocks only.
+	fDataCell // a link in a table row that holds prose (see markDataCells)
 )
 
 const inherited = fNoText | fLink | fBoilerplate | fNoise | fCell
