@@ -259,12 +259,13 @@ func (t *tree) boxes() []int32 {
 
 // nameHint counts the names in class and id attributes that name article
 // bodies (pos) and template boxes (neg), and among the latter comment
-// sections and galleries. A compound name with a box word is a box or
+// sections (by a comment word or prefix, or by a comment word alone:
+// exactComment) and galleries. A compound name with a box word is a box or
 // part of one ("post-footer", "sidebar-content", "post-most-popular"); an
 // element with names of both kinds ("l-sidebar-fixed l-article-body") is
 // taken for neither: themes name the wrappers of an article after the
 // boxes beside it.
-type nameHint struct{ pos, neg, comment, gallery int }
+type nameHint struct{ pos, neg, comment, exactComment, gallery int }
 
 // add counts the names of a class or id value, split at white space, by
 // their words (see forWords). A box word after a negator
@@ -274,7 +275,7 @@ type nameHint struct{ pos, neg, comment, gallery int }
 // template's name, and counts for nothing.
 func (h *nameHint) add(v []byte, id bool) {
 	for _, name := range bytes.Fields(v) {
-		var pos, neg, comment, gallery, negated bool
+		var pos, neg, comment, exactComment, gallery, negated bool
 		words := 0
 		forWords(name, func(w []byte) {
 			words++
@@ -282,6 +283,7 @@ func (h *nameHint) add(v []byte, id bool) {
 			case negativeWord(w) && !negated:
 				neg = true
 				comment = comment || commentWord(w)
+				exactComment = exactComment || commentWords[string(w)]
 				gallery = gallery || galleryWords[string(w)]
 			case positiveWords[string(w)]:
 				pos = true
@@ -294,6 +296,9 @@ func (h *nameHint) add(v []byte, id bool) {
 			h.neg++
 			if comment {
 				h.comment++
+			}
+			if exactComment {
+				h.exactComment++
 			}
 			if gallery {
 				h.gallery++

@@ -16,6 +16,8 @@ func TestNameFlags(t *testing.T) {
 		{`class="l-sidebar l-article-body"`, 0},
 		{`class="has-sidebar"`, 0},
 		{`class="comment-body"`, fBox | fWholeBox},
+		{`class="js_reply reply"`, fBox | fWholeBox},
+		{`class="post commented"`, fBox | fWholeBox},
 		{`class="type-gallery"`, fBox | fWholeBox},
 		{`class="gallery article-body"`, 0},
 		{`id="sidebar-left"`, fBox},
@@ -40,6 +42,23 @@ func TestNameFlags(t *testing.T) {
 		}
 		if got := tr.els[len(tr.els)-1].flags & (fBox | fWholeBox); got != tt.want {
 			t.Errorf("<div %s>: flags %b, want %b", tt.attrs, got, tt.want)
+		}
+	}
+	// The page's outer elements carry feature and state names.
+	for _, tt := range []struct {
+		doc  string
+		want elemFlags
+	}{
+		{`<body class="f_comment_annotation_on">text`, 0},
+		{`<article class="post commented">text`, 0},
+		{`<article class="js_reply reply">text`, fBox | fWholeBox},
+	} {
+		tr, err := buildTree(context.Background(), tt.doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.els[len(tr.els)-1].flags & (fBox | fWholeBox); got != tt.want {
+			t.Errorf("%s: flags %b, want %b", tt.doc, got, tt.want)
 		}
 	}
 }

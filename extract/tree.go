@@ -146,8 +146,8 @@ var noiseTags = map[atom.Atom]bool{
 }
 
 // neverBox are the elements a class or id cannot make template boxes,
-// unless it names a comment: themes put words like "has-sidebar" on the
-// page's outer elements.
+// but an <article> named as a comment: themes put words like
+// "has-sidebar" on the page's outer elements.
 var neverBox = map[atom.Atom]bool{
 	atom.Html: true, atom.Body: true, atom.Main: true, atom.Article: true,
 }
@@ -484,7 +484,10 @@ func (b *builder) attrs(z *html.Tokenizer, e *element) {
 		}
 	}
 	switch {
-	case names.comment > 0:
+	case names.comment > 0 && !neverBox[e.tag] || names.exactComment > 0 && e.tag == atom.Article:
+		// Pages name their outer elements after features and states
+		// ("f_comments_on", "commented"); an <article> named "comment"
+		// or "reply" is one.
 		e.flags |= fBox | fWholeBox
 	case names.box() && !neverBox[e.tag]:
 		e.flags |= fBox
