@@ -124,6 +124,21 @@ func TestIsBoilerplate(t *testing.T) {
 		{block{text: "関連記事"}, true},
 		{block{text: "Kommentare von Lesern zeigen, wie umstritten der Bau ist."}, false},
 		{block{text: "Share prices fell."}, false},
+		{block{text: "Foto: dpa"}, true},
+		{block{text: "Źródło: PAP"}, true},
+		{block{text: "Crédits : AFP"}, true},
+		{block{text: "Fotografen aus aller Welt zeigten ihre Bilder."}, false},
+		{block{text: "Von Anna Schmidt und Jan Berg"}, true},
+		{block{text: "Von Anfang an war klar, dass es schwierig wird."}, false},
+		{block{text: "Aleš Vávra před 2 hodinami"}, true},
+		{block{text: "vor 3 Stunden"}, true},
+		{block{text: "2 godziny temu"}, true},
+		{block{text: "il y a 5 minutes"}, true},
+		{block{text: "3時間前"}, true},
+		{block{text: "31.10.2021, 14:35 Uhr"}, true},
+		{block{text: "31. Oktober 2021 um 14:35 Uhr"}, true},
+		{block{text: "Vor 3 Jahren zog sie nach Berlin."}, false},
+		{block{text: "Vor 3 Tagen hat die Polizei den Mann gefasst."}, false},
 	}
 	for _, tt := range tests {
 		if tt.b.runes == 0 {

@@ -18,7 +18,9 @@ const maxBoilerplateRunes = 80
 
 // boilerplateLine matches the start of source, byline, copyright, editor,
 // timestamp ("Updated at 1:23 p.m.") and navigation lines that news sites
-// and reprinting sites add around an article, in Chinese and English.
+// and reprinting sites add around an article, in Chinese and English,
+// and the source, credit and author labels of European sites ("Quelle:",
+// "Foto:", "Źródło:", "Fuente:", "Crédits :").
 // Reprint words ("转载自") may run straight into the source name; the other
 // Chinese words must be followed by punctuation, space or the end (Go's \b
 // is ASCII-only). An English timestamp needs a digit after its verb, so
@@ -27,13 +29,17 @@ var boilerplateLine = prefixGate(`(?i)^[\s\[(（【〖<«←]*(?:`+
 	`(?:稿件来源|文章来源|本文来源|信息来源|新闻来源|来源于|本文转载自|转载自|转自|摘自|原文地址|原文链接|原标题|责任编辑|版权声明|免责声明)`+
 	`|(?:来源|出处|稿源|作者|编辑|责编|相关阅读|相关链接|相关新闻|相关文章|相关信息|相关评论|延伸阅读|推荐阅读|返回|打印|关闭窗口|关闭)(?:[\s：:】\]）)>»]|$)`+
 	`|(?:source|sources|editor|edited by|related|read more|more information|explore further|provided by|citation|advertisement|this (?:article|story) (?:first )?appeared|originally published|copyright)\b`+
-	`|(?:published|updated|posted)\b.*\d)`,
+	`|(?:published|updated|posted)\b.*\d`+
+	`|(?:quelle|bildquelle|foto|fotos|bild|autor|autorin|redaktion|aktualisiert|veröffentlicht|źródło|fot\.?|zdjęcie|redakcja|aktualizacja|`+
+	`fuente|fotografía|actualizado|publicado|crédits?|photo|auteur|publié|mis à jour|fonte|zdroj|aktualizováno|bron)\s*[:：])`,
 	" \t\n\f\r[(（【〖<«←", "稿件来源", "文章来源", "本文来源", "信息来源", "新闻来源", "来源于", "本文转载自", "转载自", "转自", "摘自",
 	"原文地址", "原文链接", "原标题", "责任编辑", "版权声明", "免责声明", "来源", "出处", "稿源", "作者", "编辑", "责编",
 	"相关阅读", "相关链接", "相关新闻", "相关文章", "相关信息", "相关评论", "延伸阅读", "推荐阅读", "返回", "打印",
 	"关闭窗口", "关闭", "source", "editor", "edited by", "related", "read more", "more information", "explore further",
 	"provided by", "citation", "advertisement", "this article", "this story", "originally published", "copyright",
-	"published", "updated", "posted")
+	"published", "updated", "posted", "quelle", "bildquelle", "foto", "bild", "autor", "redaktion", "aktualisiert",
+	"veröffentlicht", "źródło", "fot", "zdjęcie", "redakcja", "aktualizacja", "fuente", "fotografía", "actualizado",
+	"publicado", "crédit", "photo", "auteur", "publié", "mis à jour", "fonte", "zdroj", "aktualizováno", "bron")
 
 // boilerplateMark matches copyright notices, pagination and post or page
 // timestamps anywhere in a short line: a numeric date with a time, an
@@ -44,14 +50,25 @@ var boilerplateMark = containsGate(`(?i)版权所有|未经授权|禁止转载|�
 	`上一页|下一页|上一篇|下一篇|查看完整版本|返回顶部|返回首页|`+
 	`\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\D{0,4}\d{1,2}:\d{2}|`+
 	`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4},? (?:at )?\d{1,2}:\d{2}|`+
-	`\b\d{1,2}/\d{1,2}/\d{4} by `,
+	`\b\d{1,2}/\d{1,2}/\d{4} by |`+
+	// European dates with a time: "31.10.2021, 14:35", "31. Oktober 2021 um 14.35 Uhr", "2 de marzo de 2021 a las 10:15".
+	`\b\d{1,2}\.\s?\d{1,2}\.\s?\d{4},?\s+(?:um\s+|o\s+|v\s+)?\d{1,2}[:.]\d{2}|`+
+	`\b\d{1,2}\.?\s+(?:de\s+)?\pL+\.?\s+(?:de\s+)?\d{4},?\s+(?:um\s+|à\s+|a las\s+|às\s+|o\s+|alle\s+)?\d{1,2}[:.h]\d{2}|`+
+	// Relative times ending the line: "2 hours ago", "vor 2 Stunden", "2 godziny temu", "il y a 2 heures",
+	// "hace 2 horas", "před 2 hodinami", "2時間前", "2小时前".
+	`(?:\b\d+\s+(?:min(?:ute)?s?|hours?|hrs?|days?|weeks?)\s+ago|\bvor\s+\d+\s+(?:min(?:ute|uten)?|stunden?|std\.?|tag(?:en)?|wochen?)|`+
+	`\b\d+\s+(?:minut[ay]?|godzin[ay]?|godz\.|dni|dzień|tygodni[ae]?)\s+temu|\bil y a\s+\d+\s+(?:min(?:ute)?s?|heures?|h|jours?)|`+
+	`\bhace\s+\d+\s+(?:min(?:uto)?s?|horas?|días?)|\bpřed\s+\d+\s+(?:minutami|minutou|hodinami|hodinou|dny|dnem)|`+
+	`\d+\s*(?:分|時間|日|分钟|分鐘|小时|小時|天)前)[\s\pP]*$`,
 	true, "版权所有", "未经授权", "禁止转载", "不得转载", "转载请注明", "copyright", "©", "all rights reserved",
 	"上一页", "下一页", "上一篇", "下一篇", "查看完整版本", "返回顶部", "返回首页")
 
-// byline matches an English byline alone on its line: "By" and up to five
-// capitalised words ("By Jeff Foust", "BY JERUSALEM POST STAFF"). The
+// byline matches a byline alone on its line: "By" (or "Von", "Par",
+// "Por", "Di", "Door") and up to five capitalised words ("By Jeff Foust",
+// "BY JERUSALEM POST STAFF", "Von Anna Schmidt und Jan Berg"). The
 // capitals keep sentences such as "By then it was over." out.
-var byline = prefixGate(`^(?:By|BY|by)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:and\s+)?\p{Lu}[\p{L}.'’-]*){0,4}$`, "", "by")
+var byline = prefixGate(`^(?:By|BY|by|Von|VON|von|Par|PAR|par|Por|POR|por|Di|DI|di|Door|door)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:and\s+|und\s+|et\s+|y\s+|e\s+|en\s+)?\p{Lu}[\p{L}.'’-]*){0,4}$`,
+	"", "by", "von", "par", "por", "di", "door")
 
 // promo matches the calls to action and credits that news sites append to
 // an article: newsletter and subscription prompts, "follow us on Twitter",
