@@ -184,6 +184,9 @@ func TestParagraphsDropsTailPromos(t *testing.T) {
 		{"handle glued to a link", append(slices.Clone(article), "Our bundle is out https://t.co/y5Wn5Sby@trevor"), nil},
 		{"not in the tail", append([]string{"Readers can subscribe to the service for five pounds a month."},
 			append(slices.Clone(article), "One.", "Two.", "Three.", "Four.", "Five.")...), nil},
+		{"other languages", append(slices.Clone(article), "Jetzt den Newsletter abonnieren!", "Folgen Sie uns auf Facebook.",
+			"Zapisz się do naszego newslettera.", "Suivez-nous sur Twitter."), article},
+		{"erfolg is no follow", append(slices.Clone(article), "Der Erfolg kam spät."), nil},
 		{"plain ending", slices.Clone(article), article},
 		{"quote ending", append(slices.Clone(article), `"People work later, and the library has to follow them," she said.`), nil},
 	}

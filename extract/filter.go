@@ -75,15 +75,22 @@ var byline = prefixGate(`^(?:By|BY|by|Von|VON|von|Par|PAR|par|Por|POR|por|Di|DI|
 // reporter contacts ("follow him @x", e-mail addresses), wire credits ("X
 // contributed to this report", "Reporting by X; Editing by Y"), "share it
 // with a friend", citation lines. They read as prose, so only the tail of
-// the text is tested (see paragraphs).
+// the text is tested (see paragraphs). The calls to subscribe and follow
+// are known in German, French, Spanish, Italian, Polish, Czech and Dutch
+// too.
 var promo = containsGate(`(?i)\b(?:subscribe|newsletters?|inbox)\b`+
 	`|\bfollow\b.{0,60}\bon (?:twitter|facebook|instagram)\b|\bfollow (?:us|him|her|them|me) @`+
 	`|\bcontributed (?:to )?(?:this|the) (?:report|story)|\bcontributed reporting\b`+
 	`|\bshare (?:it|this(?: story| article)?) with\b|\bif you (?:enjoyed|liked) this\b`+
 	`|\breporting by\b|\bediting by\b|^contributing:`+
-	`|^citation:|\bretrieved\b.*\bfrom https?://|(?:^|\s)[\w.+-]+@[\w-]+\.[a-z]{2,}`,
+	`|^citation:|\bretrieved\b.*\bfrom https?://|(?:^|\s)[\w.+-]+@[\w-]+\.[a-z]{2,}`+
+	// Other languages: subscribe, follow us.
+	`|\b(?:abonnieren|abonniere|abonnez|suscríbete|suscríbase|suscribirse|iscriviti|zasubskrybuj|zapisz się|přihlaste se|odebírejte)`+
+	`|\b(?:folgen sie uns|folge uns|obserwuj nas|suivez-nous|suivez nous|síguenos|seguici|sledujte nás|volg ons)`,
 	false, "subscribe", "newsletter", "inbox", "follow", "contributed", "share", "if you", "reporting by",
-	"editing by", "contributing:", "citation:", "retrieved", "@")
+	"editing by", "contributing:", "citation:", "retrieved", "@", "abonn", "suscr", "iscriviti", "zasubskrybuj",
+	"zapisz się", "přihlaste se", "odebírejte", "folg", "obserwuj nas", "suivez", "síguenos", "seguici",
+	"sledujte nás", "volg ons")
 
 // A promo is dropped only among the last tailParagraphs paragraphs and up
 // to maxPromoRunes: earlier in an article, or in a long paragraph,
