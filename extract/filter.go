@@ -18,9 +18,7 @@ const maxBoilerplateRunes = 80
 
 // boilerplateLine matches the start of source, byline, copyright, editor,
 // timestamp ("Updated at 1:23 p.m.") and navigation lines that news sites
-// and reprinting sites add around an article, in Chinese and English,
-// and the source, credit and author labels of European sites ("Quelle:",
-// "Foto:", "Źródło:", "Fuente:", "Crédits :").
+// and reprinting sites add around an article, in Chinese and English.
 // Reprint words ("转载自") may run straight into the source name; the other
 // Chinese words must be followed by punctuation, space or the end (Go's \b
 // is ASCII-only). An English timestamp needs a digit after its verb, so
@@ -29,17 +27,23 @@ var boilerplateLine = prefixGate(`(?i)^[\s\[(（【〖<«←]*(?:`+
 	`(?:稿件来源|文章来源|本文来源|信息来源|新闻来源|来源于|本文转载自|转载自|转自|摘自|原文地址|原文链接|原标题|责任编辑|版权声明|免责声明)`+
 	`|(?:来源|出处|稿源|作者|编辑|责编|相关阅读|相关链接|相关新闻|相关文章|相关信息|相关评论|延伸阅读|推荐阅读|返回|打印|关闭窗口|关闭)(?:[\s：:】\]）)>»]|$)`+
 	`|(?:source|sources|editor|edited by|related|read more|more information|explore further|provided by|citation|advertisement|this (?:article|story) (?:first )?appeared|originally published|copyright)\b`+
-	`|(?:published|updated|posted)\b.*\d`+
-	`|(?:quelle|bildquelle|foto|fotos|bild|autor|autorin|redaktion|aktualisiert|veröffentlicht|źródło|fot\.?|zdjęcie|redakcja|aktualizacja|`+
-	`fuente|fotografía|actualizado|publicado|crédits?|photo|auteur|publié|mis à jour|fonte|zdroj|aktualizováno|bron)\s*[:：])`,
+	`|(?:published|updated|posted)\b.*\d)`,
 	" \t\n\f\r[(（【〖<«←", "稿件来源", "文章来源", "本文来源", "信息来源", "新闻来源", "来源于", "本文转载自", "转载自", "转自", "摘自",
 	"原文地址", "原文链接", "原标题", "责任编辑", "版权声明", "免责声明", "来源", "出处", "稿源", "作者", "编辑", "责编",
 	"相关阅读", "相关链接", "相关新闻", "相关文章", "相关信息", "相关评论", "延伸阅读", "推荐阅读", "返回", "打印",
 	"关闭窗口", "关闭", "source", "editor", "edited by", "related", "read more", "more information", "explore further",
 	"provided by", "citation", "advertisement", "this article", "this story", "originally published", "copyright",
-	"published", "updated", "posted", "quelle", "bildquelle", "foto", "bild", "autor", "redaktion", "aktualisiert",
-	"veröffentlicht", "źródło", "fot", "zdjęcie", "redakcja", "aktualizacja", "fuente", "fotografía", "actualizado",
-	"publicado", "crédit", "photo", "auteur", "publié", "mis à jour", "fonte", "zdroj", "aktualizováno", "bron")
+	"published", "updated", "posted")
+
+// creditLine matches the source, credit, author and update labels of
+// European sites at the start of a short line ("Quelle:", "Foto: dpa",
+// "Źródło:", "Fuente:", "Crédits :", "Aktualisiert:").
+var creditLine = prefixGate(`(?i)^[\s\[(«]*(?:quelle|bildquelle|foto|fotos|bild|autor|autorin|redaktion|aktualisiert|veröffentlicht|`+
+	`źródło|fot\.?|zdjęcie|redakcja|aktualizacja|fuente|fotografía|actualizado|publicado|crédits?|photo|auteur|publié|`+
+	`mis à jour|fonte|zdroj|aktualizováno|bron)\s*[:：]`,
+	" \t\n\f\r[(«", "quelle", "bildquelle", "foto", "bild", "autor", "redaktion", "aktualisiert", "veröffentlicht",
+	"źródło", "fot", "zdjęcie", "redakcja", "aktualizacja", "fuente", "fotografía", "actualizado", "publicado",
+	"crédit", "photo", "auteur", "publié", "mis à jour", "fonte", "zdroj", "aktualizováno", "bron")
 
 // boilerplateMark matches copyright notices, pagination and post or page
 // timestamps anywhere in a short line: a numeric date with a time, an
@@ -50,18 +54,29 @@ var boilerplateMark = containsGate(`(?i)版权所有|未经授权|禁止转载|�
 	`上一页|下一页|上一篇|下一篇|查看完整版本|返回顶部|返回首页|`+
 	`\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\D{0,4}\d{1,2}:\d{2}|`+
 	`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4},? (?:at )?\d{1,2}:\d{2}|`+
-	`\b\d{1,2}/\d{1,2}/\d{4} by |`+
-	// European dates with a time: "31.10.2021, 14:35", "31. Oktober 2021 um 14.35 Uhr", "2 de marzo de 2021 a las 10:15".
-	`\b\d{1,2}\.\s?\d{1,2}\.\s?\d{4},?\s+(?:um\s+|o\s+|v\s+)?\d{1,2}[:.]\d{2}|`+
-	`\b\d{1,2}\.?\s+(?:de\s+)?\pL+\.?\s+(?:de\s+)?\d{4},?\s+(?:um\s+|à\s+|a las\s+|às\s+|o\s+|alle\s+)?\d{1,2}[:.h]\d{2}|`+
-	// Relative times ending the line: "2 hours ago", "vor 2 Stunden", "2 godziny temu", "il y a 2 heures",
-	// "hace 2 horas", "před 2 hodinami", "2時間前", "2小时前".
-	`(?:\b\d+\s+(?:min(?:ute)?s?|hours?|hrs?|days?|weeks?)\s+ago|\bvor\s+\d+\s+(?:min(?:ute|uten)?|stunden?|std\.?|tag(?:en)?|wochen?)|`+
-	`\b\d+\s+(?:minut[ay]?|godzin[ay]?|godz\.|dni|dzień|tygodni[ae]?)\s+temu|\bil y a\s+\d+\s+(?:min(?:ute)?s?|heures?|h|jours?)|`+
-	`\bhace\s+\d+\s+(?:min(?:uto)?s?|horas?|días?)|\bpřed\s+\d+\s+(?:minutami|minutou|hodinami|hodinou|dny|dnem)|`+
-	`\d+\s*(?:分|時間|日|分钟|分鐘|小时|小時|天)前)[\s\pP]*$`,
+	`\b\d{1,2}/\d{1,2}/\d{4} by `,
 	true, "版权所有", "未经授权", "禁止转载", "不得转载", "转载请注明", "copyright", "©", "all rights reserved",
 	"上一页", "下一页", "上一篇", "下一篇", "查看完整版本", "返回顶部", "返回首页")
+
+// dateTimeMark matches the dates with a time of European sites in a
+// short line ("31.10.2021, 14:35", "31. Oktober 2021 um 14:35 Uhr", "2 de
+// marzo de 2021 a las 10:15"); relativeTimeMark a relative time ending
+// the line ("vor 2 Stunden", "2 godziny temu", "il y a 2 heures", "hace 2
+// horas", "před 2 hodinami", "3時間前", "2小时前"). Their gates are
+// narrower than boilerplateMark's: lines with digits are many on Chinese
+// pages.
+var (
+	dateTimeMark = digitsGate(`(?i)`+
+		`\b\d{1,2}\.\s?\d{1,2}\.\s?\d{4},?\s+(?:um\s+|o\s+|v\s+)?\d{1,2}[:.]\d{2}|`+
+		`\b\d{1,2}\.?\s+(?:de\s+)?\pL+\.?\s+(?:de\s+)?\d{4},?\s+(?:um\s+|à\s+|a las\s+|às\s+|o\s+|alle\s+)?\d{1,2}[:.h]\d{2}`,
+		7, ":", ".", "h")
+	relativeTimeMark = containsGate(`(?i)`+
+		`(?:\b\d+\s+(?:min(?:ute)?s?|hours?|hrs?|days?|weeks?)\s+ago|\bvor\s+\d+\s+(?:min(?:ute|uten)?|stunden?|std\.?|tag(?:en)?|wochen?)|`+
+		`\b\d+\s+(?:minut[ay]?|godzin[ay]?|godz\.|dni|dzień|tygodni[ae]?)\s+temu|\bil y a\s+\d+\s+(?:min(?:ute)?s?|heures?|h|jours?)|`+
+		`\bhace\s+\d+\s+(?:min(?:uto)?s?|horas?|días?)|\bpřed\s+\d+\s+(?:minutami|minutou|hodinami|hodinou|dny|dnem)|`+
+		`\d+\s*(?:分|時間|日|分钟|分鐘|小时|小時|天)前)[\s\pP]*$`,
+		false, "ago", "vor ", "temu", "il y a", "hace", "před", "前")
+)
 
 // byline matches a byline alone on its line: "By" (or "Von", "Par",
 // "Por", "Di", "Door") and up to five capitalised words ("By Jeff Foust",
@@ -104,21 +119,29 @@ const (
 // a test every match passes: most lines do not, and the backtracking
 // matcher costs microseconds a line. The gate is one of the literals at
 // the start of the text (after runes in lead), with prefix, or anywhere
-// in it, else; with digit, an ASCII digit anywhere opens it too. The
-// literals are lower case; the text is lower-cased for the gate, not for
-// the expression.
+// in it, else; with digit, an ASCII digit anywhere opens it too; with
+// minDigits, the text must also hold that many digits. The literals are
+// lower case; the text is lower-cased for the gate, not for the
+// expression.
 type gated struct {
-	re       *regexp.Regexp
-	prefix   bool
-	lead     string
-	digit    bool
-	literals []string
+	re        *regexp.Regexp
+	prefix    bool
+	lead      string
+	digit     bool
+	minDigits int // the text must hold this many ASCII digits besides a literal
+	literals  []string
 }
 
 // containsGate returns a gated expression opened by any of literals
 // anywhere in the text, or with digit by an ASCII digit.
 func containsGate(expr string, digit bool, literals ...string) gated {
 	return gated{re: regexp.MustCompile(expr), digit: digit, literals: literals}
+}
+
+// digitsGate returns a gated expression opened by any of literals
+// anywhere in a text that holds at least minDigits ASCII digits.
+func digitsGate(expr string, minDigits int, literals ...string) gated {
+	return gated{re: regexp.MustCompile(expr), minDigits: minDigits, literals: literals}
 }
 
 // prefixGate returns a gated expression opened by any of literals at the
@@ -130,6 +153,9 @@ func prefixGate(expr, lead string, literals ...string) gated {
 // match reports whether the expression matches s; lower is s in lower
 // case.
 func (g gated) match(s, lower string) bool {
+	if g.minDigits > 0 && digits(s) < g.minDigits {
+		return false
+	}
 	open := g.digit && strings.ContainsAny(s, "0123456789")
 	if g.prefix {
 		lower = strings.TrimLeft(lower, g.lead)
@@ -145,6 +171,17 @@ func (g gated) match(s, lower string) bool {
 		}
 	}
 	return open && g.re.MatchString(s)
+}
+
+// digits counts the ASCII digits of s.
+func digits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if '0' <= s[i] && s[i] <= '9' {
+			n++
+		}
+	}
+	return n
 }
 
 // isBoilerplate reports whether a paragraph is template text rather than
@@ -164,7 +201,9 @@ func isBoilerplate(b block) bool {
 		return false
 	}
 	lower := strings.ToLower(b.text)
-	return boilerplateLine.match(b.text, lower) || boilerplateMark.match(b.text, lower) || byline.match(b.text, lower)
+	return boilerplateLine.match(b.text, lower) || creditLine.match(b.text, lower) ||
+		boilerplateMark.match(b.text, lower) || dateTimeMark.match(b.text, lower) ||
+		relativeTimeMark.match(b.text, lower) || byline.match(b.text, lower)
 }
 
 // maxBoxHeadingRunes: a paragraph this short right before a link-heavy

@@ -97,6 +97,28 @@ func labelSet(labels ...string) map[string]bool {
 	return m
 }
 
+// labelStarts holds the first rune of every label.
+var labelStarts = func() map[rune]bool {
+	m := map[rune]bool{}
+	for _, set := range []map[string]bool{commentLabels, boxLabels, uiLabels} {
+		for l := range set {
+			m[firstLetter(l)] = true
+		}
+	}
+	return m
+}()
+
+// firstLetter returns the first rune of s that labelKey keeps, lower
+// case, or -1.
+func firstLetter(s string) rune {
+	for _, r := range s {
+		if !unicode.IsDigit(r) && !unicode.IsSpace(r) && !labelMark(r) {
+			return unicode.ToLower(r)
+		}
+	}
+	return -1
+}
+
 // labelKey appends to buf the key of a short line for the label sets:
 // lower case, without digits, brackets, colons and similar marks
 // ("Kommentare (12)" and "12 Kommentare:" are "kommentare"), without
@@ -106,7 +128,7 @@ func labelKey(buf []byte, s string) []byte {
 	space := false
 	for _, r := range s {
 		switch {
-		case unicode.IsDigit(r) || unicode.IsSpace(r) || strings.ContainsRune(labelMarks, r):
+		case unicode.IsDigit(r) || unicode.IsSpace(r) || labelMark(r):
 			space = len(buf) > 0
 			continue
 		case space:
@@ -125,8 +147,19 @@ func labelKey(buf []byte, s string) []byte {
 	return bytes.TrimRight(buf, " ")
 }
 
-// labelMarks are the marks labelKey drops.
-const labelMarks = "()[]{}<>:：|»«›‹•·【】（）「」『』《》〔〕#→←↓↑"
+// labelMark reports the marks labelKey drops.
+func labelMark(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiLabelMarks[r]
+	}
+	return strings.ContainsRune(labelMarks, r)
+}
+
+// labelMarks and asciiLabelMarks are the marks labelKey drops.
+const labelMarks = "：»«›‹•·【】（）「」『』《》〔〕→←↓↑"
+
+var asciiLabelMarks = [utf8.RuneSelf]bool{'(': true, ')': true, '[': true, ']': true, '{': true, '}': true,
+	'<': true, '>': true, ':': true, '|': true, '#': true}
 
 // labelKind is what a line is as a label.
 type labelKind int
@@ -142,6 +175,9 @@ const (
 func labelOf(text string, runes int) labelKind {
 	if runes > maxLabelRunes {
 		return notLabel
+	}
+	if !labelStarts[firstLetter(text)] {
+		return notLabel // most lines: a cheap test before the key
 	}
 	var buf [4 * maxLabelRunes]byte
 	k := labelKey(buf[:0], text)
