@@ -168,3 +168,14 @@ func TestNegativeArticle(t *testing.T) {
 		t.Errorf("text %q, %v; want %q", c.Text(), err, want)
 	}
 }
+
+// TestFormulaInSentence: the words around a formula that a hidden span
+// wraps, as Wikipedia's MathML, stay one sentence of the article.
+func TestFormulaInSentence(t *testing.T) {
+	math := `<span style="display: none;"><math><semantics><mrow><mi>A</mi></mrow><annotation>{A}</annotation></semantics></math></span><img alt="A">`
+	doc := `<p>A square matrix ` + math + ` is Hermitian if and only if it is equal to its adjoint, as the definition says.</p>`
+	want := "A square matrix is Hermitian if and only if it is equal to its adjoint, as the definition says."
+	if c, err := HTML(doc, ""); err != nil || c.Text() != want {
+		t.Errorf("text %q, %v; want %q", c.Text(), err, want)
+	}
+}

@@ -129,10 +129,13 @@ var noTextTags = map[atom.Atom]bool{
 	atom.Title: true,
 }
 
-// silentTags neither hold text nor end the block around them: a script
-// inside a paragraph does not split it.
+// silentTags neither hold text nor end the block around them: a script,
+// a formula or an icon inside a paragraph does not split it (a split
+// inside a hidden inline element, as Wikipedia wraps its MathML, would
+// leave the words before it in that element).
 var silentTags = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Math: true, atom.Svg: true,
 }
 
 // noiseTags are template boxes whatever their class (see nameHint for the
@@ -387,16 +390,18 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 		b.popTo(len(b.stack) - 1)
 	}
 
-	brk := !inline[string(name)] && !silentTags[a]
+	// Inside SVG and MathML no element ends a block: they hold no page
+	// text, and the words around a formula are one sentence.
+	foreign := b.openAtom(atom.Svg) >= 0 || b.openAtom(atom.Math) >= 0
+	brk := !inline[string(name)] && !silentTags[a] && !foreign
 	if brk {
 		b.flush()
 	}
-	if a == atom.Title && !b.titleSeen && b.openAtom(atom.Svg) < 0 && b.openAtom(atom.Math) < 0 {
+	if a == atom.Title && !b.titleSeen && !foreign {
 		b.inTitle = true // the tokenizer reads its content as one text token
 	}
 	// HTML ignores the "/>" of other elements than void ones ("<div/>"
 	// opens a div); SVG and MathML honour it.
-	foreign := b.openAtom(atom.Svg) >= 0 || b.openAtom(atom.Math) >= 0
 	if voidTags[a] || selfClosing && foreign || len(b.stack) >= maxDepth {
 		if a == atom.Title && b.inTitle {
 			b.endTitle() // <title/>: the tokenizer reads no text for it
