@@ -169,13 +169,20 @@ func TestNegativeArticle(t *testing.T) {
 	}
 }
 
-// TestFormulaInSentence: the words around a formula that a hidden span
-// wraps, as Wikipedia's MathML, stay one sentence of the article.
-func TestFormulaInSentence(t *testing.T) {
+// TestHiddenInlineBox: the words before a hidden inline element or an
+// inline box that holds blocks stay in the article: around a formula, as
+// Wikipedia wraps its MathML, one sentence.
+func TestHiddenInlineBox(t *testing.T) {
+	const sentence = "is Hermitian if and only if it is equal to its adjoint, as the definition says."
 	math := `<span style="display: none;"><math><semantics><mrow><mi>A</mi></mrow><annotation>{A}</annotation></semantics></math></span><img alt="A">`
-	doc := `<p>A square matrix ` + math + ` is Hermitian if and only if it is equal to its adjoint, as the definition says.</p>`
-	want := "A square matrix is Hermitian if and only if it is equal to its adjoint, as the definition says."
-	if c, err := HTML(doc, ""); err != nil || c.Text() != want {
-		t.Errorf("text %q, %v; want %q", c.Text(), err, want)
+	tests := []struct{ name, doc, want string }{
+		{"formula", `<p>A square matrix ` + math + ` ` + sentence + `</p>`, "A square matrix " + sentence},
+		{"hidden span around a div", `<div>A square matrix <span hidden><div>A</div></span> ` + sentence + `</div>`, "A square matrix " + sentence},
+		{"box span around a div", `<div>A square matrix <span class=share><div>Share</div></span> ` + sentence + `</div>`, "A square matrix " + sentence},
+	}
+	for _, tt := range tests {
+		if c, err := HTML(tt.doc, ""); err != nil || c.Text() != tt.want {
+			t.Errorf("%s: text %q, %v; want %q", tt.name, c.Text(), err, tt.want)
+		}
 	}
 }

@@ -228,6 +228,7 @@ type builder struct {
 	buf       []byte // the current block's text, white space collapsed
 	runes     int    // runes in buf
 	links     int    // runes of buf inside links
+	bufEl     int32  // the innermost open element when buf's first rune was written
 	space     bool   // white space seen since the last rune written
 	lastLink  bool   // the last rune written is link text
 	inTitle   bool
@@ -318,6 +319,9 @@ func (b *builder) text(s []byte) {
 					b.links++ // a space inside link text
 				}
 			}
+			if len(b.buf) == 0 {
+				b.bufEl = b.stack[len(b.stack)-1].el
+			}
 			b.space, b.lastLink = false, inLink
 			b.buf = append(b.buf, s[i:i+size]...)
 			b.runes++
@@ -335,7 +339,14 @@ func (b *builder) flush() {
 	if len(b.buf) == 0 {
 		return
 	}
-	oe := b.stack[len(b.stack)-1]
+	// The block belongs to the innermost element open since its text
+	// began: an inline element opened after that, around a block-level
+	// one (a hidden <span> around a <div>), holds only its end.
+	top := len(b.stack) - 1
+	for top > 0 && b.stack[top].el > b.bufEl {
+		top--
+	}
+	oe := b.stack[top]
 	b.t.blocks = append(b.t.blocks, block{
 		text: string(b.buf), runes: b.runes, linkRunes: b.links,
 		el: oe.el, flags: b.t.els[oe.el].flags & inherited, skipDepth: oe.skip,
