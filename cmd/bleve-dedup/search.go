@@ -11,6 +11,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/boolquery"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
 type searchCmd struct {
@@ -63,6 +64,12 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 	if err != nil {
 		return fmt.Errorf("--syntax: %w", err)
 	}
+	// The bounds of the server's search API, so that a query costs here
+	// what it costs there.
+	ctx, err := server.DefaultOptions().CheckQuery(cmd.Context(), qs)
+	if err != nil {
+		return err
+	}
 	q, err := boolquery.Query(qs, boolquery.Options{Fields: indexer.TextFields(), Syntax: syn})
 	if err != nil {
 		return err
@@ -73,7 +80,7 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 		if err != nil {
 			return err
 		}
-		res, err = c.search(cmd.Context(), qs, syn.String(), o.from, o.size, o.collapse)
+		res, err = c.search(ctx, qs, syn.String(), o.from, o.size, o.collapse)
 		if err != nil {
 			return err
 		}
@@ -83,7 +90,7 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 			return err
 		}
 		defer ix.Close()
-		res, err = collapse.New(ix.Bleve(), ix.Filter()).Search(cmd.Context(), collapse.Request{
+		res, err = collapse.New(ix.Bleve(), ix.Filter()).Search(ctx, collapse.Request{
 			Query: q, Size: o.size, From: o.from, Collapse: o.collapse})
 		if err != nil {
 			return err
