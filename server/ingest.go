@@ -181,7 +181,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	case "jsonl":
 		pages = page.ReadJSONL("body", body, in.Pages)
 	case "warc":
-		pages = readWARC("body", body, in.Pages)
+		pages = page.ReadWARCStream("body", body, in.Pages)
 	}
 	sum, status := s.runIngest(r.Context(), s.progress.count(pages), in)
 	if sum.CutShort {

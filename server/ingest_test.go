@@ -115,7 +115,7 @@ func TestIngest(t *testing.T) {
 		{"warc records that are not pages", "POST", "/api/ingest", "application/warc", "", slices.Concat(request, w1, image), 0, 0, false, 200,
 			`"read":2,"indexed":1,"duplicates":0,"unchanged":0,"updated":0,"truncated":0,"not_html":1`, 1},
 		{"warc records over the page limit", "POST", "/api/ingest", "application/warc", "", slices.Concat(big, image, w1), 0, 1000, false, 200,
-			`"read":3,"indexed":1,"duplicates":0,"unchanged":0,"updated":0,"truncated":0,"not_html":1,"bad_status":0,"errors":1,"error_list":["page: body: record 1 at byte 0 (http://example.org/big): document too large"]`, 1},
+			`"read":3,"indexed":1,"duplicates":0,"unchanged":0,"updated":0,"truncated":0,"not_html":1,"bad_status":0,"errors":1,"error_list":["page: body: record 1 at byte 0 (http://example.org/big): 66477 bytes, more than 1000: document too large"]`, 1},
 		{"warc damaged between good records", "POST", "/api/ingest", "application/warc", "", slices.Concat(w1, noLength, []byte("junk\r\n"), w2), 0, 0, false, 200,
 			fmt.Sprintf(`"read":3,"indexed":2,"duplicates":0,"unchanged":0,"updated":0,"truncated":0,"not_html":0,"bad_status":0,"errors":1,"error_list":["page: body: record 2 at byte %d: no Content-Length: corrupt`, len(w1)), 2},
 		{"warc cut inside a record", "POST", "/api/ingest", "application/warc", "", slices.Concat(w1, w2[:len(w2)-40]), 0, 0, false, 200,

@@ -1,4 +1,4 @@
-package server
+package page
 
 import (
 	"bufio"
@@ -9,33 +9,26 @@ import (
 	"iter"
 	"strconv"
 	"strings"
-
-	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
-// WARC bodies are read a record at a time as they arrive. page.ReadWARC
-// reads a file it may seek in (to start again past a damaged record, and
-// to read a header gowarc drops), so a request body used to be spooled
-// whole to disk before a page was read; here each record is cut out of
-// the stream and handed to page.ReadWARC alone, so that a body costs the
-// memory of one record and pages are indexed while it comes in.
-
-// maxWARCHeader bounds a record's WARC header; real ones are well under a
-// kilobyte.
-const maxWARCHeader = 64 << 10
+// A WARC stream (a request body) is read a record at a time as it
+// arrives. ReadWARC reads a file it may seek in (to start again past a
+// damaged record); here each record is cut out of the stream and handed
+// to ReadWARC alone, so that a stream costs the memory of one record and
+// its pages come out while it comes in.
 
 // httpHeadroom is what a record's block may hold beyond the page's
-// Pages.MaxBytes: its HTTP header and chunked framing.
+// Options.MaxBytes: its HTTP header and chunked framing.
 const httpHeadroom = 64 << 10
 
-// readWARC yields the pages of the WARC stream src (already gunzipped),
-// as page.ReadWARC does those of a file, with record numbers and offsets
+// ReadWARCStream yields the pages of the WARC stream src (already
+// gunzipped), as ReadWARC does those of a file, with record numbers and offsets
 // (uncompressed) in the stream. A record whose block is over the page size
-// limit is cut to that size, which page.ReadWARC reports as too large if
+// limit is cut to that size, which ReadWARC reports as too large if
 // it is a page, and passes over if it is not. Between records, what does
 // not start one is reported once and skipped to the next line that does.
-func readWARC(name string, src io.Reader, opts page.Options) iter.Seq2[page.Page, error] {
-	return func(yield func(page.Page, error) bool) {
+func ReadWARCStream(name string, src io.Reader, opts Options) iter.Seq2[Page, error] {
+	return func(yield func(Page, error) bool) {
 		rd := &warcStream{br: bufio.NewReaderSize(src, 64<<10), name: name, opts: opts}
 		rd.run(yield)
 	}
@@ -44,20 +37,20 @@ func readWARC(name string, src io.Reader, opts page.Options) iter.Seq2[page.Page
 type warcStream struct {
 	br   *bufio.Reader
 	name string
-	opts page.Options
+	opts Options
 	off  int64 // of the next byte of br
 	n    int   // records met
 }
 
-func (s *warcStream) run(yield func(page.Page, error) bool) {
+func (s *warcStream) run(yield func(Page, error) bool) {
 	lost := false // in a stretch that is not a record, reported once
 	for {
 		start := s.off
-		line, err := s.line(maxWARCHeader)
+		line, err := s.line(s.opts.headerLimit())
 		if len(bytes.TrimSpace(line)) == 0 {
 			if err != nil {
 				if err != io.EOF {
-					yield(page.Page{}, s.fail(start, err))
+					yield(Page{}, s.fail(start, err))
 				}
 				return
 			}
@@ -67,13 +60,13 @@ func (s *warcStream) run(yield func(page.Page, error) bool) {
 			if !lost {
 				lost = true
 				s.n++
-				if !yield(page.Page{}, s.fail(start, fmt.Errorf("not a WARC record: %w", page.ErrCorrupt))) {
+				if !yield(Page{}, s.fail(start, fmt.Errorf("not a WARC record: %w", ErrCorrupt))) {
 					return
 				}
 			}
 			if err != nil {
 				if err != io.EOF {
-					yield(page.Page{}, s.fail(start, err))
+					yield(Page{}, s.fail(start, err))
 				}
 				return
 			}
@@ -83,14 +76,14 @@ func (s *warcStream) run(yield func(page.Page, error) bool) {
 		s.n++
 		rec, err := s.record(line)
 		if err != nil {
-			if !yield(page.Page{}, s.fail(start, err)) || !errors.Is(err, page.ErrCorrupt) {
+			if !yield(Page{}, s.fail(start, err)) || !errors.Is(err, ErrCorrupt) {
 				return // a read error: the body is gone
 			}
 			lost = true
 			continue
 		}
-		for p, err := range page.ReadWARC(s.name, bytes.NewReader(rec), int64(len(rec)), s.opts) {
-			if pe, ok := errors.AsType[*page.Error](err); ok {
+		for p, err := range ReadWARC(s.name, bytes.NewReader(rec), int64(len(rec)), s.opts) {
+			if pe, ok := errors.AsType[*Error](err); ok {
 				pe.Record, pe.Offset = s.n, start
 			}
 			if err == nil {
@@ -105,7 +98,7 @@ func (s *warcStream) run(yield func(page.Page, error) bool) {
 
 // fail is the error of the record at off.
 func (s *warcStream) fail(off int64, err error) error {
-	return &page.Error{Source: s.name, Record: s.n, Offset: off, Err: err}
+	return &Error{Source: s.name, Record: s.n, Offset: off, Err: err}
 }
 
 // line reads a line with its end; past max bytes the rest of the line is
@@ -127,20 +120,20 @@ func (s *warcStream) line(max int) ([]byte, error) {
 // record reads the rest of a record whose version line is first: its
 // header and block, returned whole, with the block cut to the page size
 // limit (its Content-Length then says so, and digests, which no longer
-// hold, are dropped). An error wrapping page.ErrCorrupt leaves the
+// hold, are dropped). An error wrapping ErrCorrupt leaves the
 // stream where the next record may start; any other is the body's.
 func (s *warcStream) record(first []byte) ([]byte, error) {
 	header := [][]byte{first}
 	size := len(first)
 	length := int64(-1)
 	for {
-		line, err := s.line(maxWARCHeader)
+		line, err := s.line(s.opts.headerLimit())
 		size += len(line)
 		if err != nil {
 			return nil, cut(err)
 		}
-		if size > maxWARCHeader {
-			return nil, fmt.Errorf("WARC header over %d bytes: %w", maxWARCHeader, page.ErrCorrupt)
+		if size > s.opts.headerLimit() {
+			return nil, fmt.Errorf("WARC header over %d bytes: %w", s.opts.headerLimit(), ErrCorrupt)
 		}
 		if len(bytes.TrimRight(line, "\r\n")) == 0 {
 			break
@@ -149,14 +142,14 @@ func (s *warcStream) record(first []byte) ([]byte, error) {
 		if strings.EqualFold(strings.TrimSpace(k), "Content-Length") {
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("Content-Length %q: %w", strings.TrimSpace(v), page.ErrCorrupt)
+				return nil, fmt.Errorf("Content-Length %q: %w", strings.TrimSpace(v), ErrCorrupt)
 			}
 			length = n
 		}
 		header = append(header, line)
 	}
 	if length < 0 {
-		return nil, fmt.Errorf("no Content-Length: %w", page.ErrCorrupt)
+		return nil, fmt.Errorf("no Content-Length: %w", ErrCorrupt)
 	}
 	keep := length
 	if s.opts.MaxBytes > 0 {
@@ -192,7 +185,7 @@ func (s *warcStream) record(first []byte) ([]byte, error) {
 // or the read error that ended it.
 func cut(err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return fmt.Errorf("the body ends inside the record: %w", page.ErrCorrupt)
+		return fmt.Errorf("the body ends inside the record: %w", ErrCorrupt)
 	}
 	return err
 }
