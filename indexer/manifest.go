@@ -49,7 +49,12 @@ type Settings struct {
 	SiteText bool             `json:"site_text"`
 	// NoDedup: the index was written without the filter.
 	NoDedup bool `json:"no_dedup,omitempty"`
+	// Wraps names the bleve index a Wrapper's store was made for.
+	Wraps string `json:"wraps,omitempty"`
 }
+
+// settingsEqual reports whether two settings are the same.
+func settingsEqual(a, b Settings) bool { return reflect.DeepEqual(a, b) }
 
 // Apply returns opts with the settings in place of its own.
 func (s Settings) Apply(opts Options) Options {

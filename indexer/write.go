@@ -473,11 +473,10 @@ func (ix *Index) redecide(stale []string, sites map[string]bool) ([]dedupfilter.
 		slices.SortFunc(entries, func(a, b dedupfilter.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
 		for i, e := range entries {
 			done[e.ID] = true
-			var body map[string]any
-			if err := json.Unmarshal(e.Payload, &body); err != nil {
+			paras, err := ix.paragraphs(e.Payload)
+			if err != nil {
 				return ops, fmt.Errorf("%s: stored payload: %w", e.ID, err)
 			}
-			text, _ := body[FieldText].(string)
 			o := dedupfilter.AddOptions{Fresh: true}
 			for _, later := range entries[i+1:] {
 				o.Exclude = append(o.Exclude, later.ID)
@@ -486,7 +485,7 @@ func (ix *Index) redecide(stale []string, sites map[string]bool) ([]dedupfilter.
 			if i == len(entries)-1 {
 				doneID = id
 			}
-			dec, more, err := ix.readd(e.Doc, strings.Split(text, "\n"), o, doneID)
+			dec, more, err := ix.readd(e.Doc, paras, o, doneID)
 			if err != nil {
 				return ops, fmt.Errorf("%s: %w", e.ID, err)
 			}
@@ -496,6 +495,21 @@ func (ix *Index) redecide(stale []string, sites map[string]bool) ([]dedupfilter.
 		}
 	}
 	return ops, nil
+}
+
+// paragraphs returns the main text a stored payload holds, as paragraphs:
+// the payload's text field, or what a wrapped index reads from its
+// user's fields (Wrapper).
+func (ix *Index) paragraphs(payload []byte) ([]string, error) {
+	if ix.text != nil {
+		return ix.text(payload)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(payload, &body); err != nil {
+		return nil, err
+	}
+	text, _ := body[FieldText].(string)
+	return strings.Split(text, "\n"), nil
 }
 
 // finishStale re-decides the stale pages a crash left (see redecide).
