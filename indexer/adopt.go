@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -114,7 +113,7 @@ func (w *Wrapper) Adopt(ctx context.Context, o AdoptOptions) (AdoptStats, error)
 				continue // deleted meanwhile
 			}
 			body := fieldsBody(d)
-			payload, err := json.Marshal(body)
+			payload, err := jsonOf(body)
 			if err != nil {
 				return fmt.Errorf("indexer: adopt %s: %w", id, err)
 			}

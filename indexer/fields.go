@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -22,7 +23,7 @@ import (
 // names its own mapping type (mapping.Classifier) keeps it in the type
 // field of m, so that it maps alike when indexed again from the object.
 func bodyOf(data any, m mapping.IndexMapping) (map[string]any, []byte, error) {
-	payload, err := json.Marshal(data)
+	payload, err := jsonOf(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("document as JSON: %w", err)
 	}
@@ -34,13 +35,25 @@ func bodyOf(data any, m mapping.IndexMapping) (map[string]any, []byte, error) {
 		if im, ok := m.(*mapping.IndexMappingImpl); ok && im.TypeField != "" {
 			if _, has := body[im.TypeField]; !has {
 				body[im.TypeField] = c.Type()
-				if payload, err = json.Marshal(body); err != nil {
+				if payload, err = jsonOf(body); err != nil {
 					return nil, nil, fmt.Errorf("document as JSON: %w", err)
 				}
 			}
 		}
 	}
 	return body, payload, nil
+}
+
+// jsonOf encodes v without escaping markup characters: a page's HTML
+// stays its size (json.Marshal writes each < and > as six bytes).
+func jsonOf(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // lookup returns the values at path in body: a path's parts name nested

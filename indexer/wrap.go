@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/document"
@@ -291,19 +293,36 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 	type doc struct {
 		seq uint64
 		s   staged
+		err error
 	}
 	var docs []doc
+	var mapped []index.Document
 	var deletes []string
 	for id, d := range got.IndexOps {
 		if d == nil {
 			deletes = append(deletes, id)
 			continue
 		}
-		s, seq, err := w.stage(id, d)
-		if err != nil {
-			return nil, fmt.Errorf("indexer: %s: %w", id, err)
+		docs = append(docs, doc{s: staged{doc: dedupfilter.Doc{ID: id}}})
+		mapped = append(mapped, d)
+	}
+	// Reading the documents' text (their JSON, the HTML's main text) is
+	// most of a Wrapper's own work: on GOMAXPROCS goroutines.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(docs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+				d := &docs[i]
+				d.s, d.seq, d.err = w.stage(d.s.doc.ID, mapped[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, d := range docs {
+		if d.err != nil {
+			return nil, fmt.Errorf("indexer: %s: %w", d.s.doc.ID, d.err)
 		}
-		docs = append(docs, doc{seq, s})
 	}
 	slices.Sort(deletes)
 	slices.SortFunc(docs, func(a, b doc) int { return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.s.doc.ID, b.s.doc.ID)) })
@@ -361,7 +380,7 @@ func (w *Wrapper) stage(id string, d index.Document) (staged, uint64, error) {
 	}
 	if body == nil {
 		body = fieldsBody(d)
-		if payload, err = json.Marshal(body); err != nil {
+		if payload, err = jsonOf(body); err != nil {
 			return staged{}, 0, err
 		}
 	}
