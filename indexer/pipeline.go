@@ -461,7 +461,9 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		for _, p := range s.paras {
 			size += len(p)
 		}
-		if len(batch) == o.BatchSize || o.BatchBytes > 0 && size >= o.BatchBytes {
+		// A batch filled as a stop came is not begun: the stop below
+		// commits its first pages only.
+		if ctx.Err() == nil && (len(batch) == o.BatchSize || o.BatchBytes > 0 && size >= o.BatchBytes) {
 			due = nil
 			if err := flush(); err != nil {
 				return st, err

@@ -120,6 +120,7 @@ func TestPermissionErrors(t *testing.T) {
 			return nil
 		})
 	})
+	other := asOtherUser(t, ix)
 	tests := []struct {
 		name string
 		args []string
@@ -137,7 +138,7 @@ func TestPermissionErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out := asOtherUser(t, ix, tt.args...)
+			code, out := other(t, tt.args...)
 			if want := min(len(tt.want), 1); code != want {
 				t.Errorf("exit status %d, want %d\n%s", code, want, out)
 			}
@@ -153,52 +154,53 @@ func TestPermissionErrors(t *testing.T) {
 	}
 }
 
-// asOtherUser runs the command line as a user who does not own the index
-// in ix and may not write closed directories: as root, user nobody in a
-// child process, the way the index's own directories are (bleve makes
-// them 0700); as another user, this process with ix closed to all.
-func asOtherUser(t *testing.T, ix string, args ...string) (int, string) {
+// asOtherUser returns a function that runs a command line as a user who
+// does not own the index in ix and may not write closed directories: as
+// root, user nobody in a child process, to whom the index's own
+// directories are closed (bleve makes them 0700); as another user, this
+// process with ix closed to all.
+func asOtherUser(t *testing.T, ix string) func(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		if err := os.Chmod(ix, 0); err != nil {
-			t.Fatal(err)
-		}
-		defer os.Chmod(ix, 0o755)
-		var out bytes.Buffer
-		return run(context.Background(), args, &out, &out), out.String()
-	}
-	// nobody must reach the index, the pages and the test binary.
-	for d := ix; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
+		return func(t *testing.T, args ...string) (int, string) {
+			if err := os.Chmod(ix, 0); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Chmod(ix, 0o755)
+			var out bytes.Buffer
+			return run(context.Background(), args, &out, &out), out.String()
 		}
 	}
+	// nobody must reach the index, the paths named and the test binary.
+	open := func(t *testing.T, path string) {
+		for d := path; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+			if err := os.Chmod(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	open(t, ix)
 	bin := filepath.Join(t.TempDir(), "bleve-dedup.test")
 	if err := copyFile(os.Args[0], bin); err != nil {
 		t.Fatal(err)
 	}
-	for d := filepath.Dir(bin); d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, a := range args {
-		if strings.HasPrefix(a, os.TempDir()) {
-			for d := filepath.Dir(a); d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-				os.Chmod(d, 0o755)
+	open(t, filepath.Dir(bin))
+	return func(t *testing.T, args ...string) (int, string) {
+		for _, a := range args {
+			if strings.HasPrefix(a, os.TempDir()) {
+				open(t, filepath.Dir(a))
 			}
 		}
+		js, _ := json.Marshal(args)
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), runEnv+"="+string(js))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.CombinedOutput()
+		if _, ok := errors.AsType[*exec.ExitError](err); err != nil && !ok {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return cmd.ProcessState.ExitCode(), string(out)
 	}
-	js, _ := json.Marshal(args)
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), runEnv+"="+string(js))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	return cmd.ProcessState.ExitCode(), string(out)
 }
 
 func copyFile(from, to string) error {
