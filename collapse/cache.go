@@ -10,8 +10,6 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
-
-	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
 // The cluster of a match comes from a per-segment table instead of bleve's
@@ -24,9 +22,10 @@ import (
 
 // clusterCache holds the tables of an Index's segments.
 type clusterCache struct {
-	seed maphash.Seed // for cluster hashes, fixed per cache
-	mu   sync.Mutex
-	segs map[segment.Segment]*segClusters
+	field string       // the cluster field
+	seed  maphash.Seed // for cluster hashes, fixed per cache
+	mu    sync.Mutex
+	segs  map[segment.Segment]*segClusters
 }
 
 // segClusters is the cluster table of one segment.
@@ -43,8 +42,8 @@ type snapshotClusters struct {
 	last    int // segment of the previous lookup: matches come in order
 }
 
-func newClusterCache() *clusterCache {
-	return &clusterCache{seed: maphash.MakeSeed(), segs: map[segment.Segment]*segClusters{}}
+func newClusterCache(field string) *clusterCache {
+	return &clusterCache{field: field, seed: maphash.MakeSeed(), segs: map[segment.Segment]*segClusters{}}
 }
 
 // forSnapshot returns the tables of r's segments, building the missing
@@ -69,7 +68,7 @@ func (cc *clusterCache) forSnapshot(r index.IndexReader) (*snapshotClusters, err
 		if sc == nil {
 			if dv == nil {
 				var err error
-				if dv, err = is.DocValueReader([]string{indexer.FieldCluster}); err != nil {
+				if dv, err = is.DocValueReader([]string{cc.field}); err != nil {
 					return nil, fmt.Errorf("collapse: cluster doc values: %w", err)
 				}
 			}
@@ -101,7 +100,7 @@ func (cc *clusterCache) build(dv index.DocValueReader, first, n uint64) (*segClu
 		found := false
 		id = index.NewIndexInternalID(id, first+j)
 		err := dv.VisitDocValues(id, func(field string, t []byte) {
-			if field == indexer.FieldCluster && !found {
+			if field == cc.field && !found {
 				term, found = append(term, t...), true
 			}
 		})

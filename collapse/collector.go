@@ -7,8 +7,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2/search"
 	index "github.com/blevesearch/bleve_index_api"
-
-	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
 // group is a cluster in the running top k: its best member so far.
@@ -25,7 +23,8 @@ type group struct {
 type collapser struct {
 	k      int
 	from   int
-	load   bool              // finish loads the page's titles and URLs
+	load   bool // finish loads the page's titles and URLs
+	fields Fields
 	page   []Hit             // the result, made when the matches end
 	groups map[uint64]*group // the clusters in heap, by hash
 	heap   []*group          // worst first
@@ -150,9 +149,9 @@ func (c *collapser) finish() error {
 		}
 		doc.VisitFields(func(f index.Field) {
 			switch f.Name() {
-			case indexer.FieldTitle:
+			case c.fields.Title:
 				h.Title = string(f.Value())
-			case indexer.FieldURL:
+			case c.fields.URL:
 				h.URL = string(f.Value())
 			}
 		})

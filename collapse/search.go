@@ -14,7 +14,6 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
 // Defaults and limits of Searcher.Search.
@@ -102,21 +101,38 @@ type Store interface {
 	Fold(hits, clusters []string, max int) ([]dedupfilter.Folded, error)
 }
 
-// Searcher runs collapsed searches over a bleve index written by package
-// indexer (its documents carry indexer.FieldCluster), reading folded
-// members from the index's dedup store. It keeps per-segment cluster
-// tables between searches, so make one per index and reuse it. A Searcher
-// is safe for concurrent use.
+// Fields name what a Searcher reads from the index: each document's
+// cluster id (a keyword field with doc values), and the title and URL a
+// hit shows (stored fields).
+type Fields struct {
+	Cluster, Title, URL string
+}
+
+// DefaultFields are the fields of an index written by package indexer
+// (indexer.FieldCluster, FieldTitle, FieldURL).
+var DefaultFields = Fields{Cluster: "cluster", Title: "title", URL: "url"}
+
+// Searcher runs collapsed searches over a bleve index whose documents
+// carry their cluster id (an index written by package indexer, or through
+// its Wrapper), reading folded members from the index's dedup store. It
+// keeps per-segment cluster tables between searches, so make one per
+// index and reuse it. A Searcher is safe for concurrent use.
 type Searcher struct {
 	index    bleve.Index
 	store    Store
+	fields   Fields
 	clusters *clusterCache
 }
 
-// New returns a Searcher over index, folding members from store. For an
-// *indexer.Index ix: New(ix.Bleve(), ix.Filter()).
+// New returns a Searcher over index, folding members from store, reading
+// DefaultFields. For an *indexer.Index ix: New(ix.Bleve(), ix.Filter()).
 func New(index bleve.Index, store Store) *Searcher {
-	return &Searcher{index: index, store: store, clusters: newClusterCache()}
+	return NewWithFields(index, store, DefaultFields)
+}
+
+// NewWithFields is New for an index whose fields are named otherwise.
+func NewWithFields(index bleve.Index, store Store, f Fields) *Searcher {
+	return &Searcher{index: index, store: store, fields: f, clusters: newClusterCache(f.Cluster)}
 }
 
 // Search runs req and returns its page of hits, one per duplicate cluster
@@ -191,7 +207,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 func (s *Searcher) plain(ctx context.Context, req Request) (*Result, error) {
 	breq := bleve.NewSearchRequestOptions(req.Query, req.Size, req.From, false)
 	breq.SortBy([]string{"-_score", "_id"})
-	breq.Fields = []string{indexer.FieldTitle, indexer.FieldURL, indexer.FieldCluster}
+	breq.Fields = []string{s.fields.Title, s.fields.URL, s.fields.Cluster}
 	bres, err := s.index.SearchInContext(ctx, breq)
 	if err != nil {
 		return nil, fmt.Errorf("collapse: search: %w", err)
@@ -200,9 +216,9 @@ func (s *Searcher) plain(ctx context.Context, req Request) (*Result, error) {
 	for _, h := range bres.Hits {
 		res.Hits = append(res.Hits, Hit{
 			ID: h.ID, Score: h.Score, Members: []Member{},
-			Cluster: fieldString(h.Fields, indexer.FieldCluster),
-			Title:   fieldString(h.Fields, indexer.FieldTitle),
-			URL:     fieldString(h.Fields, indexer.FieldURL),
+			Cluster: fieldString(h.Fields, s.fields.Cluster),
+			Title:   fieldString(h.Fields, s.fields.Title),
+			URL:     fieldString(h.Fields, s.fields.URL),
 		})
 	}
 	return res, nil
@@ -223,7 +239,7 @@ func (s *Searcher) collapsed(ctx context.Context, req Request) (*Result, error) 
 	var mu sync.Mutex
 	var shards []*collapser
 	handler := func(sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
-		c := &collapser{k: req.From + req.Size, from: req.From, load: !sharded, bound: req.ClusterBound, exact: true,
+		c := &collapser{k: req.From + req.Size, from: req.From, load: !sharded, fields: s.fields, bound: req.ClusterBound, exact: true,
 			groups: map[uint64]*group{}, seen: map[uint64]struct{}{}, cache: s.clusters}
 		if sharded {
 			c.from = 0
@@ -307,7 +323,7 @@ func (s *Searcher) loadFields(ctx context.Context, hits []Hit) error {
 		ids[i] = h.ID
 	}
 	breq := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
-	breq.Fields = []string{indexer.FieldTitle, indexer.FieldURL}
+	breq.Fields = []string{s.fields.Title, s.fields.URL}
 	bres, err := s.index.SearchInContext(ctx, breq)
 	if err != nil {
 		return fmt.Errorf("collapse: stored fields: %w", err)
@@ -318,8 +334,8 @@ func (s *Searcher) loadFields(ctx context.Context, hits []Hit) error {
 	}
 	for i := range hits {
 		if m := byID[hits[i].ID]; m != nil {
-			hits[i].Title = fieldString(m.Fields, indexer.FieldTitle)
-			hits[i].URL = fieldString(m.Fields, indexer.FieldURL)
+			hits[i].Title = fieldString(m.Fields, s.fields.Title)
+			hits[i].URL = fieldString(m.Fields, s.fields.URL)
 		}
 	}
 	return nil

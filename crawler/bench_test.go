@@ -68,7 +68,12 @@ func benchCrawl(b *testing.B, rw *realWeb, prof *relevance.Profile, workers int,
 			if ix, err = indexer.Open(dir, indexer.DefaultOptions()); err != nil {
 				b.Fatal(err)
 			}
-			o.Index = ix
+			feed, err := ix.Feed(context.Background(), indexer.DefaultRunOptions())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer feed.Close()
+			o.Index = feed
 		}
 		var rec *warcout.Recorder
 		if warc {

@@ -32,6 +32,7 @@ type Config struct {
 	Workers        *int           `yaml:"workers"`
 	Delay          *time.Duration `yaml:"delay"`
 	Robots         *bool          `yaml:"robots"`
+	RetryFor       *time.Duration `yaml:"retry_for"`
 	ConnectTimeout *time.Duration `yaml:"connect_timeout"`
 	ReadTimeout    *time.Duration `yaml:"read_timeout"`
 	UserAgent      string         `yaml:"user_agent"`
@@ -127,6 +128,7 @@ func (c *Config) options(stateDir string) (Options, error) {
 	setIf(&o.Workers, c.Workers)
 	setIf(&o.Delay, c.Delay)
 	setIf(&o.Robots, c.Robots)
+	setIf(&o.RetryFor, c.RetryFor)
 	setIf(&o.ConnectTimeout, c.ConnectTimeout)
 	setIf(&o.ReadTimeout, c.ReadTimeout)
 	setIf(&o.MaxBytes, c.MaxBytes)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestConfigErrors(t *testing.T) {
@@ -31,7 +32,7 @@ func TestConfigErrors(t *testing.T) {
 func TestConfigPathsAndWeights(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "crawl.yaml")
-	config := "seeds: [http://x.example/]\ntopic: {name: t, keywords: {river: 1}}\nweights_file: w.json\nmax_pages: 7\nstrategy: breadth-first\n"
+	config := "seeds: [http://x.example/]\ntopic: {name: t, keywords: {river: 1}}\nweights_file: w.json\nmax_pages: 7\nstrategy: breadth-first\nretry_for: 5s\n"
 	if err := os.WriteFile(name, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +47,9 @@ func TestConfigPathsAndWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.MaxPages != 7 || o.Strategy != BreadthFirst || !o.Learn || o.LinkScorer != nil {
-		t.Errorf("Options = MaxPages %d, Strategy %v, Learn %v, LinkScorer %v; want 7, breadth-first, true, nil (no weights file yet)",
-			o.MaxPages, o.Strategy, o.Learn, o.LinkScorer)
+	if o.MaxPages != 7 || o.Strategy != BreadthFirst || !o.Learn || o.LinkScorer != nil || o.RetryFor != 5*time.Second {
+		t.Errorf("Options = MaxPages %d, Strategy %v, Learn %v, LinkScorer %v, RetryFor %v; want 7, breadth-first, true, nil (no weights file yet), 5s",
+			o.MaxPages, o.Strategy, o.Learn, o.LinkScorer, o.RetryFor)
 	}
 	c2, err := New(o)
 	if err != nil {

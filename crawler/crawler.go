@@ -26,10 +26,13 @@ import (
 // their relevance.Score.Value in [0, 1].
 const FieldRelevance = "relevance"
 
-// Indexer receives relevant pages; *indexer.Index is one. Its decision's
-// Duplicate and Of say whether the page repeats one indexed before.
+// Indexer receives relevant pages with the content the crawler extracted
+// from them; *indexer.Feed is one, which takes them through the index's
+// batch pipeline. The decision's Duplicate and Of say whether the page
+// repeats one indexed before; indexer.ErrUnchanged, that the index holds
+// it already.
 type Indexer interface {
-	Index(indexer.Document) (dedupfilter.Decision, error)
+	Add(ctx context.Context, p page.Page, doc *indexer.Document) (dedupfilter.Decision, error)
 }
 
 // Recorder archives the crawl's HTTP exchanges; *warcout.Recorder is
@@ -106,6 +109,9 @@ type Crawler struct {
 	front     *frontier
 	counts    counters
 	hostDelay map[string]time.Duration // politeness per host, robots Crawl-delay included
+	down      map[string]*outage       // servers that did not answer, by serverOf
+	hubs      map[string]*hub          // fetched pages by URL: what their links led to
+	why       error                    // this run's first failure, for ErrNoPages
 
 	mu      sync.Mutex // guards seen and content, which workers also read
 	seen    map[string]struct{}
@@ -156,6 +162,8 @@ func New(opts Options) (*Crawler, error) {
 		front:     newFrontier(opts.Strategy),
 		counts:    st.counters,
 		hostDelay: make(map[string]time.Duration),
+		down:      make(map[string]*outage),
+		hubs:      make(map[string]*hub),
 		seen:      st.seen,
 		content:   st.content,
 	}
@@ -292,12 +300,22 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	for {
 		budget := c.opts.MaxPages == 0 || c.counts.Fetched+inflight < c.opts.MaxPages
 		if inflight == 0 && (!budget || c.front.Len() == 0) {
-			return finish(nil)
+			return finish(c.noPages())
 		}
 		var next *item
 		var wait time.Duration
 		if budget && inflight < c.opts.Workers && c.front.Len() > 0 {
 			next, wait = c.pick(nextAt)
+		}
+		if next != nil {
+			if err := c.gaveUp(serverOf(next.URL)); err != nil {
+				// Not contacted again: each try of a server that times
+				// out costs ConnectTimeout+ReadTimeout.
+				if err := c.record(result{it: next, err: err}); err != nil {
+					return finish(err)
+				}
+				continue
+			}
 		}
 		var jobc chan *item
 		if next != nil {
@@ -330,6 +348,16 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 				c.front.push(r.it) // perhaps not archived: fetched again next run
 				return finish(err)
 			}
+			host := serverOf(r.it.URL)
+			if errors.Is(r.err, ErrUnreachable) {
+				if wait, ok := c.backoff(host, r.err); ok {
+					c.front.push(r.it)
+					nextAt[host] = time.Now().Add(wait)
+					continue
+				}
+			} else {
+				delete(c.down, host)
+			}
 			if !r.disallowed {
 				runFetched++
 			}
@@ -344,6 +372,65 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 			return finish(ctx.Err())
 		}
 	}
+}
+
+// outage is a server that has not answered since a time.
+type outage struct {
+	since time.Time
+	tries int
+	err   error // the last failure
+}
+
+// Backoff between tries of a server that does not answer: from
+// retryFirst, doubling, at most retryMax.
+const (
+	retryFirst = 500 * time.Millisecond
+	retryMax   = 15 * time.Second
+)
+
+// backoff records that host did not answer with err and returns how
+// long to wait before trying it again, or false when it has not answered
+// for Options.RetryFor (the last try falls at that bound).
+func (c *Crawler) backoff(host string, err error) (time.Duration, bool) {
+	now := time.Now()
+	o := c.down[host]
+	if o == nil {
+		o = &outage{since: now}
+		c.down[host] = o
+	}
+	o.err = err
+	left := o.since.Add(c.opts.RetryFor).Sub(now)
+	if left <= 0 {
+		return 0, false
+	}
+	wait := min(retryFirst<<min(o.tries, 10), retryMax, left)
+	o.tries++
+	return wait, true
+}
+
+// gaveUp returns the error for a page of host when host has not answered
+// for Options.RetryFor, else nil.
+func (c *Crawler) gaveUp(host string) error {
+	o := c.down[host]
+	if o == nil || time.Since(o.since) < c.opts.RetryFor || o.err == nil {
+		return nil
+	}
+	return fmt.Errorf("crawler: not tried, %s has not answered for %v: %w", host, c.opts.RetryFor, o.err)
+}
+
+// noPages is the error of a crawl that ended having read no page at all,
+// across resumed runs, after trying some: ErrNoPages with the first
+// failure of this run.
+func (c *Crawler) noPages() error {
+	k := c.counts
+	if k.Fetched > k.Errors || (k.Fetched == 0 && k.Disallowed == 0) {
+		return nil
+	}
+	why := c.why
+	if why == nil { // a resumed crawl with nothing left to try
+		why = errors.New("none in earlier runs either")
+	}
+	return fmt.Errorf("crawler: %w: %w", ErrNoPages, why)
 }
 
 // recorderErr is the Recorder's failure, if any: a page recorded as
@@ -473,7 +560,7 @@ func (c *Crawler) process(ctx context.Context, it *item) result {
 	}
 	r.score = c.opts.Profile.Score(content.Title, content.Text())
 	r.fetchedHTML = true
-	if !c.index(&r, content) {
+	if !c.index(ctx, &r, text, content) {
 		return r
 	}
 	if it.Depth < c.opts.MaxDepth {
@@ -493,9 +580,13 @@ func (r *result) pageURL() string {
 // checkRobots reports whether robots.txt lets the item be fetched,
 // recording its crawl delay, a refusal or a cancellation in r.
 func (c *Crawler) checkRobots(ctx context.Context, r *result) bool {
-	rb := c.robots.get(ctx, r.it.URL)
+	rb, err := c.robots.get(ctx, r.it.URL)
 	if ctx.Err() != nil {
 		r.canceled = true
+		return false
+	}
+	if err != nil {
+		r.err = err
 		return false
 	}
 	r.robotsDelay = rb.Delay
@@ -524,7 +615,7 @@ func (c *Crawler) read(ctx context.Context, resp response, pageURL string) (stri
 // index drops an exact copy of a page already fetched and indexes a
 // relevant page through the near-duplicate filter. It reports whether the
 // page's links are worth following: not for a copy of another page.
-func (c *Crawler) index(r *result, content extract.Content) bool {
+func (c *Crawler) index(ctx context.Context, r *result, html string, content extract.Content) bool {
 	pageURL := r.pageURL()
 	sum := sha1.Sum([]byte(content.Title + "\x00" + content.Text()))
 	r.hash = hex.EncodeToString(sum[:])
@@ -535,10 +626,14 @@ func (c *Crawler) index(r *result, content extract.Content) bool {
 	if !r.score.Relevant || c.opts.Index == nil || len(content.Paragraphs) == 0 {
 		return true
 	}
-	dec, err := c.opts.Index.Index(indexer.Document{
-		ID: pageURL, URL: pageURL, Title: content.Title, Paragraphs: content.Paragraphs,
-		Fields: map[string]any{FieldRelevance: r.score.Value},
-	})
+	// (pageURL is canonical already: the index need not make it again.)
+	p := page.Page{ID: pageURL, URL: pageURL, CanonicalURL: pageURL, HTML: html}
+	dec, err := c.opts.Index.Add(ctx, p, &indexer.Document{Title: content.Title, Paragraphs: content.Paragraphs,
+		Fields: map[string]any{FieldRelevance: r.score.Value}})
+	if errors.Is(err, indexer.ErrUnchanged) {
+		r.indexed = true
+		return true
+	}
 	if err != nil {
 		r.err = fmt.Errorf("crawler: index: %w", err)
 		return false
@@ -641,6 +736,9 @@ func (c *Crawler) record(r result) error {
 		c.hostDelay[serverOf(it.URL)] = min(max(c.opts.Delay, r.robotsDelay), c.opts.MaxCrawlDelay)
 	}
 	if r.disallowed {
+		if c.why == nil {
+			c.why = fmt.Errorf("%s: disallowed by robots.txt", it.URL)
+		}
 		c.counts.Disallowed++
 		ch.counts = c.counts
 		return commit(c.db, ch)
@@ -657,6 +755,7 @@ func (c *Crawler) record(r result) error {
 			return err
 		}
 	}
+	c.feedHubs(r)
 	rec.Links = c.enqueue(it, r.links, &ch)
 	ch.counts = c.counts
 	if err := commit(c.db, ch); err != nil {
@@ -680,6 +779,9 @@ func (c *Crawler) count(r result) Record {
 	if r.err != nil {
 		rec.Error = r.err.Error()
 		c.counts.Errors++
+		if c.why == nil {
+			c.why = fmt.Errorf("%s: %w", it.URL, r.err)
+		}
 	}
 	if r.score.Relevant {
 		c.counts.Relevant++
@@ -708,11 +810,62 @@ func (c *Crawler) learn(r result, ch *change) error {
 	return nil
 }
 
+// hub is what a fetched page's links have led to: the link-value paper's
+// parent signal, the page's own relevance, says little of a list of
+// links (a section index, a "next page" link), whose text names no
+// topic, while the relevance of the pages it led to says much. A link's
+// parent signal is the larger of its page's relevance and the page's
+// yield: the mean relevance of its children fetched so far, with the
+// yield of the page that led to it counted as one more child, so that a
+// list reached from a productive list starts out as one.
+type hub struct {
+	relevance float64
+	n         int
+	sum       float64 // children's relevance
+	prior     float64 // the yield of the page that led here
+}
+
+func (h *hub) parentSignal() float64 {
+	return max(h.relevance, (h.sum+h.prior)/float64(h.n+1))
+}
+
+// feedHubs records a fetched page as its parent's child, moves the
+// parent signal of the parent's queued links with it, and opens the
+// page's own hub. Under BreadthFirst, which ignores link values, it does
+// nothing. The moved signals are not written to the store: a resumed
+// crawl starts the hubs afresh.
+func (c *Crawler) feedHubs(r result) {
+	if c.opts.Strategy != BestFirst || !r.fetchedHTML {
+		return
+	}
+	it := r.it
+	prior := 0.0
+	if h := c.hubs[it.Parent]; h != nil {
+		h.n++
+		h.sum += r.score.Value
+		v := h.parentSignal()
+		w := c.weights()
+		for _, kid := range c.front.children(it.Parent) {
+			if kid.Signals.Parent != v {
+				kid.Signals.Parent = v
+				c.front.fix(kid, w)
+			}
+		}
+		prior = (h.sum + h.prior) / float64(h.n+1)
+	}
+	c.hubs[it.URL] = &hub{relevance: r.score.Value, prior: prior}
+}
+
 // enqueue adds the page's new links to the frontier (or raises the value
 // of queued ones) and returns how many were added.
 func (c *Crawler) enqueue(parent *item, links []newLink, ch *change) int {
 	w := c.weights()
 	added := 0
+	// The links a page finds first are its children and take its hub's
+	// parent signal; links found again (a site's navigation, repeated on
+	// every page) keep the page's own relevance, or every list would
+	// lift them.
+	h := c.hubs[parent.URL]
 	for _, l := range links {
 		if raised, ok := c.front.raise(l.url, l.signals, w); ok {
 			ch.queued = append(ch.queued, raised)
@@ -725,7 +878,10 @@ func (c *Crawler) enqueue(parent *item, links []newLink, ch *change) int {
 		if !c.markSeen(l.url) {
 			continue
 		}
-		nit := &item{URL: l.url, Depth: parent.Depth + 1, Seq: c.counts.Seq, Signals: l.signals}
+		if h != nil {
+			l.signals.Parent = h.parentSignal()
+		}
+		nit := &item{URL: l.url, Depth: parent.Depth + 1, Seq: c.counts.Seq, Signals: l.signals, Parent: parent.URL}
 		c.counts.Seq++
 		c.front.add(nit, w)
 		ch.queued = append(ch.queued, nit)

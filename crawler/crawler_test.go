@@ -17,6 +17,8 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/relevance"
 )
 
 // urlsOf returns the set of record URLs, failing on a URL fetched twice.
@@ -257,9 +259,16 @@ func TestIndexesRelevantPages(t *testing.T) {
 	}
 	defer ix.Close()
 	o := testOptions(t, base+"/", fishProfile(t))
-	o.Index = ix
+	feed, err := ix.Feed(context.Background(), indexer.DefaultRunOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Index = feed
 	recs, c := crawlRecords(t, o)
 	sum, _ := c.Run(context.Background())
+	if _, err := feed.Close(); err != nil {
+		t.Fatal(err)
+	}
 	n, err := ix.Bleve().DocCount()
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +276,7 @@ func TestIndexesRelevantPages(t *testing.T) {
 	if int(n) != sum.Indexed || sum.Indexed == 0 {
 		t.Errorf("bleve holds %d documents, summary says %d indexed", n, sum.Indexed)
 	}
-	lo := 0.4
+	lo := relevance.DefaultOptions().Threshold
 	q := bleve.NewNumericRangeQuery(&lo, nil)
 	q.SetField(FieldRelevance)
 	res, err := ix.Search(bleve.NewSearchRequest(q))
@@ -275,7 +284,7 @@ func TestIndexesRelevantPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	if int(res.Total) != sum.Indexed {
-		t.Errorf("%d documents with relevance >= 0.4, want all %d indexed", res.Total, sum.Indexed)
+		t.Errorf("%d documents with relevance >= %v, want all %d indexed", res.Total, lo, sum.Indexed)
 	}
 	for _, r := range recs {
 		if !r.Relevant && r.DuplicateOf == "" {
@@ -298,8 +307,13 @@ func TestRealWebDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
+	feed, err := ix.Feed(context.Background(), indexer.DefaultRunOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer feed.Close()
 	o := testOptions(t, rw.base+"/", prof)
-	o.Index, o.MaxPages = ix, 400
+	o.Index, o.MaxPages = feed, 400
 	recs, _ := crawlRecords(t, o)
 	fetched := make(map[string]Record)
 	for _, r := range recs {
@@ -339,7 +353,9 @@ func TestRealWebDuplicates(t *testing.T) {
 // indexFunc is an Indexer calling a function.
 type indexFunc func(indexer.Document) (dedupfilter.Decision, error)
 
-func (f indexFunc) Index(d indexer.Document) (dedupfilter.Decision, error) { return f(d) }
+func (f indexFunc) Add(_ context.Context, _ page.Page, d *indexer.Document) (dedupfilter.Decision, error) {
+	return f(*d)
+}
 
 // TestRunAgainAfterStopInRedirect stops a run while a redirected page is
 // processed (past the point where its target is marked seen) and runs the
@@ -385,5 +401,61 @@ func TestRunAgainAfterStopInRedirect(t *testing.T) {
 	}
 	if len(recs) != 1 || recs[0].DuplicateOf != "" || sum.Indexed != 1 {
 		t.Errorf("second run recorded %+v (indexed %d), want the page indexed", recs, sum.Indexed)
+	}
+}
+
+// TestHubSignal crawls a site whose topical pages sit in a list whose
+// text and anchors name no topic: once one page the home page led to
+// proves relevant, the home page's links, and the list's links after
+// them, rank above the off-topic links found as early.
+func TestHubSignal(t *testing.T) {
+	page := func(title, body string) string {
+		return "<html><head><title>" + title + "</title></head><body>" + body + "</body></html>"
+	}
+	var home, list strings.Builder
+	home.WriteString(`<ul><li><a href="/e0">E0</a></li><li><a href="/list">List</a></li>`)
+	for i := range 10 {
+		fmt.Fprintf(&home, `<li><a href="/o%d">Other %d</a></li>`, i, i)
+	}
+	home.WriteString("</ul>")
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&list, `<li><a href="/e%d">E%d</a></li>`, i, i)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		switch p := r.URL.Path; {
+		case p == "/":
+			fmt.Fprint(w, page("Home", home.String()))
+		case p == "/list":
+			fmt.Fprint(w, page("List", "<ul>"+list.String()+"</ul>"))
+		case strings.HasPrefix(p, "/e"):
+			fmt.Fprint(w, page(p, "<p>"+strings.Repeat("The fish swims with its fins and scales. ", 20)+"</p>"))
+		case strings.HasPrefix(p, "/o"):
+			fmt.Fprint(w, page(p, "<p>Opera, tennis and tea are the subjects of this page, at length.</p>"))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	o := testOptions(t, srv.URL+"/", fishProfile(t))
+	o.Workers, o.Learn = 1, false
+	recs, _ := crawlRecords(t, o)
+	var order []string
+	lastEntry := 0
+	for i, r := range recs {
+		order = append(order, strings.TrimPrefix(r.URL, srv.URL))
+		if strings.HasPrefix(order[i], "/e") {
+			lastEntry = i
+		}
+	}
+	others := 0
+	for _, p := range order[:lastEntry] {
+		if strings.HasPrefix(p, "/o") {
+			others++
+		}
+	}
+	if others > 2 {
+		t.Errorf("%d off-topic pages fetched before the last list entry, want at most 2; order %v", others, order)
 	}
 }

@@ -8,7 +8,7 @@
 // # Use
 //
 //	o := crawler.DefaultOptions("DIR/crawl")
-//	o.Seeds, o.Profile, o.Index = seeds, profile, ix // ix: *indexer.Index
+//	o.Seeds, o.Profile, o.Index = seeds, profile, feed // feed: an *indexer.Feed
 //	c, err := crawler.New(o)
 //	...
 //	defer c.Close()
@@ -32,7 +32,11 @@
 // # Frontier
 //
 // BestFirst pops the link with the largest Σ w_k·I_k (anchor, siblings,
-// parent relevance, URL), BreadthFirst the shallowest, earliest found.
+// parent, URL), BreadthFirst the shallowest, earliest found. The parent
+// signal of a link is the larger of its page's relevance and the page's
+// yield, the mean relevance of the links the page found first that were
+// fetched so far (a section index names no topic, the pages it lists
+// do); it moves on the queued links as their siblings come in.
 // A link found again from a better page keeps the higher value. With
 // Learn, every fetched page's actual relevance updates the weights by
 // the rule documented on relevance.LinkScorer, and queued values are
@@ -80,8 +84,11 @@
 //   - Near-duplicates are detected only among relevant (indexed) pages;
 //     off-topic pages are de-duplicated by exact extracted text only, so
 //     an off-topic page mirrored with small changes is expanded twice.
-//   - robots.txt is fetched once per host per process; a 5xx or network
-//     error disallows the host until the crawler is reopened (RFC 9309).
+//   - robots.txt is fetched once per host per process. A server that
+//     does not answer (or answers robots.txt with a 5xx) is tried again
+//     with backoff for Options.RetryFor, its pages waiting meanwhile (RFC
+//     9309's complete disallow); then they fail with ErrUnreachable. A
+//     crawl that reads no page at all returns ErrNoPages with the reason.
 //     A redirect's target is checked against AllowedHosts but not against
 //     its host's robots.txt.
 //   - Politeness spaces page requests, not the robots.txt request itself.

@@ -27,6 +27,15 @@ var (
 	// ErrOffSite reports a redirect to a host outside Options.AllowedHosts
 	// or to a URL robots.txt disallows.
 	ErrOffSite = errors.New("redirect off site")
+	// ErrUnreachable reports a server that did not answer (connection
+	// refused or reset, a time-out before the response) or, for
+	// robots.txt, answered with a server error. The crawler tries such a
+	// server again with backoff for Options.RetryFor before its pages
+	// fail with this error.
+	ErrUnreachable = errors.New("server unreachable")
+	// ErrNoPages reports a crawl that ended without reading any page;
+	// the error says why (the seeds' last failure).
+	ErrNoPages = errors.New("no page fetched")
 	// ErrStoreVersion reports a crawl store written by an incompatible
 	// version.
 	ErrStoreVersion = errors.New("incompatible crawl store")

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -81,6 +82,11 @@ func (f *fetcher) get(ctx context.Context, rawURL string, wantHTML bool) (respon
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
 	resp, err := f.client.Do(req)
 	if err != nil {
+		if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			if !errors.Is(err, ErrTooManyRedirects) && !errors.Is(err, ErrOffSite) {
+				err = fmt.Errorf("%w: %w", ErrUnreachable, err) // err names the URL
+			}
+		}
 		return response{}, err
 	}
 	defer resp.Body.Close()

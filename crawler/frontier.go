@@ -12,7 +12,8 @@ type item struct {
 	Depth   int               `json:"d"`
 	Seq     uint64            `json:"q"` // discovery order
 	Seed    bool              `json:"seed,omitempty"`
-	Signals relevance.Signals `json:"s"` // the link-value paper's four predictions
+	Signals relevance.Signals `json:"s"`           // the link-value paper's four predictions
+	Parent  string            `json:"p,omitempty"` // the page that found the link first
 
 	value float64 // Σ w_k·Signals_k with the weights when last computed
 	index int     // in the heap; -1 when not queued
@@ -24,11 +25,12 @@ type item struct {
 type frontier struct {
 	items    []*item
 	byURL    map[string]*item
+	byParent map[string][]*item // queued links by Parent; fetched ones linger (see children)
 	strategy Strategy
 }
 
 func newFrontier(s Strategy) *frontier {
-	return &frontier{byURL: make(map[string]*item), strategy: s}
+	return &frontier{byURL: make(map[string]*item), byParent: make(map[string][]*item), strategy: s}
 }
 
 func (f *frontier) Len() int { return len(f.items) }
@@ -68,7 +70,33 @@ func (f *frontier) Pop() any {
 func (f *frontier) add(it *item, w relevance.Signals) {
 	it.value = value(it, w)
 	f.byURL[it.URL] = it
+	if it.Parent != "" {
+		f.byParent[it.Parent] = append(f.byParent[it.Parent], it)
+	}
 	heap.Push(f, it)
+}
+
+// children returns the queued links parent found first, dropping the
+// entries of links no longer queued (fetched or being fetched).
+func (f *frontier) children(parent string) []*item {
+	kids := f.byParent[parent][:0]
+	for _, it := range f.byParent[parent] {
+		if it.index >= 0 {
+			kids = append(kids, it)
+		}
+	}
+	if len(kids) == 0 {
+		delete(f.byParent, parent)
+		return nil
+	}
+	f.byParent[parent] = kids
+	return kids
+}
+
+// fix re-orders it after its signals changed.
+func (f *frontier) fix(it *item, w relevance.Signals) {
+	it.value = value(it, w)
+	heap.Fix(f, it.index)
 }
 
 // pop removes the best item; it stays in byURL until done.
@@ -81,7 +109,8 @@ func (f *frontier) push(it *item) { heap.Push(f, it) }
 func (f *frontier) done(url string) { delete(f.byURL, url) }
 
 // raise gives the queued link url the signals sig when they predict a
-// higher value, and reports whether it did.
+// higher value, and reports whether it did. The link stays the child of
+// the page that found it first.
 func (f *frontier) raise(url string, sig relevance.Signals, w relevance.Signals) (*item, bool) {
 	it, ok := f.byURL[url]
 	if !ok || it.index < 0 || it.Seed {

@@ -79,6 +79,17 @@ type Options struct {
 	// Robots makes the crawler fetch and obey robots.txt. Default true.
 	Robots bool
 
+	// RetryFor is how long a server that does not answer (connection
+	// refused, a time-out before the response; for robots.txt also a
+	// server error) is tried again, with backoff from half a second
+	// doubling to 15 s, counted from its first failure: a server that
+	// comes up or back within that time is crawled. Until then its
+	// robots.txt counts as a complete disallow (RFC 9309) and its pages
+	// wait in the frontier; after it they fail with ErrUnreachable
+	// without the server being tried again.
+	// Default 1 minute; 0 fails them at once.
+	RetryFor time.Duration
+
 	// ConnectTimeout bounds dialling (TCP and TLS handshake); ReadTimeout
 	// bounds the whole request after that, body included, so a server
 	// that trickles bytes is cut off. Defaults 10 s each.
@@ -153,6 +164,7 @@ func DefaultOptions(dir string) Options {
 		Delay:          time.Second,
 		MaxCrawlDelay:  30 * time.Second,
 		Robots:         true,
+		RetryFor:       time.Minute,
 		ConnectTimeout: 10 * time.Second,
 		ReadTimeout:    10 * time.Second,
 		UserAgent:      "bleve-dedup-crawler/1.0",
@@ -185,7 +197,7 @@ func (o Options) validate() error {
 		return bad("max pages %d < 0", o.MaxPages)
 	case o.Workers < 1:
 		return bad("workers %d < 1", o.Workers)
-	case o.Delay < 0 || o.MaxCrawlDelay < 0:
+	case o.Delay < 0 || o.MaxCrawlDelay < 0 || o.RetryFor < 0:
 		return bad("negative delay")
 	case o.ConnectTimeout <= 0 || o.ReadTimeout <= 0:
 		return bad("time-outs must be positive")

@@ -22,6 +22,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"negative depth", func(o *Options) { o.MaxDepth = -1 }},
 		{"negative pages", func(o *Options) { o.MaxPages = -1 }},
 		{"negative delay", func(o *Options) { o.Delay = -1 }},
+		{"negative retry time", func(o *Options) { o.RetryFor = -1 }},
 		{"zero timeout", func(o *Options) { o.ReadTimeout = 0 }},
 		{"no user agent", func(o *Options) { o.UserAgent = "" }},
 		{"bad strategy", func(o *Options) { o.Strategy = 7 }},

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -131,13 +132,14 @@ func TestRobotsCache(t *testing.T) {
 		handler http.HandlerFunc
 		path    string
 		want    bool
+		fetches int32 // of three calls: a failure is fetched again
 	}{
-		{"missing allows all", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, "/x", true},
-		{"server error disallows all", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 503) }, "/x", false},
+		{"missing allows all", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, "/x", true, 1},
+		{"server error is unreachable", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 503) }, "/x", false, 3},
 		{"redirect to another host followed", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, other.URL+"/robots.txt", http.StatusMovedPermanently)
-		}, "/moved", false},
-		{"rules applied", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nDisallow: /x\n") }, "/x", false},
+		}, "/moved", false, 1},
+		{"rules applied", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nDisallow: /x\n") }, "/x", false, 1},
 	}
 	for _, tt := range tests {
 		var hits atomic.Int32
@@ -148,14 +150,29 @@ func TestRobotsCache(t *testing.T) {
 		o := DefaultOptions("unused")
 		rc := robotsCache{fetcher: newFetcher(o, func(string) bool { return false }), userAgent: o.UserAgent}
 		for range 3 {
-			if got := rc.get(context.Background(), srv.URL+tt.path).Allowed(tt.path); got != tt.want {
-				t.Errorf("%s: Allowed(%s) = %v, want %v", tt.name, tt.path, got, tt.want)
+			rb, err := rc.get(context.Background(), srv.URL+tt.path)
+			if tt.fetches > 1 {
+				if !errors.Is(err, ErrUnreachable) || rb != nil {
+					t.Errorf("%s: get = %v, %v; want nil, ErrUnreachable", tt.name, rb, err)
+				}
+				continue
+			}
+			if got := rb.Allowed(tt.path); err != nil || got != tt.want {
+				t.Errorf("%s: Allowed(%s) = %v (error %v), want %v", tt.name, tt.path, got, err, tt.want)
 			}
 		}
-		if n := hits.Load(); n != 1 {
-			t.Errorf("%s: robots.txt fetched %d times, want once", tt.name, n)
+		if n := hits.Load(); n != tt.fetches {
+			t.Errorf("%s: robots.txt fetched %d times, want %d", tt.name, n, tt.fetches)
 		}
 		srv.Close()
+	}
+	// A server that does not answer at all.
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close()
+	o := DefaultOptions("unused")
+	rc := robotsCache{fetcher: newFetcher(o, func(string) bool { return false }), userAgent: o.UserAgent}
+	if rb, err := rc.get(context.Background(), srv.URL+"/x"); !errors.Is(err, ErrUnreachable) || rb != nil {
+		t.Errorf("closed server: get = %v, %v; want nil, ErrUnreachable", rb, err)
 	}
 }
 

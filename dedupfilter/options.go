@@ -32,6 +32,14 @@ var policyNames = enum.New[Policy]("policy", "suppress", "mark", "replace")
 
 func (p Policy) String() string { return policyNames.String(p) }
 
+// MarshalText and UnmarshalText write and read the policy's name.
+func (p Policy) MarshalText() ([]byte, error) { return policyNames.Text(p) }
+
+func (p *Policy) UnmarshalText(b []byte) (err error) {
+	*p, err = ParsePolicy(string(b))
+	return err
+}
+
 // ParsePolicy parses "suppress", "mark" or "replace" (case-insensitive).
 func ParsePolicy(s string) (Policy, error) {
 	p, err := policyNames.Parse(s)
@@ -54,6 +62,14 @@ const (
 var keepNames = enum.New[Keep]("keep rule", "newer", "longer")
 
 func (k Keep) String() string { return keepNames.String(k) }
+
+// MarshalText and UnmarshalText write and read the rule's name.
+func (k Keep) MarshalText() ([]byte, error) { return keepNames.Text(k) }
+
+func (k *Keep) UnmarshalText(b []byte) (err error) {
+	*k, err = ParseKeep(string(b))
+	return err
+}
 
 // ParseKeep parses "newer" or "longer" (case-insensitive).
 func ParseKeep(s string) (Keep, error) {
@@ -84,6 +100,18 @@ const (
 var sourceNames = enum.New[Source]("candidate source", "bands", "structure", "blocks", "terms", "pieces")
 
 func (s Source) String() string { return sourceNames.String(s) }
+
+// MarshalText and UnmarshalText write and read the source's name.
+func (s Source) MarshalText() ([]byte, error) { return sourceNames.Text(s) }
+
+func (s *Source) UnmarshalText(b []byte) error {
+	v, err := sourceNames.Parse(string(b))
+	if err != nil {
+		return fmt.Errorf("dedupfilter: %v: %w", err, ErrInvalidOptions)
+	}
+	*s = v
+	return nil
+}
 
 // AllSources are every kind of posting list, the default of
 // Options.Sources.

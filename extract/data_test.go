@@ -37,8 +37,9 @@ func BenchmarkNeardup(b *testing.B) {
 // corpus, and reports the share of pages it narrowed.
 func BenchmarkNarrow(b *testing.B) {
 	type input struct {
-		t         *tree
-		extracted []string
+		t          *tree
+		extracted  []string
+		first, end int32
 	}
 	o := DefaultOptions()
 	o.TitleAnchor = false
@@ -49,7 +50,8 @@ func BenchmarkNarrow(b *testing.B) {
 			b.Fatal(err)
 		}
 		c, _ := o.HTML(p.HTML, p.URL)
-		in = append(in, input{t, c.Paragraphs})
+		_, first, end := t.mainBlocks()
+		in = append(in, input{t, c.Paragraphs, first, end})
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -57,11 +59,21 @@ func BenchmarkNarrow(b *testing.B) {
 	for range b.N {
 		narrowed = 0
 		for _, x := range in {
-			if !slices.Equal(narrow(x.t, x.extracted), x.extracted) {
+			if !slices.Equal(narrow(x.t, x.extracted, x.first, x.end), x.extracted) {
 				narrowed++
 			}
 		}
 	}
 	b.ReportMetric(float64(b.N*len(in))/b.Elapsed().Seconds(), "pages/s")
 	b.ReportMetric(float64(narrowed)/float64(len(in)), "narrowed")
+}
+
+// TestF1Readability guards Native's figure on extract/readability
+// (0.955).
+func TestF1Readability(t *testing.T) {
+	extracttest.F1Readability(t, DefaultOptions().FromPageContext, 0.95)
+}
+
+func BenchmarkF1Readability(b *testing.B) {
+	extracttest.BenchmarkF1(b, extracttest.LoadReadability, Native.String(), DefaultOptions().FromPageContext)
 }

@@ -18,18 +18,27 @@
 // taking at most 100 from its parent, so a related-links box inside the
 // article's container does not outweigh the article. Template boxes add
 // nothing: navigation, footer, aside, figure and similar elements,
-// hidden ones (hidden, aria-hidden, display:none), navigation roles, and
+// hidden ones (hidden, aria-hidden, display:none), navigation roles,
 // elements whose class or id names a box ("sidebar", "share", "related",
-// "comment"; a name that also names an article body, "l-sidebar l-article-
-// body", is neither, and a box holding more than half of the page's prose
-// is a wrapper named after the boxes in it, unless it is a comment
-// section). The element with the highest score, or its child that keeps
-// 85% of that score, holds the article; its blocks outside template boxes
-// are the result. The Trafilatura engine runs go-trafilatura (balanced
-// focus, its go-readability and go-domdistiller fallbacks, a 100-rune
-// minimum article length, links kept so that link density can be
-// measured) on pages small enough for it (Options.MaxTrafilaturaElements,
-// MaxTrafilaturaRunes) that html.Parse can read; other pages go to Native.
+// "comment", and their German, Polish, French, Spanish, Italian, Dutch,
+// Portuguese, Czech and pinyin words: "kommentare", "powiazane",
+// "compartir"; a name that also names an article body, "l-sidebar
+// l-article-body", is neither; an id of more than four words is a
+// heading's slug, not a name; a box holding more than half of the page's
+// prose is a wrapper named after the boxes in it, unless it is a comment
+// section or a gallery), and elements that start with the label of a box
+// in one of eleven languages ("Related articles", "Kommentare (12)",
+// "Czytaj także", "関連記事", "相关文章"; labels.go). The element with the
+// highest score, or its child that keeps 85% of that score (not a list
+// or data table, whose introduction would be lost), holds the article;
+// when no element scores above 0 (every line short or link-dense), the
+// element holding most text outside links does. Its blocks outside
+// template boxes are the result. The Trafilatura engine runs
+// go-trafilatura (balanced focus, its go-readability and go-domdistiller
+// fallbacks, a 100-rune minimum article length, links kept so that link
+// density can be measured) on pages small enough for it
+// (Options.MaxTrafilaturaElements, MaxTrafilaturaRunes) that html.Parse
+// can read; other pages go to Native.
 // It is linked only into programs that import package extract/trafilatura,
 // which registers it (RegisterEngine): go-trafilatura's date parser costs
 // every program that links it about half a second of start-up, 78 MB of
@@ -37,14 +46,19 @@
 //
 // Both engines' paragraphs then go through the same filters (filter.go):
 // paragraphs that are link-heavy (by the engine's output or, where
-// go-trafilatura dropped a link, by the same text on the page), have no
-// letters or digits, or are short source/copyright/pagination/timestamp/
-// byline lines in Chinese or English are dropped, and, among the last five
-// paragraphs, English calls to action and credits (newsletter prompts,
-// "follow us on Twitter", "X contributed to this report", e-mail
-// addresses). Before that, English sentences split at a link or a <br>
-// are rejoined. When nothing is left, the long text blocks of the page
-// outside nav/header/footer/aside/list/form elements are taken (fallback).
+// go-trafilatura dropped a link, by the same text on the page; the linked
+// names in the rows of a data table are data, not links), have no letters
+// or digits, are only a label of page furniture ("Teilen", "Share:"), or
+// are short source/copyright/pagination/timestamp/byline lines (Chinese
+// and English, and in European languages source and credit labels,
+// "Foto: dpa", bylines, "Von Anna Schmidt", dates with a time and relative
+// times, "vor 3 Stunden", "3時間前") are dropped, and, among the last five
+// paragraphs, calls to action and credits (newsletter prompts, "follow us
+// on Twitter", "Newsletter abonnieren", "X contributed to this report",
+// e-mail addresses). Before that, English sentences split at a link or a
+// <br> are rejoined. When nothing is left, the long text blocks of the
+// page outside nav/header/footer/aside/list/form elements are taken
+// (fallback).
 // [Text] splits plain text into paragraphs; [FromPageContext] picks one of
 // the two for a [page.Page].
 //
@@ -56,25 +70,31 @@
 // article, and an h1-h6 with the same text (after width and case folding,
 // or with rune-bigram Dice >= 0.8) starts it. The article is taken as what
 // follows that heading in its nearest container holding at least 50 words
-// (Han characters) after it, above any <header>, up to the next heading of
-// the same or a higher rank that is no deeper in the tree. That section
+// (Han characters) after it, above any <header> and no lower than the
+// <article> that holds it (pages cut an article into parts), up to the
+// next heading of the same or a higher rank that is no deeper in the
+// tree, and within the part of the page the engine read (a teaser of the
+// article elsewhere repeats its headline and lead). That section
 // replaces the engine's result only when the result holds it (80% of its
 // shingles), starts with it (at most a quarter of the result before it)
 // and is much longer (the section under 75% of it): narrowing never brings
 // in text the engine did not find. It narrows 11% of the near-duplicate
 // corpus.
 //
-// Measured (TestF1 and TestNeardup here and in extract/trafilatura, with
-// shingle F1 as in the scrapinghub article-extraction benchmark): Native
-// 0.975 on the 181 English pages and 0.956 on the 69 Chinese ones (Han
-// characters as tokens), Trafilatura 0.965 and 0.925; on the reprints of
-// the near-duplicate corpus, precision 0.956 and recall 0.964 against the
-// reprinted articles (Trafilatura 0.948 and 0.960; Native without narrowing
-// 0.893 and 0.964). In one goroutine, Native costs 1.1 ms of CPU a page on
-// the near-duplicate corpus (2.8 ms on the larger English pages),
-// Trafilatura 12 ms (6.3 ms without its fallbacks, which scored 0.956,
-// 0.912 and 0.943/0.955); BenchmarkNeardup and BenchmarkF1EN/ZH here and in
-// extract/trafilatura report them.
+// Measured (TestF1, TestF1Readability and TestNeardup here and in
+// extract/trafilatura, with shingle F1 as in the scrapinghub
+// article-extraction benchmark): Native 0.975 on the 181 English pages,
+// 0.956 on the 69 Chinese ones (Han characters as tokens) and 0.955 on
+// the 128 varied pages of extract/readability (precision 0.972, recall
+// 0.939), Trafilatura 0.965 and 0.925 on the first two; on the reprints
+// of the near-duplicate corpus, precision 0.956 and recall 0.964 against
+// the reprinted articles (Trafilatura 0.948 and 0.960; Native without
+// narrowing 0.893 and 0.964). In one goroutine, Native costs 1.1 ms of
+// CPU a page on the near-duplicate corpus (2.8 ms on the larger English
+// pages), Trafilatura 12 ms (6.3 ms without its fallbacks, which scored
+// 0.956, 0.912 and 0.943/0.955); BenchmarkNeardup and
+// BenchmarkF1EN/ZH/Readability here and in extract/trafilatura report
+// them.
 //
 // Cost on any page: every stage is linear in the page. Pages of 8 MB of
 // five pathological shapes (a giant table, 200,000 nested elements, 100,000
@@ -97,9 +117,10 @@
 // by its position) can lose text; a title heading in a non-<header> box
 // with a standfirst of 50 words or more can narrow the result to that box;
 // short headings of template boxes ("热点推荐") can slip through; the class
-// and id words are English, the boilerplate patterns know Chinese and
-// English only; comment threads are
-// left out only when their elements are named as comments; an article
+// and id words and the labels know eleven languages, the other
+// boilerplate patterns Chinese and English best; comment threads are left
+// out only when their elements are named as comments or start with a
+// comment label; an article
 // split between two containers whose parent also holds much else keeps
 // only its larger part; an article that ends on its own subject's
 // newsletter or subscriptions loses those last paragraphs; picture

@@ -76,13 +76,18 @@ func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content,
 	}
 	var c Content
 	used := false // go-trafilatura read the page
+	// The blocks of the page the result comes from: Native's main
+	// element, or the whole page.
+	first, end := int32(0), int32(len(t.blocks))
 	if o.Engine == Trafilatura && len(t.els) <= o.MaxTrafilaturaElements && t.runes() <= o.MaxTrafilaturaRunes {
 		if c, used, err = o.runEngine(ctx, t, doc, pageURL); err != nil {
 			return Content{}, err
 		}
 	}
 	if !used {
-		c.Paragraphs = paragraphs(t.ck, t.mainBlocks())
+		var bs []block
+		bs, first, end = t.mainBlocks()
+		c.Paragraphs = paragraphs(t.ck, bs)
 	}
 	if c.Title == "" {
 		c.Title = t.headline()
@@ -90,7 +95,7 @@ func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content,
 	if o.TitleAnchor {
 		// Only the <title>: go-trafilatura's title may be the page's one
 		// <h1>, which would anchor any page on its own heading.
-		c.Paragraphs = narrow(t, c.Paragraphs)
+		c.Paragraphs = narrow(t, c.Paragraphs, first, end)
 	}
 	if len(c.Paragraphs) == 0 {
 		c.Paragraphs = t.fallback()

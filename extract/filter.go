@@ -35,6 +35,16 @@ var boilerplateLine = prefixGate(`(?i)^[\s\[(（【〖<«←]*(?:`+
 	"provided by", "citation", "advertisement", "this article", "this story", "originally published", "copyright",
 	"published", "updated", "posted")
 
+// creditLine matches the source, credit, author and update labels of
+// European sites at the start of a short line ("Quelle:", "Foto: dpa",
+// "Źródło:", "Fuente:", "Crédits :", "Aktualisiert:").
+var creditLine = prefixGate(`(?i)^[\s\[(«]*(?:quelle|bildquelle|foto|fotos|bild|autor|autorin|redaktion|aktualisiert|veröffentlicht|`+
+	`źródło|fot\.?|zdjęcie|redakcja|aktualizacja|fuente|fotografía|actualizado|publicado|crédits?|photo|auteur|publié|`+
+	`mis à jour|fonte|zdroj|aktualizováno|bron)\s*[:：]`,
+	" \t\n\f\r[(«", "quelle", "bildquelle", "foto", "bild", "autor", "redaktion", "aktualisiert", "veröffentlicht",
+	"źródło", "fot", "zdjęcie", "redakcja", "aktualizacja", "fuente", "fotografía", "actualizado", "publicado",
+	"crédit", "photo", "auteur", "publié", "mis à jour", "fonte", "zdroj", "aktualizováno", "bron")
+
 // boilerplateMark matches copyright notices, pagination and post or page
 // timestamps anywhere in a short line: a numeric date with a time, an
 // English month-name date with a time ("NOVEMBER 20, 2019 10:43"), or a
@@ -48,25 +58,54 @@ var boilerplateMark = containsGate(`(?i)版权所有|未经授权|禁止转载|�
 	true, "版权所有", "未经授权", "禁止转载", "不得转载", "转载请注明", "copyright", "©", "all rights reserved",
 	"上一页", "下一页", "上一篇", "下一篇", "查看完整版本", "返回顶部", "返回首页")
 
-// byline matches an English byline alone on its line: "By" and up to five
-// capitalised words ("By Jeff Foust", "BY JERUSALEM POST STAFF"). The
+// dateTimeMark matches the dates with a time of European sites in a
+// short line ("31.10.2021, 14:35", "31. Oktober 2021 um 14:35 Uhr", "2 de
+// marzo de 2021 a las 10:15"); relativeTimeMark a relative time ending
+// the line ("vor 2 Stunden", "2 godziny temu", "il y a 2 heures", "hace 2
+// horas", "před 2 hodinami", "3時間前", "2小时前"). Their gates are
+// narrower than boilerplateMark's: lines with digits are many on Chinese
+// pages.
+var (
+	dateTimeMark = digitsGate(`(?i)`+
+		`\b\d{1,2}\.\s?\d{1,2}\.\s?\d{4},?\s+(?:um\s+|o\s+|v\s+)?\d{1,2}[:.]\d{2}|`+
+		`\b\d{1,2}\.?\s+(?:de\s+)?\pL+\.?\s+(?:de\s+)?\d{4},?\s+(?:um\s+|à\s+|a las\s+|às\s+|o\s+|alle\s+)?\d{1,2}[:.h]\d{2}`,
+		7, ":", ".", "h")
+	relativeTimeMark = containsGate(`(?i)`+
+		`(?:\b\d+\s+(?:min(?:ute)?s?|hours?|hrs?|days?|weeks?)\s+ago|\bvor\s+\d+\s+(?:min(?:ute|uten)?|stunden?|std\.?|tag(?:en)?|wochen?)|`+
+		`\b\d+\s+(?:minut[ay]?|godzin[ay]?|godz\.|dni|dzień|tygodni[ae]?)\s+temu|\bil y a\s+\d+\s+(?:min(?:ute)?s?|heures?|h|jours?)|`+
+		`\bhace\s+\d+\s+(?:min(?:uto)?s?|horas?|días?)|\bpřed\s+\d+\s+(?:minutami|minutou|hodinami|hodinou|dny|dnem)|`+
+		`\d+\s*(?:分|時間|日|分钟|分鐘|小时|小時|天)前)[\s\pP]*$`,
+		false, "ago", "vor ", "temu", "il y a", "hace", "před", "前")
+)
+
+// byline matches a byline alone on its line: "By" (or "Von", "Par",
+// "Por", "Di", "Door") and up to five capitalised words ("By Jeff Foust",
+// "BY JERUSALEM POST STAFF", "Von Anna Schmidt und Jan Berg"). The
 // capitals keep sentences such as "By then it was over." out.
-var byline = prefixGate(`^(?:By|BY|by)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:and\s+)?\p{Lu}[\p{L}.'’-]*){0,4}$`, "", "by")
+var byline = prefixGate(`^(?:By|BY|by|Von|VON|von|Par|PAR|par|Por|POR|por|Di|DI|di|Door|door)\s+\p{Lu}[\p{L}.'’-]*(?:\s+(?:and\s+|und\s+|et\s+|y\s+|e\s+|en\s+)?\p{Lu}[\p{L}.'’-]*){0,4}$`,
+	"", "by", "von", "par", "por", "di", "door")
 
 // promo matches the calls to action and credits that news sites append to
 // an article: newsletter and subscription prompts, "follow us on Twitter",
 // reporter contacts ("follow him @x", e-mail addresses), wire credits ("X
 // contributed to this report", "Reporting by X; Editing by Y"), "share it
 // with a friend", citation lines. They read as prose, so only the tail of
-// the text is tested (see paragraphs).
+// the text is tested (see paragraphs). The calls to subscribe and follow
+// are known in German, French, Spanish, Italian, Polish, Czech and Dutch
+// too.
 var promo = containsGate(`(?i)\b(?:subscribe|newsletters?|inbox)\b`+
 	`|\bfollow\b.{0,60}\bon (?:twitter|facebook|instagram)\b|\bfollow (?:us|him|her|them|me) @`+
 	`|\bcontributed (?:to )?(?:this|the) (?:report|story)|\bcontributed reporting\b`+
 	`|\bshare (?:it|this(?: story| article)?) with\b|\bif you (?:enjoyed|liked) this\b`+
 	`|\breporting by\b|\bediting by\b|^contributing:`+
-	`|^citation:|\bretrieved\b.*\bfrom https?://|(?:^|\s)[\w.+-]+@[\w-]+\.[a-z]{2,}`,
+	`|^citation:|\bretrieved\b.*\bfrom https?://|(?:^|\s)[\w.+-]+@[\w-]+\.[a-z]{2,}`+
+	// Other languages: subscribe, follow us.
+	`|\b(?:abonnieren|abonniere|abonnez|suscríbete|suscríbase|suscribirse|iscriviti|zasubskrybuj|zapisz się|přihlaste se|odebírejte)`+
+	`|\b(?:folgen sie uns|folge uns|obserwuj nas|suivez-nous|suivez nous|síguenos|seguici|sledujte nás|volg ons)`,
 	false, "subscribe", "newsletter", "inbox", "follow", "contributed", "share", "if you", "reporting by",
-	"editing by", "contributing:", "citation:", "retrieved", "@")
+	"editing by", "contributing:", "citation:", "retrieved", "@", "abonn", "suscr", "iscriviti", "zasubskrybuj",
+	"zapisz się", "přihlaste se", "odebírejte", "folg", "obserwuj nas", "suivez", "síguenos", "seguici",
+	"sledujte nás", "volg ons")
 
 // A promo is dropped only among the last tailParagraphs paragraphs and up
 // to maxPromoRunes: earlier in an article, or in a long paragraph,
@@ -80,21 +119,29 @@ const (
 // a test every match passes: most lines do not, and the backtracking
 // matcher costs microseconds a line. The gate is one of the literals at
 // the start of the text (after runes in lead), with prefix, or anywhere
-// in it, else; with digit, an ASCII digit anywhere opens it too. The
-// literals are lower case; the text is lower-cased for the gate, not for
-// the expression.
+// in it, else; with digit, an ASCII digit anywhere opens it too; with
+// minDigits, the text must also hold that many digits. The literals are
+// lower case; the text is lower-cased for the gate, not for the
+// expression.
 type gated struct {
-	re       *regexp.Regexp
-	prefix   bool
-	lead     string
-	digit    bool
-	literals []string
+	re        *regexp.Regexp
+	prefix    bool
+	lead      string
+	digit     bool
+	minDigits int // the text must hold this many ASCII digits besides a literal
+	literals  []string
 }
 
 // containsGate returns a gated expression opened by any of literals
 // anywhere in the text, or with digit by an ASCII digit.
 func containsGate(expr string, digit bool, literals ...string) gated {
 	return gated{re: regexp.MustCompile(expr), digit: digit, literals: literals}
+}
+
+// digitsGate returns a gated expression opened by any of literals
+// anywhere in a text that holds at least minDigits ASCII digits.
+func digitsGate(expr string, minDigits int, literals ...string) gated {
+	return gated{re: regexp.MustCompile(expr), minDigits: minDigits, literals: literals}
 }
 
 // prefixGate returns a gated expression opened by any of literals at the
@@ -106,6 +153,9 @@ func prefixGate(expr, lead string, literals ...string) gated {
 // match reports whether the expression matches s; lower is s in lower
 // case.
 func (g gated) match(s, lower string) bool {
+	if g.minDigits > 0 && digits(s) < g.minDigits {
+		return false
+	}
 	open := g.digit && strings.ContainsAny(s, "0123456789")
 	if g.prefix {
 		lower = strings.TrimLeft(lower, g.lead)
@@ -123,21 +173,37 @@ func (g gated) match(s, lower string) bool {
 	return open && g.re.MatchString(s)
 }
 
+// digits counts the ASCII digits of s.
+func digits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if '0' <= s[i] && s[i] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
 // isBoilerplate reports whether a paragraph is template text rather than
 // article text: link-heavy, without any letter or digit, or a short
 // source/copyright/navigation/byline line.
 func isBoilerplate(b block) bool {
-	if b.linkDensity() > maxLinkDensity {
+	if b.linkDensity() > maxLinkDensity && b.flags&fDataCell == 0 {
 		return true
 	}
 	if !strings.ContainsFunc(b.text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		return true
+	}
+	if labelOf(b.text, b.runes) != notLabel {
 		return true
 	}
 	if b.runes > maxBoilerplateRunes {
 		return false
 	}
 	lower := strings.ToLower(b.text)
-	return boilerplateLine.match(b.text, lower) || boilerplateMark.match(b.text, lower) || byline.match(b.text, lower)
+	return boilerplateLine.match(b.text, lower) || creditLine.match(b.text, lower) ||
+		boilerplateMark.match(b.text, lower) || dateTimeMark.match(b.text, lower) ||
+		relativeTimeMark.match(b.text, lower) || byline.match(b.text, lower)
 }
 
 // maxBoxHeadingRunes: a paragraph this short right before a link-heavy

@@ -82,16 +82,20 @@ var sectionSkip = map[atom.Atom]bool{
 // It never uses a section that extracted does not hold: measured, taking
 // the section when go-trafilatura found other text made a few good
 // extractions empty or wrong (a picture caption under the heading, a
-// heading repeated in a side box) for a small gain on broken ones.
-func narrow(t *tree, extracted []string) []string {
+// heading repeated in a side box) for a small gain on broken ones. Nor
+// one outside blocks[first:end], the part of the page the engine took its
+// result from: a teaser of the article elsewhere on the page (its heading
+// and first sentences) is held by the result too.
+func narrow(t *tree, extracted []string, first, end int32) []string {
 	ext := strings.Join(extracted, "\n")
 	extRunes := float64(utf8.RuneCountInString(ext))
 	var extShingles shingleSet // computed when first needed
 	hs := t.titleAnchors()
 	for _, h := range hs[:min(len(hs), maxAnchors)] {
-		ps := t.section(h)
+		ps, secEnd := t.section(h)
 		sec := strings.Join(ps, "\n")
-		if !hasTokens(t.ck, ps, minSectionTokens) || float64(utf8.RuneCountInString(sec)) >= maxSectionShare*extRunes {
+		if !hasTokens(t.ck, ps, minSectionTokens) || float64(utf8.RuneCountInString(sec)) >= maxSectionShare*extRunes ||
+			secEnd <= first || t.els[h].end >= end {
 			continue
 		}
 		if extShingles == nil {
@@ -226,33 +230,44 @@ func (t *tree) anchors(keys []string) []int32 {
 // h in its nearest ancestor where at least minSectionTokens of them follow
 // it, up to the heading that starts the next item (see nextItem). The
 // search starts above the <header> or <hgroup> that holds h, if any: those
-// hold the heading's own standfirst, byline and picture, not the article.
+// hold the heading's own standfirst, byline and picture, not the article;
+// and no lower than the <article> that holds h: pages cut an article into
+// parts (Medium's sections, a standfirst box), and the <article> is the
+// whole of it.
 // Text in a sectionSkip element inside the ancestor is left out. The climb
 // gives up after a work budget linear in the page, which only deep,
-// pathological pages reach.
-func (t *tree) section(h int32) []string {
+// pathological pages reach. It returns the end of the section too: the
+// block after its last.
+func (t *tree) section(h int32) ([]string, int32) {
 	he := &t.els[h]
-	start := he.parent
+	start, article := he.parent, int32(-1)
 	for a := he.parent; a > 0; a = t.els[a].parent {
-		if tag := t.els[a].tag; tag == atom.Header || tag == atom.Hgroup {
+		switch tag := t.els[a].tag; {
+		case tag == atom.Header || tag == atom.Hgroup:
 			start = t.els[a].parent
+		case tag == atom.Article && article < 0:
+			article = a
 		}
+	}
+	if article >= 0 && t.els[start].depth > t.els[article].depth {
+		start = article
 	}
 	stop := t.nextItem(h)
 	budget := 16*len(t.blocks) + 1<<16
 	var ps []string
+	end := he.end
 	for a := start; a >= 0; a = t.els[a].parent {
 		ae := &t.els[a]
 		top := a == 0 || ae.tag == atom.Body
 		lo, hi := he.end, max(he.end, min(ae.end, stop))
 		if budget -= int(hi - lo); budget < 0 {
-			return nil
+			return nil, he.end
 		}
 		var bs []block
 		runes := 0
 		for _, b := range t.blocks[lo:hi] {
 			if t.ck.stop() {
-				return nil
+				return nil, he.end
 			}
 			if b.skipDepth < ae.depth {
 				bs = append(bs, b)
@@ -262,12 +277,12 @@ func (t *tree) section(h int32) []string {
 		if runes < minSectionTokens && !top {
 			continue // too short even before filtering (a token has a rune at least)
 		}
-		ps = paragraphs(t.ck, bs)
+		ps, end = paragraphs(t.ck, bs), hi
 		if hasTokens(t.ck, ps, minSectionTokens) || top {
 			break
 		}
 	}
-	return ps
+	return ps, end
 }
 
 // nextItem returns the first block of the heading that ends the section

@@ -132,7 +132,8 @@ func TestAnchorSection(t *testing.T) {
 		var heading string
 		var got []string
 		if hs := tr.anchors(titleKeys(tr.title)); len(hs) > 0 {
-			heading, got = tr.text(hs[0]), tr.section(hs[0])
+			heading = tr.text(hs[0])
+			got, _ = tr.section(hs[0])
 		}
 		if heading != tt.wantHeading || !slices.Equal(got, tt.want) {
 			t.Errorf("%s: first anchor %q, section %q; want %q, %q", tt.name, heading, got, tt.wantHeading, tt.want)
@@ -148,17 +149,28 @@ func TestNarrow(t *testing.T) {
 		doc       string
 		extracted []string
 		want      []string
+		story     bool // the engine took its result from the page's last two blocks only
 	}{
-		{"result holds the section and much more", page, []string{"Alpha", article, other}, []string{"Alpha", article}},
-		{"result is about the section", page, []string{article, words("oth", 10)}, []string{article, words("oth", 10)}},
-		{"result does not hold the section", page, []string{other}, []string{other}},
-		{"section far down the result", page, []string{other, article}, []string{other, article}},
-		{"no anchor", `<title>Beta</title>` + page[len(`<title>Alpha - site</title>`):], []string{article, other}, []string{article, other}},
-		{"too little text after the heading", `<title>Alpha - site</title><h1>Alpha</h1><p>Short.</p>`, []string{"Short.", other}, []string{"Short.", other}},
+		{"result holds the section and much more", page, []string{"Alpha", article, other}, []string{"Alpha", article}, false},
+		{"result is about the section", page, []string{article, words("oth", 10)}, []string{article, words("oth", 10)}, false},
+		{"result does not hold the section", page, []string{other}, []string{other}, false},
+		{"section far down the result", page, []string{other, article}, []string{other, article}, false},
+		{"no anchor", `<title>Beta</title>` + page[len(`<title>Alpha - site</title>`):], []string{article, other}, []string{article, other}, false},
+		{"too little text after the heading", `<title>Alpha - site</title><h1>Alpha</h1><p>Short.</p>`, []string{"Short.", other}, []string{"Short.", other}, false},
+		{
+			"section outside the engine's part of the page",
+			`<title>Alpha - site</title><div class=teaser><h3>Alpha</h3><p>` + article + `</p></div><div class=story><p>` + article + `</p><p>` + other + `</p></div>`,
+			[]string{article, other}, []string{article, other}, true,
+		},
+		{
+			"heading in the first part of an <article>",
+			`<title>Alpha - site</title><article><div class=part><h1>Alpha</h1><p>` + article + `</p></div><div class=part><p>` + other + `</p></div></article>`,
+			[]string{"Alpha", article, other}, []string{"Alpha", article, other}, false,
+		},
 		{
 			"the first heading's section fails, the second's passes",
 			`<title>Alpha - site</title><div class=side><h2>Alpha</h2><p>` + words("side", 60) + `</p></div>` + page[len(`<title>Alpha - site</title>`):],
-			[]string{"Alpha", article, other}, []string{"Alpha", article},
+			[]string{"Alpha", article, other}, []string{"Alpha", article}, false,
 		},
 	}
 	for _, tt := range tests {
@@ -166,7 +178,11 @@ func TestNarrow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := narrow(tr, tt.extracted); !slices.Equal(got, tt.want) {
+		first, end := int32(0), int32(len(tr.blocks))
+		if tt.story {
+			first = end - 2
+		}
+		if got := narrow(tr, tt.extracted, first, end); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: narrow = %.60q, want %.60q", tt.name, got, tt.want)
 		}
 	}
@@ -188,7 +204,7 @@ func FuzzNarrow(f *testing.F) {
 			t.Fatal(err)
 		}
 		extracted := Text(extractedText).Paragraphs
-		got := narrow(tr, extracted)
+		got := narrow(tr, extracted, 0, int32(len(tr.blocks)))
 		if slices.Equal(got, extracted) {
 			return
 		}

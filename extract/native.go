@@ -1,6 +1,10 @@
 package extract
 
-import "bytes"
+import (
+	"bytes"
+
+	"golang.org/x/net/html/atom"
+)
 
 // The native engine picks the element of the page whose text weighs most
 // (see weight and scores): article paragraphs weigh for it, menus, link
@@ -54,19 +58,113 @@ func weight(b *block) int {
 	return b.runes - (1+linkCost)*b.linkRunes - cost
 }
 
+// plainWeight is the text outside links of b, or 0 in a template box by
+// tag or role.
+func plainWeight(b *block) int {
+	if b.flags&fNoise != 0 {
+		return 0
+	}
+	return b.runes - b.linkRunes
+}
+
 // mainBlocks returns the blocks of the page's main content: those of the
 // element with the highest score (see best), without the template boxes
-// and the hidden or navigation elements inside it.
-func (t *tree) mainBlocks() []block {
+// and the hidden or navigation elements inside it, and the range of the
+// page's blocks that element holds, blocks[first:end].
+func (t *tree) mainBlocks() (bs []block, first, end int32) {
 	box := t.boxes()
 	e := &t.els[t.best(box)]
-	out := make([]block, 0, e.end-e.first)
+	bs = make([]block, 0, e.end-e.first)
 	for _, b := range t.blocks[e.first:e.end] {
 		if b.flags&fNoise == 0 && box[b.el] < 0 {
-			out = append(out, b)
+			bs = append(bs, b)
 		}
 	}
-	return out
+	t.markDataCells(bs)
+	return bs, e.first, e.end
+}
+
+// list reports whether element i is a list or a data table, which the
+// result does not descend into from the element around it: that holds
+// the list's introduction. A table one of whose cells holds half of its
+// score is a layout table (the article in a cell), not data.
+func (t *tree) list(i int, score []int) bool {
+	e := &t.els[i]
+	switch e.tag {
+	case atom.Ul, atom.Ol, atom.Dl:
+		return true
+	case atom.Table, atom.Tbody:
+		// The cells of its rows, not of nested tables: each element is
+		// looked at for one table only.
+		layout := false
+		var rows func(int)
+		rows = func(c int) {
+			switch t.els[c].tag {
+			case atom.Thead, atom.Tbody, atom.Tfoot:
+				t.children(c, rows)
+			case atom.Tr:
+				t.children(c, func(cell int) {
+					layout = layout || 2*score[cell] >= score[i]
+				})
+			}
+		}
+		t.children(i, rows)
+		return !layout
+	}
+	return false
+}
+
+// children calls f with each child of element i.
+func (t *tree) children(i int, f func(int)) {
+	for c := i + 1; c <= int(t.els[i].last); c = int(t.els[c].last) + 1 {
+		f(c)
+	}
+}
+
+// A row of a data table holds a cell of prose of at least minRowProse
+// runes (a film's description beside its linked title) and at most
+// maxRowBlocks blocks: a row of a layout table holds columns of them (an
+// article beside a column of links).
+const (
+	minRowProse  = 40
+	maxRowBlocks = 10
+)
+
+// markDataCells flags (fDataCell) the link-heavy blocks of bs in the rows
+// of data tables (see minRowProse): the linked names of a table of films
+// or products are its data, which the link-density filter would drop.
+func (t *tree) markDataCells(bs []block) {
+	var prose map[int32]bool // by row, computed once per row
+	for i := range bs {
+		b := &bs[i]
+		if b.flags&fCell == 0 || b.linkDensity() <= maxLinkDensity {
+			continue
+		}
+		row := b.el
+		for row > 0 && t.els[row].tag != atom.Tr {
+			row = t.els[row].parent
+		}
+		if row <= 0 {
+			continue
+		}
+		if prose == nil {
+			prose = map[int32]bool{}
+		}
+		has, ok := prose[row]
+		if !ok {
+			r := &t.els[row]
+			for _, c := range t.blocks[r.first:min(r.end, r.first+maxRowBlocks+1)] {
+				if c.runes >= minRowProse && c.linkDensity() <= maxLinkDensity {
+					has = true
+				}
+			}
+			has = has && r.end-r.first <= maxRowBlocks
+			prose[row] = has
+		}
+		if has {
+			b.flags |= fDataCell
+		}
+	}
 }
 
 // best returns the index of the element with the highest score (see
@@ -74,17 +172,19 @@ func (t *tree) mainBlocks() []block {
 // in or of a template box, hidden, navigation and textless elements are
 // not candidates.
 func (t *tree) best(box []int32) int {
-	score := t.scores(box)
-	best := 0
-	for i := 1; i < len(t.els); i++ {
-		if t.candidate(i, box) && score[i] >= score[best] {
-			best = i
-		}
+	score := t.scores(box, weight)
+	best := t.argmax(box, score)
+	if score[best] <= 0 {
+		// No element holds prose that outweighs its costs: every line is
+		// short or link-dense. The article is then what holds most of
+		// the text outside links.
+		score = t.scores(box, plainWeight)
+		best = t.argmax(box, score)
 	}
 	for descended := true; descended; {
 		descended = false
 		for c := best + 1; c <= int(t.els[best].last); c = int(t.els[c].last) + 1 {
-			if t.candidate(c, box) && float64(score[c]) >= tighten*float64(score[best]) {
+			if t.candidate(c, box) && float64(score[c]) >= tighten*float64(score[best]) && !t.list(c, score) {
 				best, descended = c, true
 				break
 			}
@@ -93,15 +193,29 @@ func (t *tree) best(box []int32) int {
 	return best
 }
 
-// candidate reports whether element i may hold the main content.
+// argmax returns the candidate with the highest score, the last of
+// equals, or 0 when there is none.
+func (t *tree) argmax(box []int32, score []int) int {
+	best := 0
+	for i := 1; i < len(t.els); i++ {
+		if t.candidate(i, box) && score[i] >= score[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// candidate reports whether element i may hold the main content: it has
+// text, outside boxes.
 func (t *tree) candidate(i int, box []int32) bool {
-	return t.els[i].flags&(fNoise|fNoText) == 0 && box[i] < 0
+	e := &t.els[i]
+	return e.flags&(fNoise|fNoText) == 0 && e.end > e.first && box[i] < 0
 }
 
 // scores returns the score of each element: the weights of its own
 // blocks plus the scores of its children, each counted as at least
 // minChildScore; a template box adds nothing to its parent.
-func (t *tree) scores(box []int32) []int {
+func (t *tree) scores(box []int32, weight func(*block) int) []int {
 	score := make([]int, len(t.els))
 	for i := range t.blocks {
 		b := &t.blocks[i]
@@ -119,9 +233,13 @@ func (t *tree) scores(box []int32) []int {
 // box it is in or is (-1: none). An element named as a box (fBox) that
 // holds more than half of the page's prose (blocks of positive weight) is
 // not taken for one: themes name wrappers after the boxes in them
-// ("penci_sidebar", "theiaStickySidebar"). A comment section can hold
-// more prose than the article, so it stays a box whatever its size.
+// ("penci_sidebar", "theiaStickySidebar"). Elements that start with the
+// label of a box ("Related articles", "Kommentare") are boxes too (see
+// labelBoxes). A comment section or a gallery
+// (fWholeBox) can hold more prose than the article (a thread, fifty
+// captioned slides), so it stays a box whatever its size.
 func (t *tree) boxes() []int32 {
+	t.labelBoxes()
 	prose := make([]int, len(t.blocks)+1)
 	for i := range t.blocks {
 		prose[i+1] = prose[i] + max(0, weight(&t.blocks[i]))
@@ -132,7 +250,7 @@ func (t *tree) boxes() []int32 {
 	for i := 1; i < len(t.els); i++ {
 		e := &t.els[i]
 		out[i] = out[e.parent]
-		if e.flags&fBox != 0 && (e.flags&fComment != 0 || 2*(prose[e.end]-prose[e.first]) <= total) {
+		if e.flags&fBox != 0 && (e.flags&fWholeBox != 0 || 2*(prose[e.end]-prose[e.first]) <= total) {
 			out[i] = e.depth
 		}
 	}
@@ -140,40 +258,60 @@ func (t *tree) boxes() []int32 {
 }
 
 // nameHint counts the names in class and id attributes that name article
-// bodies (pos) and template boxes (neg). A compound name with a box word
-// is a box or part of one ("post-footer", "sidebar-content",
-// "post-most-popular"); an element with names of both kinds
-// ("l-sidebar-fixed l-article-body") is taken for neither: themes name
-// the wrappers of an article after the boxes beside it.
-type nameHint struct{ pos, neg, comment int }
+// bodies (pos) and template boxes (neg), and among the latter comment
+// sections (by a comment word or prefix, or by a comment word alone:
+// exactComment) and galleries. A compound name with a box word is a box or
+// part of one ("post-footer", "sidebar-content", "post-most-popular"); an
+// element with names of both kinds ("l-sidebar-fixed l-article-body") is
+// taken for neither: themes name the wrappers of an article after the
+// boxes beside it.
+type nameHint struct{ pos, neg, comment, exactComment, gallery int }
 
 // add counts the names of a class or id value, split at white space, by
 // their words (see forWords). A box word after a negator
-// ("non-ad-column", "has-sidebar") does not count.
-func (h *nameHint) add(v []byte) {
+// ("non-ad-column", "has-sidebar") does not count. An id of more than
+// maxIDWords words is a slug of a heading ("sharing-with-a-single-
+// developer", as documentation generators and wikis make them), not a
+// template's name, and counts for nothing.
+func (h *nameHint) add(v []byte, id bool) {
 	for _, name := range bytes.Fields(v) {
-		var pos, neg, comment, negated bool
+		var pos, neg, comment, exactComment, gallery, negated bool
+		words := 0
 		forWords(name, func(w []byte) {
+			words++
 			switch {
 			case negativeWord(w) && !negated:
 				neg = true
-				comment = comment || commentWords[string(w)] || bytes.HasPrefix(w, []byte("comment"))
+				comment = comment || commentWord(w)
+				exactComment = exactComment || commentWords[string(w)]
+				gallery = gallery || galleryWords[string(w)]
 			case positiveWords[string(w)]:
 				pos = true
 			}
 			negated = negators[string(w)]
 		})
 		switch {
+		case id && words > maxIDWords:
 		case neg:
 			h.neg++
 			if comment {
 				h.comment++
+			}
+			if exactComment {
+				h.exactComment++
+			}
+			if gallery {
+				h.gallery++
 			}
 		case pos:
 			h.pos++
 		}
 	}
 }
+
+// maxIDWords: template ids have a few words ("comments", "sidebar-left",
+// "related-posts-widget-area").
+const maxIDWords = 4
 
 // box reports whether the names make a template box: box names and no
 // body names. A comment section is a box whatever else its names say
@@ -216,6 +354,9 @@ func forWords(v []byte, f func([]byte)) {
 
 // negativeWords name template boxes; a class word equal to one, or
 // starting with one of negativePrefixes, counts against the element.
+// Besides English, the words sites in German, Polish, French, Spanish,
+// Italian, Dutch, Portuguese, Czech and Chinese (pinyin) use for comments,
+// sharing, advertisements, related articles and footers.
 var negativeWords = map[string]bool{
 	"nav": true, "menu": true, "footer": true, "foot": true, "sidebar": true,
 	"breadcrumb": true, "breadcrumbs": true, "crumbs": true, "comment": true,
@@ -231,10 +372,33 @@ var negativeWords = map[string]bool{
 	"outbrain": true, "taboola": true, "masthead": true, "search": true,
 	"disqus": true, "popular": true, "trending": true, "skip": true,
 	"gallery": true, "slideshow": true, "carousel": true, "slider": true,
+	// de
+	"teilen": true, "werbung": true, "anzeige": true, "anzeigen": true,
+	"verwandte": true, "empfehlungen": true, "seitenleiste": true, "fusszeile": true,
+	// pl
+	"reklama": true, "reklamy": true, "powiazane": true, "podobne": true,
+	"polecane": true, "udostepnij": true, "stopka": true,
+	// fr
+	"partage": true, "partager": true, "publicite": true,
+	"similaires": true,
+	// es, pt
+	"compartir": true, "compartilhar": true, "publicidad": true,
+	"publicidade": true, "relacionados": true, "relacionadas": true,
+	"anuncio": true, "anuncios": true,
+	// it, nl
+	"condividi": true, "pubblicita": true, "correlati": true, "delen": true,
+	"advertentie": true, "gerelateerd": true, "reacties": true,
+	// cs
+	"sdilet": true, "souvisejici": true, "diskuse": true, "diskuze": true,
+	"paticka": true,
+	// zh (pinyin)
+	"pinglun": true, "xiangguan": true, "tuijian": true, "fenxiang": true,
+	"guanggao": true,
 }
 
 var negativePrefixes = [][]byte{[]byte("navbar"), []byte("navigation"), []byte("sidebar"), []byte("footer"),
-	[]byte("comment"), []byte("share"), []byte("related"), []byte("breadcrumb"), []byte("advert")}
+	[]byte("comment"), []byte("share"), []byte("related"), []byte("breadcrumb"), []byte("advert"),
+	[]byte("kommentar"), []byte("komentar"), []byte("comentar")}
 
 func negativeWord(w []byte) bool {
 	if negativeWords[string(w)] {
@@ -248,8 +412,34 @@ func negativeWord(w []byte) bool {
 	return false
 }
 
-// commentWords name comment sections, a subset of negativeWords.
-var commentWords = map[string]bool{"comment": true, "comments": true, "reply": true, "replies": true, "disqus": true}
+// commentWord reports whether w names a comment section: a comment word
+// or one starting with a comment prefix ("commentlist", "kommentare",
+// "komentarze", "comentarios", "commentaires").
+func commentWord(w []byte) bool {
+	if commentWords[string(w)] {
+		return true
+	}
+	for _, p := range commentPrefixes {
+		if bytes.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// commentWords and commentPrefixes name comment sections; they are
+// negative words too.
+var (
+	commentWords = map[string]bool{
+		"comment": true, "comments": true, "reply": true, "replies": true, "disqus": true,
+		"reacties": true, "diskuse": true, "diskuze": true, "pinglun": true,
+	}
+	commentPrefixes = [][]byte{[]byte("comment"), []byte("kommentar"), []byte("komentar"), []byte("comentar")}
+)
+
+// galleryWords name picture galleries, whose captions can outweigh the
+// article around them.
+var galleryWords = map[string]bool{"gallery": true, "slideshow": true, "carousel": true}
 
 // negators turn the next word's meaning around.
 var negators = map[string]bool{"non": true, "no": true, "not": true, "has": true, "with": true, "without": true}

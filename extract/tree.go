@@ -97,10 +97,12 @@ const (
 	fNoise                             // inside a template box by tag or role, or hidden
 	fCell                              // inside a table cell
 	// Own.
-	fBreak   // starts and ends a block (not inline)
-	fHeading // h1-h6
-	fBox     // a template box by class or id (see nameHint)
-	fComment // a comment section by class or id
+	fBreak    // starts and ends a block (not inline)
+	fHeading  // h1-h6
+	fBox      // a template box by class or id (see nameHint)
+	fWholeBox // a box whatever its size: comments, galleries (see boxes)
+	// Of blocks only.
+	fDataCell // a link in a table row that holds prose (see markDataCells)
 )
 
 const inherited = fNoText | fLink | fBoilerplate | fNoise | fCell
@@ -127,10 +129,13 @@ var noTextTags = map[atom.Atom]bool{
 	atom.Title: true,
 }
 
-// silentTags neither hold text nor end the block around them: a script
-// inside a paragraph does not split it.
+// silentTags neither hold text nor end the block around them: a script,
+// a formula or an icon inside a paragraph does not split it (a split
+// inside a hidden inline element, as Wikipedia wraps its MathML, would
+// leave the words before it in that element).
 var silentTags = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Math: true, atom.Svg: true,
 }
 
 // noiseTags are template boxes whatever their class (see nameHint for the
@@ -144,8 +149,8 @@ var noiseTags = map[atom.Atom]bool{
 }
 
 // neverBox are the elements a class or id cannot make template boxes,
-// unless it names a comment: themes put words like "has-sidebar" on the
-// page's outer elements.
+// but an <article> named as a comment: themes put words like
+// "has-sidebar" on the page's outer elements.
 var neverBox = map[atom.Atom]bool{
 	atom.Html: true, atom.Body: true, atom.Main: true, atom.Article: true,
 }
@@ -223,6 +228,7 @@ type builder struct {
 	buf       []byte // the current block's text, white space collapsed
 	runes     int    // runes in buf
 	links     int    // runes of buf inside links
+	bufEl     int32  // the innermost open element when buf's first rune was written
 	space     bool   // white space seen since the last rune written
 	lastLink  bool   // the last rune written is link text
 	inTitle   bool
@@ -313,6 +319,9 @@ func (b *builder) text(s []byte) {
 					b.links++ // a space inside link text
 				}
 			}
+			if len(b.buf) == 0 {
+				b.bufEl = b.stack[len(b.stack)-1].el
+			}
 			b.space, b.lastLink = false, inLink
 			b.buf = append(b.buf, s[i:i+size]...)
 			b.runes++
@@ -330,7 +339,14 @@ func (b *builder) flush() {
 	if len(b.buf) == 0 {
 		return
 	}
-	oe := b.stack[len(b.stack)-1]
+	// The block belongs to the innermost element open since its text
+	// began: an inline element opened after that, around a block-level
+	// one (a hidden <span> around a <div>), holds only its end.
+	top := len(b.stack) - 1
+	for top > 0 && b.stack[top].el > b.bufEl {
+		top--
+	}
+	oe := b.stack[top]
 	b.t.blocks = append(b.t.blocks, block{
 		text: string(b.buf), runes: b.runes, linkRunes: b.links,
 		el: oe.el, flags: b.t.els[oe.el].flags & inherited, skipDepth: oe.skip,
@@ -385,16 +401,18 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 		b.popTo(len(b.stack) - 1)
 	}
 
-	brk := !inline[string(name)] && !silentTags[a]
+	// Inside SVG and MathML no element ends a block: they hold no page
+	// text, and the words around a formula are one sentence.
+	foreign := b.openAtom(atom.Svg) >= 0 || b.openAtom(atom.Math) >= 0
+	brk := !inline[string(name)] && !silentTags[a] && !foreign
 	if brk {
 		b.flush()
 	}
-	if a == atom.Title && !b.titleSeen && b.openAtom(atom.Svg) < 0 && b.openAtom(atom.Math) < 0 {
+	if a == atom.Title && !b.titleSeen && !foreign {
 		b.inTitle = true // the tokenizer reads its content as one text token
 	}
 	// HTML ignores the "/>" of other elements than void ones ("<div/>"
 	// opens a div); SVG and MathML honour it.
-	foreign := b.openAtom(atom.Svg) >= 0 || b.openAtom(atom.Math) >= 0
 	if voidTags[a] || selfClosing && foreign || len(b.stack) >= maxDepth {
 		if a == atom.Title && b.inTitle {
 			b.endTitle() // <title/>: the tokenizer reads no text for it
@@ -458,8 +476,10 @@ func (b *builder) attrs(z *html.Tokenizer, e *element) {
 			if e.tag == atom.A {
 				e.flags |= fLink
 			}
-		case "class", "id":
-			names.add(v)
+		case "class":
+			names.add(v, false)
+		case "id":
+			names.add(v, true)
 		case "role", "itemprop":
 			switch strings.ToLower(string(bytes.TrimSpace(v))) {
 			case "navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alert":
@@ -479,10 +499,17 @@ func (b *builder) attrs(z *html.Tokenizer, e *element) {
 			}
 		}
 	}
-	if names.comment > 0 {
-		e.flags |= fBox | fComment
-	} else if names.box() && !neverBox[e.tag] {
+	switch {
+	case names.comment > 0 && !neverBox[e.tag] || names.exactComment > 0 && e.tag == atom.Article:
+		// Pages name their outer elements after features and states
+		// ("f_comments_on", "commented"); an <article> named "comment"
+		// or "reply" is one.
+		e.flags |= fBox | fWholeBox
+	case names.box() && !neverBox[e.tag]:
 		e.flags |= fBox
+		if names.gallery > 0 {
+			e.flags |= fWholeBox
+		}
 	}
 }
 

@@ -18,6 +18,9 @@ var (
 	ErrInvalidOptions = errs.InvalidOptions
 	// ErrPageTimeout: a page's extraction ran past RunOptions.PageTimeout.
 	ErrPageTimeout = errors.New("page timed out")
+	// ErrUnchanged: the index holds the page already with the same content
+	// (Feed.Add; IndexPages counts it in Stats.Unchanged).
+	ErrUnchanged = errors.New("unchanged: indexed already")
 	// ErrLocked: another process has the index open for writing.
 	ErrLocked = errors.New("index in use by another process")
 	// ErrReadOnly: a write to an index opened with Options.ReadOnly. It is

@@ -12,13 +12,12 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/internal/badgeropen"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"
@@ -75,6 +74,12 @@ type Options struct {
 	// read-only file system, or on a copy of an index; not on an index
 	// another process has open for writing (see ErrLocked).
 	ReadOnly bool
+	// Reconfigure accepts decision options (Filter) other than those the
+	// index was made with, and records them: they apply to the documents
+	// indexed from then on. Without it Open refuses them (ErrSettings), as
+	// it always refuses another store or analysis (see Settings). Default
+	// false.
+	Reconfigure bool
 	// StaleShare is how much of an earlier page's text must turn out to
 	// be its site's template before the page is analysed again and its
 	// cluster re-decided (sitetext.DefaultStaleShare, the default; 0
@@ -115,48 +120,6 @@ func DefaultBleveConfig() map[string]any {
 	return map[string]any{}
 }
 
-// NewMapping is the default bleve mapping: title and text analysed with
-// bleve's CJK analyzer (Unicode words, Han bigrams: English and Chinese
-// alike), url and cluster as stored keywords. Extra fields given in
-// Document.Fields are mapped dynamically.
-//
-// The text is indexed with term positions (for phrases) but not stored,
-// without doc values, and not copied into bleve's composite "_all" field:
-// queries name the fields (TextFields, which boolquery spreads unqualified
-// terms over in both syntaxes). The dedup store already keeps each
-// document's text (Index.Doc), and those copies cost more than the filter
-// itself. BenchmarkMapping, plain bleve on the extracted development pages
-// with merges settled: 4.1 ms of CPU and 11.8 KB on disk per page with
-// this mapping, 9.3 ms and 27.5 KB with bleve's text-field defaults (both
-// in batches of 1,000; 6.2 and 12.6 ms in batches of 200), 2.9 ms with
-// bleve's default mapping, whose standard analyzer makes no Han bigrams.
-// The title is small and stored, for result lists.
-func NewMapping() *mapping.IndexMappingImpl {
-	text := bleve.NewTextFieldMapping()
-	text.Analyzer = cjk.AnalyzerName
-	text.Store = false
-	text.DocValues = false
-	text.IncludeInAll = false
-	title := bleve.NewTextFieldMapping()
-	title.Analyzer = cjk.AnalyzerName
-	title.IncludeInAll = false
-	kw := bleve.NewKeywordFieldMapping()
-	kw.Analyzer = keyword.Name
-	kw.IncludeInAll = false
-
-	doc := bleve.NewDocumentMapping()
-	doc.AddFieldMappingsAt(FieldTitle, title)
-	doc.AddFieldMappingsAt(FieldText, text)
-	doc.AddFieldMappingsAt(FieldURL, kw)
-	doc.AddFieldMappingsAt(FieldCluster, kw)
-
-	m := bleve.NewIndexMapping()
-	m.DefaultMapping = doc
-	m.DefaultAnalyzer = cjk.AnalyzerName
-	m.DefaultField = FieldText
-	return m
-}
-
 // Document is one page's main content, ready to index.
 type Document struct {
 	ID         string
@@ -190,6 +153,9 @@ type Index struct {
 	readOnly bool
 	maxText  int
 	shared   bool // the filter's store is shared (Options.SharedStore)
+	// text reads the paragraphs of a stored payload when its documents
+	// are not the index's own (Wrapper); nil: the payload's text field.
+	text func(payload []byte) ([]string, error)
 
 	mu sync.Mutex // one batch of filter decisions at a time
 	// applyMu orders bleve writes: it is taken before mu is let go, so
@@ -198,8 +164,10 @@ type Index struct {
 	applyMu  sync.Mutex
 	repaired int
 
-	closeOnce sync.Once
+	closeOnce sync.Once // the store's
 	closeErr  error
+	bleveOnce sync.Once
+	bleveErr  error
 }
 
 // The parts of an index directory.
@@ -216,14 +184,38 @@ const (
 )
 
 // Open opens the index in dir, creating it when absent, and replays
-// bleve writes that a crash left pending (see Repaired).
+// bleve writes that a crash left pending (see Repaired). An index
+// remembers the settings it was made with (Settings): Open refuses other
+// ones (ErrSettings), but for Options.Reconfigure; opened ReadOnly, an
+// index uses its own. A directory that is not a bleve-dedup index (a
+// plain bleve index, or other files) is refused (ErrNotIndex) before
+// anything is written in it.
 func Open(dir string, opts Options) (*Index, error) {
+	if err := checkOurs(dir); err != nil {
+		return nil, err
+	}
+	had, known, err := ReadSettings(dir)
+	if err != nil {
+		return nil, err
+	}
+	// Another process holding the index says so first, whatever the
+	// settings.
+	if holder, held := badgeropen.Held(filepath.Join(dir, storeDir)); held {
+		return nil, openError(dir, fmt.Errorf("%s is open in %s: %w", filepath.Join(dir, storeDir), holder, embedded.ErrLocked))
+	}
+	record := settingsOf(opts)
+	switch {
+	case known && opts.ReadOnly:
+		opts = had.Apply(opts)
+		record = had
+	case known:
+		if record, err = checkSettings(dir, had, record, opts.Reconfigure); err != nil {
+			return nil, err
+		}
+	}
 	an, err := analyzer.New(opts.Analyzer)
 	if err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, oldStoreDir)); err == nil {
-		return nil, fmt.Errorf("indexer: %s was written by an older version of bleve-dedup; index the pages again into a new directory: %w", dir, ErrInvalidOptions)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
@@ -234,6 +226,11 @@ func Open(dir string, opts Options) (*Index, error) {
 	}
 	if ix.readOnly {
 		return ix, nil
+	}
+	if !known || !settingsEqual(record, had) {
+		if err := writeSettings(dir, record); err != nil {
+			return nil, errors.Join(err, ix.Close())
+		}
 	}
 	if err := ix.replay(); err != nil {
 		return nil, errors.Join(err, ix.Close())
@@ -253,6 +250,15 @@ const siteCacheSize = 1 << 16
 
 // open opens the store and bleve; Close closes what it opened.
 func (ix *Index) open(dir string, opts Options) error {
+	if err := ix.openStore(dir, opts); err != nil {
+		return err
+	}
+	return ix.openBleve(filepath.Join(dir, bleveDir), opts)
+}
+
+// openStore opens the store in dir (its Badger store in dir/store, the
+// posting table beside it) and the filter over it.
+func (ix *Index) openStore(dir string, opts Options) error {
 	eo := opts.Store
 	eo.Dir, eo.InMemory = filepath.Join(dir, storeDir), false
 	eo.ReadOnly = opts.ReadOnly
@@ -288,7 +294,11 @@ func (ix *Index) open(dir string, opts Options) error {
 		ix.site = sitetext.New().WithStaleShare(opts.StaleShare)
 		ix.siteVals = sitetext.NewCache(siteCacheSize)
 	}
-	bpath := filepath.Join(dir, bleveDir)
+	return nil
+}
+
+// openBleve opens the bleve index at bpath, creating it when absent.
+func (ix *Index) openBleve(bpath string, opts Options) error {
 	config := opts.BleveConfig
 	if opts.ReadOnly {
 		config = maps.Clone(config)
@@ -344,20 +354,29 @@ func (ix *Index) Filter() *dedupfilter.Filter { return ix.filter }
 // Close closes bleve and the store. Later calls return the first call's
 // result, so a deferred Close after an explicit one is harmless.
 func (ix *Index) Close() error {
+	ix.bleveOnce.Do(func() {
+		if ix.bleve != nil {
+			ix.bleveErr = ix.bleve.Close()
+		}
+	})
+	if err := errors.Join(ix.bleveErr, ix.closeStore()); err != nil {
+		return fmt.Errorf("indexer: close: %w", err)
+	}
+	return nil
+}
+
+// closeStore closes the filter and the store, once: later calls return
+// the first call's result.
+func (ix *Index) closeStore() error {
 	ix.closeOnce.Do(func() {
 		var errs []error
-		if ix.bleve != nil {
-			errs = append(errs, ix.bleve.Close())
-		}
 		if ix.filter != nil {
 			errs = append(errs, ix.filter.Close())
 		}
 		if ix.local != nil {
 			errs = append(errs, ix.local.Close())
 		}
-		if err := errors.Join(errs...); err != nil {
-			ix.closeErr = fmt.Errorf("indexer: close: %w", err)
-		}
+		ix.closeErr = errors.Join(errs...)
 	})
 	return ix.closeErr
 }

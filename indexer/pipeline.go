@@ -14,6 +14,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/htmltags"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/cespare/xxhash/v2"
 )
 
@@ -57,6 +58,10 @@ type RunOptions struct {
 	// OnError, when set, is called with each per-document error (an
 	// unreadable page, a page with no main text). The run goes on.
 	OnError func(error)
+
+	// flushIdle commits a batch as soon as no page is waiting behind it
+	// (Feed: its callers wait for their decisions).
+	flushIdle bool
 }
 
 // DefaultRunOptions returns the defaults documented on RunOptions.
@@ -102,35 +107,52 @@ func (s Stats) DocsPerSecond() float64 {
 	return float64(s.Read) / s.Elapsed.Seconds()
 }
 
-// FromPage extracts p's main content as a Document.
+// FromPage extracts p's main content as a Document, with its tag
+// sequence (Document.Tags).
 func FromPage(p page.Page) (Document, error) {
-	return fromPage(context.Background(), p)
+	return fromPage(context.Background(), p, true)
 }
 
-// fromPage is FromPage giving up soon after ctx is done.
-func fromPage(ctx context.Context, p page.Page) (Document, error) {
+// fromPage is FromPage giving up soon after ctx is done; the tag sequence,
+// a second pass over the HTML, only when tags.
+func fromPage(ctx context.Context, p page.Page, tags bool) (Document, error) {
 	c, err := extract.FromPageContext(ctx, p)
 	if err != nil {
 		return Document{}, &page.Error{Source: p.Source, ID: p.ID, Err: err}
 	}
-	return Document{ID: p.ID, URL: p.URL, Title: c.Title, Paragraphs: c.Paragraphs,
-		Tags: htmltags.Sequence(p.HTML, htmltags.DefaultMax)}, nil
+	d := Document{ID: p.ID, URL: p.URL, Title: c.Title, Paragraphs: c.Paragraphs}
+	if tags {
+		d.Tags = htmltags.Sequence(p.HTML, htmltags.DefaultMax)
+	}
+	return d, nil
+}
+
+// fromPage is FromPage with the tag sequence only when the filter's
+// measures use it (TagEdit): otherwise a page's HTML is parsed once.
+func (ix *Index) fromPage(ctx context.Context, p page.Page) (Document, error) {
+	return fromPage(ctx, p, !ix.noDedup && ix.filter.Options().Decides(similarity.TagEdit))
 }
 
 // job is one page on its way through IndexPages: read in order, staged
 // by a worker, committed in order.
 type job struct {
 	p    page.Page
+	doc  *Document // the page's content when its caller extracted it (Feed)
 	err  error
 	done chan staged
+	// reply, when set, is told the page's decision once its batch is
+	// decided, or why it has none (Feed).
+	reply func(dedupfilter.Decision, error)
 }
 
 // IndexPages reads pages, extracts and stages them in parallel, and
 // indexes them in input order. Per-document errors go to OnError and are
 // counted; the run stops early only when ctx is done or the store fails,
-// and everything indexed before that stays indexed. Memory is bounded:
-// at most a batch (BatchSize, BatchBytes) and Ahead + 2·Workers pages are
-// held at once.
+// and everything indexed before that stays indexed. When ctx is done, the
+// run waits for the commit under way and commits the first pages of the
+// batch being gathered (64 KiB of text); the rest of it is left undecided
+// and out of the Stats. Memory is bounded: at most a batch (BatchSize,
+// BatchBytes) and Ahead + 2·Workers pages are held at once.
 //
 // A page that the index holds already with the same content (a hash of
 // its URL, title and HTML or text) is skipped before extraction and
@@ -160,12 +182,40 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	// writer, bounded so memory stays flat on large inputs.
 	jobs := make(chan *job, o.Workers*2)
 	order := make(chan *job, o.Ahead+o.Workers*2)
-	go read(ctx, pages, jobs, order)
+	go read(ctx, pageJobs(pages), jobs, order)
+	return ix.run(ctx, jobs, order, o, start, &wg)
+}
+
+// pageJobs are the jobs of pages.
+func pageJobs(pages iter.Seq2[page.Page, error]) iter.Seq[*job] {
+	return func(yield func(*job) bool) {
+		for p, err := range pages {
+			if !yield(&job{p: p, err: err}) {
+				return
+			}
+		}
+	}
+}
+
+// run stages the jobs on o.Workers goroutines and commits them in order.
+func (ix *Index) run(ctx context.Context, jobs, order chan *job, o RunOptions, start time.Time, wg *sync.WaitGroup) (Stats, error) {
 	for range o.Workers {
 		wg.Go(func() {
-			for j := range jobs {
-				s := ix.stagePage(ctx, j.p, o.PageTimeout)
-				j.p = page.Page{} // the HTML is not needed while the job waits for its batch
+			for {
+				// A stop does not wait for the input to end: its reader
+				// may be blocked in a slow source.
+				var j *job
+				var ok bool
+				select {
+				case j, ok = <-jobs:
+				case <-ctx.Done():
+				}
+				if !ok {
+					return
+				}
+				s := ix.stagePage(ctx, j.p, j.doc, o.PageTimeout)
+				j.p, j.doc = page.Page{}, nil // the HTML is not needed while the job waits for its batch
+				s.reply = j.reply
 				j.done <- s
 			}
 		})
@@ -177,41 +227,45 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	return st, err
 }
 
-// read sends every page to order, in input order, and those without a
-// read error to jobs, until pages end or ctx is done.
-func read(ctx context.Context, pages iter.Seq2[page.Page, error], jobs, order chan<- *job) {
+// read sends every job to order, in input order, and those without a
+// read error to jobs, until the input ends or ctx is done.
+func read(ctx context.Context, in iter.Seq[*job], jobs, order chan<- *job) {
 	defer close(jobs)
 	defer close(order)
-	for p, err := range pages {
-		j := &job{p: p, err: err, done: make(chan staged, 1)}
+	for j := range in {
+		j.done = make(chan staged, 1)
 		select {
 		case order <- j:
 		case <-ctx.Done():
+			if j.reply != nil {
+				j.reply(dedupfilter.Decision{}, ctx.Err())
+			}
 			return
 		}
-		if err != nil {
-			j.done <- staged{err: err}
+		if j.err != nil {
+			j.done <- staged{err: j.err, reply: j.reply}
 			continue
 		}
 		select {
 		case jobs <- j:
 		case <-ctx.Done():
-			j.done <- staged{err: ctx.Err()}
+			j.done <- staged{err: ctx.Err(), reply: j.reply}
 			return
 		}
 	}
 }
 
-// stagePage extracts p and stages it; a failure is carried in err. A page
-// whose canonical URL the index holds under another id is a new version of
-// that document, and takes its id (the feature-string paper's cheapest
-// test, same URL). A page the store holds with the same content hash is
-// not extracted again.
-func (ix *Index) stagePage(ctx context.Context, p page.Page, timeout time.Duration) staged {
-	if id := ix.urlOwner(p.URL); id != "" {
+// stagePage extracts p (unless its caller did: doc) and stages it; a
+// failure is carried in err. A page whose canonical URL the index holds
+// under another id is a new version of that document, and takes its id
+// (the feature-string paper's cheapest test, same URL). A page the store
+// holds with the same content hash is not extracted again.
+func (ix *Index) stagePage(ctx context.Context, p page.Page, doc *Document, timeout time.Duration) staged {
+	k := urlKey(p.URL, p.CanonicalURL)
+	if id := ix.urlOwner(k); id != "" {
 		p.ID = id
 	}
-	h := pageHash(p)
+	h := pageHash(p, k)
 	e, err := ix.filter.Meta(p.ID)
 	known := err == nil
 	// With a shared store, a document another shard added is not this
@@ -224,24 +278,30 @@ func (ix *Index) stagePage(ctx context.Context, p page.Page, timeout time.Durati
 		ctx, cancel = context.WithTimeoutCause(ctx, timeout, ErrPageTimeout)
 		defer cancel()
 	}
-	d, err := fromPage(ctx, p)
+	var d Document
+	if doc != nil {
+		d, err = *doc, nil
+		d.ID, d.URL = p.ID, p.URL
+	} else {
+		d, err = ix.fromPage(ctx, p)
+	}
 	if err != nil && context.Cause(ctx) == ErrPageTimeout {
 		err = &page.Error{Source: p.Source, ID: p.ID, Err: fmt.Errorf("extraction took longer than %v: %w", timeout, ErrPageTimeout)}
 	}
 	var s staged
 	if err == nil {
 		d.Hash = h
-		s, err = ix.stage(d)
+		s, err = ix.stage(d, k)
 	}
 	s.err, s.update = err, known
 	return s
 }
 
 // pageHash identifies a page's content as read (before extraction): its
-// canonical URL (the URL when it has none), title and HTML or text.
-func pageHash(p page.Page) uint64 {
+// URL key k (the URL when it has none), title and HTML or text.
+func pageHash(p page.Page, k []byte) uint64 {
 	u := p.URL
-	if k := urlKey(p.URL); k != nil {
+	if k != nil {
 		u = string(k)
 	}
 	h := xxhash.New()
@@ -289,6 +349,16 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		applying.Add(1)
 		decs, err := ix.commitThen(batch, applied)
 		st.count(decs)
+		for i, s := range batch {
+			if s.reply == nil {
+				continue
+			}
+			if i < len(decs) {
+				s.reply(decs[i], nil)
+			} else {
+				s.reply(dedupfilter.Decision{}, cmp.Or(err, errNotDecided))
+			}
+		}
 		batch, size = make([]staged, 0, o.BatchSize), 0 // the write still reads the old one
 		clear(urls)
 		st.Elapsed = time.Since(start)
@@ -300,48 +370,70 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 	defer applying.Wait()
 	// due fires FlushAfter after the first page of a batch came in.
 	var due <-chan time.Time
-	for {
+	for ctx.Err() == nil {
 		var j *job
 		var ok bool
-		select {
-		case j, ok = <-order:
-		case <-due:
-			due = nil
-			if err := flush(); err != nil {
-				return st, err
+		if o.flushIdle && len(batch) > 0 {
+			select {
+			case j, ok = <-order:
+			default:
+				// Nothing waits behind the batch: its callers do.
+				due = nil
+				if err := flush(); err != nil {
+					return st, err
+				}
+				continue
 			}
-			continue
+		} else {
+			select {
+			case j, ok = <-order:
+			case <-due:
+				due = nil
+				if err := flush(); err != nil {
+					return st, err
+				}
+				continue
+			case <-ctx.Done():
+				continue
+			}
 		}
 		if !ok {
 			break
 		}
-		s := <-j.done
-		if ctx.Err() != nil {
-			break
+		var s staged
+		select {
+		case s = <-j.done:
+		case <-ctx.Done():
+			continue
 		}
 		st.Read++
 		switch {
 		case s.unchanged:
 			st.Unchanged++
+			s.answer(ErrUnchanged)
 			continue
 		case errors.Is(s.err, page.ErrNotHTML):
 			st.NotHTML++
+			s.answer(s.err)
 			continue
 		case errors.Is(s.err, page.ErrHTTPStatus):
 			st.BadStatus++
+			s.answer(s.err)
 			continue
 		}
-		if k := string(urlKey(s.doc.URL)); s.err == nil && k != "" {
+		if k := string(s.urlKey); s.err == nil && k != "" {
 			if v, ok := urls[k]; ok {
 				if v.hash == s.doc.Hash {
 					st.Unchanged++
+					s.answer(ErrUnchanged)
 					continue
 				}
 				s.doc.ID, s.update = v.id, true
-			} else if id := ix.urlOwner(s.doc.URL); id != "" && id != s.doc.ID {
+			} else if id := ix.urlOwner(s.urlKey); id != "" && id != s.doc.ID {
 				// Staged ahead, before the batch that indexed id was decided.
 				if e, err := ix.filter.Meta(id); err == nil && e.Hash == s.doc.Hash {
 					st.Unchanged++
+					s.answer(ErrUnchanged)
 					continue
 				}
 				s.doc.ID, s.update = id, true
@@ -359,6 +451,7 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 			if o.OnError != nil {
 				o.OnError(s.err)
 			}
+			s.answer(s.err)
 			continue
 		}
 		if len(batch) == 0 && o.FlushAfter > 0 {
@@ -368,17 +461,63 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		for _, p := range s.paras {
 			size += len(p)
 		}
-		if len(batch) == o.BatchSize || o.BatchBytes > 0 && size >= o.BatchBytes {
+		// A batch filled as a stop came is not begun: the stop below
+		// commits its first pages only.
+		if ctx.Err() == nil && (len(batch) == o.BatchSize || o.BatchBytes > 0 && size >= o.BatchBytes) {
 			due = nil
 			if err := flush(); err != nil {
 				return st, err
 			}
 		}
 	}
+	if ctx.Err() != nil {
+		// A stop does not wait for the whole batch being gathered to be
+		// decided (up to BatchBytes of text to analyse, decide and index:
+		// seconds on a loaded machine), only for the commit under way and
+		// the batch's first stopBytes of text, pages read well before the
+		// stop when the input is slow. The rest are left out of the counts
+		// and the index, for a run on the same input to decide as this one
+		// would have.
+		keep, text := 0, 0
+		for ; keep < len(batch); keep++ {
+			for _, p := range batch[keep].paras {
+				text += len(p)
+			}
+			if text > stopBytes {
+				break
+			}
+		}
+		for _, s := range batch[keep:] {
+			st.Read--
+			if s.update {
+				st.Updated--
+			}
+			if s.truncated {
+				st.Truncated--
+			}
+			s.answer(fmt.Errorf("indexer: not decided, the run stopped: %w", ctx.Err()))
+		}
+		batch = batch[:keep]
+	}
 	err := flush()
 	applying.Wait()
 	return st, cmp.Or(err, applyErr)
 }
+
+// stopBytes is the most text of the batch being gathered that a stop
+// commits (see commitInOrder): a few dozen pages, some tens of
+// milliseconds of work.
+const stopBytes = 64 << 10
+
+// answer tells a Feed's caller that its page has no decision, and why.
+func (s staged) answer(err error) {
+	if s.reply != nil {
+		s.reply(dedupfilter.Decision{ID: s.doc.ID}, err)
+	}
+}
+
+// errNotDecided: the batch failed before deciding the page.
+var errNotDecided = errors.New("indexer: not decided: the batch stopped before it")
 
 // count adds the outcome of decs to st.
 func (st *Stats) count(decs []dedupfilter.Decision) {

@@ -10,18 +10,23 @@ import (
 // The store maps each document's canonical URL to its id, under keys
 // store.NSURL + URL, written with the document's decision: a page of a
 // URL the index holds is a new version of that document, whatever its id.
-func urlKey(pageURL string) []byte {
-	c, err := canon.URL(nil, pageURL, nil)
-	if err != nil {
-		return nil // not an http(s) URL: no rule
+// A page's key is made once (stage) and carried with it.
+
+// urlKey is the key of pageURL's owner, canonical the URL's canonical
+// form when known; nil for a URL that is not http(s).
+func urlKey(pageURL, canonical string) []byte {
+	if canonical == "" {
+		c, err := canon.URL(nil, pageURL, nil)
+		if err != nil {
+			return nil // not an http(s) URL: no rule
+		}
+		canonical = c
 	}
-	return append([]byte(store.NSURL), c...)
+	return append([]byte(store.NSURL), canonical...)
 }
 
-// urlOwner returns the id of the document with pageURL's canonical URL,
-// or "".
-func (ix *Index) urlOwner(pageURL string) string {
-	k := urlKey(pageURL)
+// urlOwner returns the id of the document under key k, or "".
+func (ix *Index) urlOwner(k []byte) string {
 	if k == nil || ix.noDedup {
 		return ""
 	}
@@ -34,16 +39,15 @@ func (ix *Index) urlOwner(pageURL string) string {
 	return id
 }
 
-func setURLOwner(kv store.KV, pageURL, id string) error {
-	if k := urlKey(pageURL); k != nil {
+func setURLOwner(kv store.KV, k []byte, id string) error {
+	if k != nil {
 		return kv.Set(k, []byte(id))
 	}
 	return nil
 }
 
-// clearURLOwner forgets pageURL's owner if it is id.
-func clearURLOwner(kv store.KV, pageURL, id string) error {
-	k := urlKey(pageURL)
+// clearURLOwner forgets the owner under k if it is id.
+func clearURLOwner(kv store.KV, k []byte, id string) error {
 	if k == nil {
 		return nil
 	}

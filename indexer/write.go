@@ -50,7 +50,7 @@ func (ix *Index) Batch(docs []Document) ([]dedupfilter.Decision, error) {
 	prep := make([]staged, len(docs))
 	for i, d := range docs {
 		var err error
-		if prep[i], err = ix.stage(d); err != nil {
+		if prep[i], err = ix.stage(d, urlKey(d.URL, "")); err != nil {
 			return nil, err
 		}
 	}
@@ -71,16 +71,22 @@ type staged struct {
 	body  map[string]any // doc.Payload decoded, for bleve
 	paras []string       // the document's paragraphs, before its site's template text is known
 	tags  []byte         // the page's tag sequence, for Features.Tags
-	plan  *sitetext.Plan // the paragraphs analysed (plan.Kept) and the site writes
-	fp    *dedupfilter.Prepared
-	err   error
+	// urlKey is the key of the URL's owner (urlKey), made once.
+	urlKey []byte
+	plan   *sitetext.Plan // the paragraphs analysed (plan.Kept) and the site writes
+	fp     *dedupfilter.Prepared
+	err    error
 	// unchanged: the store holds the document with the same content hash
 	// already (IndexPages skips it); update: it holds another version.
 	unchanged, update bool
 	truncated         bool // text past Options.MaxTextBytes left out
+	// reply, when set, is told the decision (see job).
+	reply func(dedupfilter.Decision, error)
 }
 
-func (ix *Index) stage(d Document) (staged, error) {
+// stage makes d's bleve body and store payload; k is the key of its URL's
+// owner (urlKey).
+func (ix *Index) stage(d Document, k []byte) (staged, error) {
 	if err := validate(d); err != nil {
 		return staged{}, err
 	}
@@ -100,7 +106,7 @@ func (ix *Index) stage(d Document) (staged, error) {
 		return staged{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
 	}
 	return staged{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time, Hash: d.Hash},
-		body: body, paras: d.Paragraphs, tags: d.Tags, truncated: truncated}, nil
+		body: body, paras: d.Paragraphs, tags: d.Tags, truncated: truncated, urlKey: k}, nil
 }
 
 // capText returns the paragraphs within max bytes in all (max <= 0: no
@@ -291,7 +297,7 @@ func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Dec
 				if err := d.plan.Apply(kv); err != nil {
 					return err
 				}
-				return setURLOwner(kv, d.doc.URL, d.doc.ID)
+				return setURLOwner(kv, d.urlKey, d.doc.ID)
 			}})
 			ix.committed(d.plan, err)
 		}
@@ -465,11 +471,10 @@ func (ix *Index) redecide(stale []string, sites map[string]bool) ([]dedupfilter.
 		slices.SortFunc(entries, func(a, b dedupfilter.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
 		for i, e := range entries {
 			done[e.ID] = true
-			var body map[string]any
-			if err := json.Unmarshal(e.Payload, &body); err != nil {
+			paras, err := ix.paragraphs(e.Payload)
+			if err != nil {
 				return ops, fmt.Errorf("%s: stored payload: %w", e.ID, err)
 			}
-			text, _ := body[FieldText].(string)
 			o := dedupfilter.AddOptions{Fresh: true}
 			for _, later := range entries[i+1:] {
 				o.Exclude = append(o.Exclude, later.ID)
@@ -478,7 +483,7 @@ func (ix *Index) redecide(stale []string, sites map[string]bool) ([]dedupfilter.
 			if i == len(entries)-1 {
 				doneID = id
 			}
-			dec, more, err := ix.readd(e.Doc, strings.Split(text, "\n"), o, doneID)
+			dec, more, err := ix.readd(e.Doc, paras, o, doneID)
 			if err != nil {
 				return ops, fmt.Errorf("%s: %w", e.ID, err)
 			}
@@ -488,6 +493,21 @@ func (ix *Index) redecide(stale []string, sites map[string]bool) ([]dedupfilter.
 		}
 	}
 	return ops, nil
+}
+
+// paragraphs returns the main text a stored payload holds, as paragraphs:
+// the payload's text field, or what a wrapped index reads from its
+// user's fields (Wrapper).
+func (ix *Index) paragraphs(payload []byte) ([]string, error) {
+	if ix.text != nil {
+		return ix.text(payload)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(payload, &body); err != nil {
+		return nil, err
+	}
+	text, _ := body[FieldText].(string)
+	return strings.Split(text, "\n"), nil
 }
 
 // finishStale re-decides the stale pages a crash left (see redecide).
@@ -587,7 +607,7 @@ func (ix *Index) Delete(id string) error {
 	}
 	// A crash before this leaves the URL naming a deleted document, which
 	// a later page of that URL simply takes over.
-	if err := ix.local.Update(func(kv store.KV) error { return clearURLOwner(kv, e.URL, id) }); err != nil {
+	if err := ix.local.Update(func(kv store.KV) error { return clearURLOwner(kv, urlKey(e.URL, ""), id) }); err != nil {
 		return fmt.Errorf("indexer: delete %s: %w", id, err)
 	}
 	return ix.apply(res.Ops, nil)

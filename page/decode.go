@@ -34,8 +34,14 @@ const (
 // or wrappers before <head>.
 const metaWindow = 4096
 
-// binaryWindow is how many leading bytes are checked for NUL bytes.
+// binaryWindow is how many leading bytes isBinary looks at.
 const binaryWindow = 8192
+
+// maxControlShare is the share of control bytes (see isBinary) in the
+// leading bytes above which a document is taken for binary content. Text
+// in any charset holds none but strays (a NUL a CMS left in a page);
+// images, archives and executables about one byte in nine.
+const maxControlShare = 0.02
 
 // sniffWindow bounds the bytes that detection scores, so a large page
 // costs one full decode, not one per candidate.
@@ -100,9 +106,7 @@ func Decode(raw []byte, contentType string) (Decoded, error) {
 	if err != nil {
 		return Decoded{}, err
 	}
-	if strings.IndexByte(d.Text, 0) >= 0 {
-		return Decoded{}, ErrBinary
-	}
+	d.Text = stripNUL(d.Text)
 	if strings.TrimSpace(d.Text) == "" {
 		return Decoded{}, ErrEmpty
 	}
@@ -126,7 +130,10 @@ func decode(raw []byte, contentType string) (Decoded, error) {
 		raw, overridden = raw[len(b.bom):], SourceOverridden
 		break
 	}
-	if bytes.IndexByte(prefix(raw, binaryWindow), 0) >= 0 {
+	if d, ok := utf16WithoutBOM(raw); ok {
+		return d, nil
+	}
+	if isBinary(raw) {
 		return Decoded{}, ErrBinary
 	}
 	labels := findLabels(raw, contentType)
@@ -171,6 +178,58 @@ func decode(raw []byte, contentType string) (Decoded, error) {
 	}
 	text, _, _ := decodeCount(det.best.enc, raw)
 	return Decoded{text, det.best.name, overridden}, nil
+}
+
+// isBinary reports whether the leading bytes of b hold more than
+// maxControlShare of control bytes: C0 controls other than white space
+// and the shifts and escape of the ISO-2022 encodings.
+func isBinary[T ~string | ~[]byte](b T) bool {
+	n := min(len(b), binaryWindow)
+	ctl := 0
+	for i := range n {
+		if c := b[i]; c < 0x20 && !textControl[c] {
+			ctl++
+		}
+	}
+	return float64(ctl) > maxControlShare*float64(n)
+}
+
+// textControl are the C0 controls that text holds.
+var textControl = [0x20]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, 0x0E: true, 0x0F: true, 0x1B: true}
+
+// stripNUL removes NUL characters, which no text means and which
+// consumers of the text may not expect.
+func stripNUL(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", "")
+}
+
+// utf16WithoutBOM decodes raw as UTF-16 when its leading bytes read as
+// UTF-16 markup without a byte order mark: a NUL in the high byte of at
+// least a quarter of the characters (the ASCII of the markup, even on a
+// Chinese page), and almost never in the low byte.
+func utf16WithoutBOM(raw []byte) (Decoded, bool) {
+	w := prefix(raw, binaryWindow)
+	var nul [2]int // by byte parity
+	for i, c := range w {
+		if c == 0 {
+			nul[i%2]++
+		}
+	}
+	pairs := len(w) / 2
+	for _, o := range []struct {
+		high  int // parity of the high byte
+		order xunicode.Endianness
+		name  string
+	}{{1, xunicode.LittleEndian, "utf-16le"}, {0, xunicode.BigEndian, "utf-16be"}} {
+		if pairs >= 8 && 4*nul[o.high] >= pairs && 64*nul[1-o.high] <= pairs {
+			s, _ := xunicode.UTF16(o.order, xunicode.IgnoreBOM).NewDecoder().Bytes(raw) // replaces, never fails
+			return Decoded{string(s), o.name, SourceSniffed}, true
+		}
+	}
+	return Decoded{}, false
 }
 
 // decodeCount decodes raw with enc, replacing invalid sequences, and counts

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -55,6 +56,12 @@ func TestDecode(t *testing.T) {
 		{"latin1 header over gbk", "text/html; charset=iso-8859-1", gbk, zhSimplified, "gb18030", SourceOverridden, nil},
 		{"unknown label", "", append([]byte("<meta charset=klingon>"), gbk...), zhSimplified, "gb18030", SourceSniffed, nil},
 		{"binary", "", []byte("ab\x00cd"), "", "", "", ErrBinary},
+		{"png", "", append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), pseudoRandom(4096)...), "", "", "", ErrBinary},
+		{"stray nul in a page", "", []byte("<meta charset=utf-8><p>" + strings.Repeat(zhSimplified, 4) + "\x00</p>"), zhSimplified + "</p>", "utf-8", SourceMeta, nil},
+		{"stray nul in a latin1 page", "", []byte("<p>caf\xe9 cr\xe8me, " + strings.Repeat("plain words ", 10) + "\x00</p>"), "crème, plain", "windows-1252", SourceSniffed, nil},
+		{"iso-2022-jp escapes", "", []byte("<meta charset=iso-2022-jp><p>\x1b$B$3$s$K$A$O\x1b(B</p>"), "こんにちは", "iso-2022-jp", SourceMeta, nil},
+		{"utf16le without bom", "", utf16LE("<html><body><p>" + zhSimplified + " text</p></body></html>"), zhSimplified + " text", "utf-16le", SourceSniffed, nil},
+		{"utf16be without bom", "", utf16BE("<html><body><p>Grüße aus Köln</p></body></html>"), "Grüße aus Köln", "utf-16be", SourceSniffed, nil},
 		{"empty", "", []byte(" \r\n"), "", "", "", ErrEmpty},
 		{"bom only", "", []byte("\xef\xbb\xbf "), "", "", "", ErrEmpty},
 	}
@@ -152,4 +159,34 @@ func TestDecodeMislabelledCorpus(t *testing.T) {
 	if pages == 0 || float64(same) < 0.99*float64(pages) {
 		t.Errorf("%d of %d pages decoded to the same text, want at least 99%%", same, pages)
 	}
+}
+
+// pseudoRandom returns n bytes of a fixed pseudo-random sequence, like
+// compressed data.
+func pseudoRandom(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
+
+func utf16LE(s string) []byte {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return b
+}
+
+func utf16BE(s string) []byte {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u>>8), byte(u))
+	}
+	return b
 }

@@ -12,7 +12,9 @@ var (
 	ErrEmpty = errors.New("empty document")
 	// ErrTooLarge: the document exceeds Options.MaxBytes.
 	ErrTooLarge = errors.New("document too large")
-	// ErrBinary: the document is not text (it contains NUL bytes).
+	// ErrBinary: the document is not text: control bytes (NUL and the
+	// other C0 controls text does not use) make up more than 2% of its
+	// first 8 KiB. A stray NUL in a page is dropped, not an error.
 	ErrBinary = errors.New("binary content")
 	// ErrSyntax: a JSONL line is not a JSON object with an id and an html
 	// or text field.

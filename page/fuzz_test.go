@@ -33,6 +33,8 @@ func FuzzDecode(f *testing.F) {
 		case err != nil:
 		case !utf8.ValidString(d.Text):
 			t.Errorf("Decode returned invalid UTF-8 %q", d.Text)
+		case strings.IndexByte(d.Text, 0) >= 0:
+			t.Errorf("Decode returned a NUL in %q", d.Text)
 		case d.Charset == "" || !slices.Contains(sources, d.Source):
 			t.Errorf("Decode(%q) charset %q from %q", raw, d.Charset, d.Source)
 		}

@@ -265,16 +265,16 @@ func (r *reader) jsonLine(line []byte, path string, n int) bool {
 	var body string
 	switch {
 	case rec.HTML != nil:
-		body, p.HTML = *rec.HTML, *rec.HTML
+		body, p.HTML = *rec.HTML, stripNUL(*rec.HTML)
 	case rec.Text != nil:
-		body, p.Text = *rec.Text, *rec.Text
+		body, p.Text = *rec.Text, stripNUL(*rec.Text)
 	default:
 		return r.fail(at, id, fmt.Errorf("neither html nor text: %w", ErrSyntax))
 	}
 	switch {
 	case r.opts.MaxBytes > 0 && int64(len(body)) > r.opts.MaxBytes:
 		return r.fail(at, id, fmt.Errorf("%d bytes, more than %d: %w", len(body), r.opts.MaxBytes, ErrTooLarge))
-	case strings.IndexByte(body, 0) >= 0:
+	case isBinary(body):
 		return r.fail(at, id, ErrBinary)
 	case strings.TrimSpace(body) == "":
 		return r.fail(at, id, ErrEmpty)

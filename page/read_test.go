@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -242,5 +243,27 @@ func TestReadBounds(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
+	}
+}
+
+// TestReadJSONLControlBytes: a stray NUL in a record's HTML is dropped;
+// a record that is mostly control bytes is binary.
+func TestReadJSONLControlBytes(t *testing.T) {
+	in := `{"id":"nul","html":"<p>Grüße \u0000aus Köln, a page with a stray NUL in it.</p>"}` + "\n" +
+		`{"id":"bin","html":"\u0001\u0002\u0003\u0000\u0004PK"}` + "\n"
+	var got []string
+	for p, err := range ReadJSONL("in.jsonl", strings.NewReader(in), DefaultOptions()) {
+		switch {
+		case err != nil && !errors.Is(err, ErrBinary):
+			t.Errorf("unexpected error %v", err)
+		case err != nil:
+			got = append(got, "binary")
+		default:
+			got = append(got, p.HTML)
+		}
+	}
+	want := []string{"<p>Grüße aus Köln, a page with a stray NUL in it.</p>", "binary"}
+	if !slices.Equal(got, want) {
+		t.Errorf("read %q, want %q", got, want)
 	}
 }

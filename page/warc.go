@@ -372,7 +372,7 @@ func (w *warcReader) page(f fields, size int64) held {
 	if err != nil {
 		return held{id: id, err: err}
 	}
-	return held{page: Page{ID: id, URL: target, HTML: d.Text, Charset: d.Charset, CharsetSource: d.Source}}
+	return held{page: Page{ID: id, URL: target, CanonicalURL: id, HTML: d.Text, Charset: d.Charset, CharsetSource: d.Source}}
 }
 
 // payload returns the body of an HTML page held by a record's block (in

@@ -7,7 +7,7 @@
 // frequencies, scaled so the most frequent keyword is 1 and multiplied by
 // the keyword weights, are compared with the topic by cosine, separately
 // for the title (B) and the body (C); the page's relevance is
-// A = α·B + C (α = 4 by default), reported divided by α+1 so it lies in
+// A = α·B + C (α = 0.5 by default), reported divided by α+1 so it lies in
 // [0, 1], and the page is relevant when that reaches a threshold r.
 //
 // A LinkScorer rates an unfetched link by the link-value paper's weighted sum of four
@@ -27,12 +27,12 @@
 //     thousands of other words scores like a short page about nothing else.
 //   - Bigrams over-match across Chinese word boundaries; keyword profiles
 //     with short, common words ("中国") match widely.
-//   - With α = 4 and the default threshold 0.4, a page whose title shares
-//     no term with the topic cannot be relevant (its value is at most 0.2);
-//     a page without any title is scored by its body alone.
-//   - Title weighting assumes titles contain topic keywords. On the
-//     project's evaluation (Wikipedia passages titled by names, learnt
-//     30-term profiles) α = 4 lowered F1; see Options.TitleWeight.
+//   - With the topic-crawler paper's α = 4 and r = 0.4 (2 of its 5), a
+//     page whose title shares no term with the topic cannot be relevant
+//     (its value is at most 0.2); a page without any title is scored by
+//     its body alone. Titles of real pages (names, site names) rarely
+//     share terms with a topic, so the defaults are α = 0.5, r = 0.3,
+//     chosen by measurement; see Options.TitleWeight.
 //   - DefaultTokenizer emits Han bigrams only, so a one-character Chinese
 //     keyword ("鱼", "站") matches only a lone character between
 //     non-Han text, almost never; use two-character keywords.

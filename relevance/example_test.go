@@ -15,9 +15,9 @@ func ExampleReadProfile() {
 		fmt.Println(err)
 		return
 	}
-	s := p.Score("中国足球超级联赛", "本赛季联赛共有十六支球队参加。")
+	s := p.Score("中国足球超级联赛", "本赛季联赛共有十六支球队参加，联赛冠军参加亚洲的足球比赛。")
 	fmt.Printf("%s: title %.2f, body %.2f, value %.2f, relevant %v\n", p.Name(), s.Title, s.Body, s.Value, s.Relevant)
-	// Output: football: title 0.79, body 0.49, value 0.73, relevant true
+	// Output: football: title 0.79, body 0.74, value 0.76, relevant true
 }
 
 func ExampleProfile_Score() {
@@ -31,7 +31,7 @@ func ExampleProfile_Score() {
 	}
 	// Output:
 	// NASA picks moon lander companies  1.00 true
-	// Local election results            0.13 false
+	// Local election results            0.15 false
 }
 
 func ExampleLearn() {

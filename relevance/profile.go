@@ -117,8 +117,11 @@ func (p *Profile) Keywords() map[string]float64 { return maps.Clone(p.keywords) 
 // this raised macro F1 at α = 0 from 0.56 to 0.73); its idf is
 // ln((N+1)/(df+1)) over the N background texts, a sample of ordinary
 // pages the crawler will meet (on- and off-topic), so words common
-// everywhere get weight near zero. Without background every idf is 1 and
-// function words ("the", "的是") will crowd the profile: pass one.
+// everywhere get weight near zero. When every example is mostly Han, or
+// every one mostly not, only background texts of that kind count (a
+// background of other languages cannot tell a common word from a topic
+// word). Without background every idf is 1 and function words ("the",
+// "的是") will crowd the profile: pass one.
 // Pure numbers are skipped. Ties break by term so the result is
 // deterministic.
 func Learn(name string, examples, background []string, n int, opts Options) (*Profile, error) {
@@ -133,8 +136,10 @@ func Learn(name string, examples, background []string, n int, opts Options) (*Pr
 	}
 	tf := make(map[string]float64)
 	spread := make(map[string]float64) // share of examples containing the term
+	han := make(map[bool]int)          // examples by whether most of their terms are Han
 	for _, text := range examples {
 		terms := opts.Tokenizer(text)
+		han[mostlyHan(terms)]++
 		seen := make(map[string]bool)
 		for _, t := range terms {
 			if isWordish(t) {
@@ -147,9 +152,19 @@ func Learn(name string, examples, background []string, n int, opts Options) (*Pr
 		}
 	}
 	df := make(map[string]int)
+	nb := 0 // background texts counted
 	for _, text := range background {
+		terms := opts.Tokenizer(text)
+		// Against texts of another script every word of the examples'
+		// looks rare: English function words learnt against a mostly
+		// Chinese background crowded the profile. Examples all of one
+		// script are compared with background texts of that script.
+		if len(han) == 1 && mostlyHan(terms) != (han[true] > 0) {
+			continue
+		}
+		nb++
 		seen := make(map[string]bool)
-		for _, t := range opts.Tokenizer(text) {
+		for _, t := range terms {
 			if !seen[t] && tf[t] > 0 {
 				seen[t] = true
 				df[t]++
@@ -163,8 +178,8 @@ func Learn(name string, examples, background []string, n int, opts Options) (*Pr
 	var ranked []scored
 	for t, f := range tf {
 		idf := 1.0
-		if len(background) > 0 {
-			idf = math.Log(float64(len(background)+1) / float64(df[t]+1))
+		if nb > 0 {
+			idf = math.Log(float64(nb+1) / float64(df[t]+1))
 		}
 		if s := f * idf * spread[t]; s > 0 {
 			ranked = append(ranked, scored{t, s})

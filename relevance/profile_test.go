@@ -99,22 +99,26 @@ func TestScore(t *testing.T) {
 			Score{Title: 1, Body: 0, Value: 0.8, Relevant: true}},
 		{"same page, title ignored", opts(0, 0.4), "Football league", "cats and dogs",
 			Score{Title: 1, Body: 0, Value: 0, Relevant: false}},
-		{"off-topic title caps value", opts(4, 0.4), "Cats", "football league",
+		{"off-topic title caps value", opts(4, 0.4), "Cats", "football league, football league",
 			Score{Title: 0, Body: 1, Value: 0.2, Relevant: false}},
-		{"off-topic title, alpha 0", opts(0, 0.4), "Cats", "football league",
+		{"off-topic title, alpha 0", opts(0, 0.4), "Cats", "football league, football league",
 			Score{Title: 0, Body: 1, Value: 1, Relevant: true}},
-		{"no title: body alone", opts(4, 0.4), " — ", "football league",
+		{"no title: body alone", opts(4, 0.4), " — ", "football league, football league",
 			Score{Title: 0, Body: 1, Value: 1, Relevant: true}},
 		{"threshold reached exactly", opts(4, 0.8), "Football league", "cats",
 			Score{Title: 1, Body: 0, Value: 0.8, Relevant: true}},
 		{"threshold missed", opts(4, 0.81), "Football league", "cats",
 			Score{Title: 1, Body: 0, Value: 0.8, Relevant: false}},
 		{"threshold 0 accepts all", opts(4, 0), "x", "y", Score{Relevant: true}},
+		{"one mention is thin evidence", opts(0, 0.4), "", "the football",
+			Score{Title: 0, Body: 1.0 / 3 * (1 / math.Sqrt2), Value: 1.0 / 3 * (1 / math.Sqrt2), Relevant: false}},
+		{"three mentions are enough", opts(0, 0.4), "", "football, football, football",
+			Score{Title: 0, Body: 1 / math.Sqrt2, Value: 1 / math.Sqrt2, Relevant: true}},
 	}
 	for _, tt := range tests {
 		got := mustProfile(t, kw, tt.opts).Score(tt.title, tt.body)
 		if math.Abs(got.Value-tt.want.Value) > 1e-12 || got.Title != tt.want.Title ||
-			got.Body != tt.want.Body || got.Relevant != tt.want.Relevant {
+			math.Abs(got.Body-tt.want.Body) > 1e-12 || got.Relevant != tt.want.Relevant {
 			t.Errorf("%s: Score(%q, %q) = %+v, want %+v", tt.name, tt.title, tt.body, got, tt.want)
 		}
 	}

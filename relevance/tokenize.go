@@ -3,6 +3,7 @@ package relevance
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/segment"
 	"golang.org/x/text/width"
@@ -76,4 +77,16 @@ func DefaultTokenizer(text string) []string {
 // topic.
 func isWordish(term string) bool {
 	return strings.IndexFunc(term, unicode.IsLetter) >= 0
+}
+
+// mostlyHan reports whether at least half of the terms are Han (bigrams
+// or single characters).
+func mostlyHan(terms []string) bool {
+	h := 0
+	for _, t := range terms {
+		if r, _ := utf8.DecodeRuneInString(t); unicode.Is(unicode.Han, r) {
+			h++
+		}
+	}
+	return 2*h >= len(terms) && h > 0
 }

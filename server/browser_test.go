@@ -17,9 +17,9 @@ import (
 // chromiumPath is where Debian's chromium package installs the browser.
 const chromiumPath = "/usr/bin/chromium"
 
-// newBrowser starts a headless Chromium with a fresh profile and returns
-// its context.
-func newBrowser(t *testing.T) context.Context {
+// newBrowser starts a headless Chromium with a fresh profile and extra
+// options, and returns its context.
+func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skipf("no browser: %v (install with: apt-get install -y chromium chromium-driver)", err)
@@ -38,6 +38,7 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 1000),
 	}
+	opts = append(opts, extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)

@@ -18,6 +18,8 @@
 //	/api/cluster?id=CLUSTER (or ?doc=ID)  a cluster's members
 //	/api/compare?a=ID&b=ID  two documents' text as sentences, each marked
 //	    shared with the other document or not (see Diff)
+//	/api/ingest             with Options.Ingest: GET the progress of the
+//	    ingest running, POST a JSONL or WARC body of pages to index
 //
 // The page (/, /app.js, /style.css) searches, unfolds the "N similar
 // pages" of a hit and shows two members of a cluster side by side, shared
@@ -25,14 +27,26 @@
 //
 // # Safety
 //
-// Intended for loopback (the serve command binds 127.0.0.1 by default):
-// there is no authentication. Requests are bounded: the URL query string
-// (Options.MaxQueryBytes), header size and read/write time-outs
-// (HTTPServer), search time (Options.SearchTimeout), page size
-// (Options.MaxPageSize) and the sentences compared
-// (Options.MaxCompareSentences). The page builds its DOM with textContent
-// only, links only http(s) URLs, and runs under a Content-Security-Policy
-// that allows no inline script; JSON strings have <, > and & escaped.
+// Serve runs the handler on a listener: every answer, net/http's own
+// errors included, carries the security headers. Every request must name
+// the server in its Host header (Options.AllowedHosts; 421 otherwise),
+// which keeps a page of another site whose name was made to resolve to
+// this machine (DNS rebinding) from reading answers. Requests that change
+// the index (POST /api/ingest, with Options.Ingest) must come from the
+// server's own origin when a browser sends them
+// (http.CrossOriginProtection, Options.TrustedOrigins), with a type no
+// form can send (application/x-ndjson or application/warc), and with
+// Ingest.Token as a bearer token, or from a loopback peer through no proxy
+// when there is none. Reads need no credential. Requests are bounded: the
+// URL query string, the query text and the term searchers it opens
+// (Options.MaxQueryBytes, MaxQueryLen, MaxQueryTerms), header size and
+// read/write time-outs, search time (Options.SearchTimeout), page size
+// (Options.MaxPageSize), the sentences compared
+// (Options.MaxCompareSentences), and an ingest's body (Ingest.MaxBytes,
+// read as it arrives) and idle time. The page builds its DOM with
+// textContent only, links only http(s) URLs, and runs under a
+// Content-Security-Policy that allows no inline script; JSON strings have
+// <, > and & escaped. docs/security.md has the threat model.
 //
 // # Caveats
 //

@@ -33,7 +33,8 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	// In a program: s.HTTPServer("127.0.0.1:8080").ListenAndServe()
+	// In a program: ln, err := net.Listen("tcp", "127.0.0.1:8080"), then
+	// s.Serve(ctx, ln) until ctx is done.
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	resp, err := ts.Client().Get(ts.URL + "/api/search?q=library+AND+midnight")

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +11,6 @@ import (
 	"iter"
 	"mime"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -34,12 +36,11 @@ type Ingest struct {
 	Run indexer.RunOptions
 	// Pages are the reading limits of each page (page.DefaultOptions).
 	Pages page.Options
-	// MaxBytes caps a request body (default 4 GiB); past it the run stops
-	// with 413, keeping the pages before. A WARC body is spooled to a
-	// temporary file (in TempDir; "" is os.TempDir) to be read; a JSONL
-	// body is read as it arrives.
+	// MaxBytes caps a request body, counted as sent and again after
+	// gunzipping (default 256 MiB); past it the run stops with 413,
+	// keeping the pages before. The body is read as it arrives, a WARC
+	// record or a JSONL line at a time, each bounded by Pages.MaxBytes.
 	MaxBytes int64
-	TempDir  string
 	// MaxErrors caps the per-page errors listed in a summary (default
 	// 100); all are counted.
 	MaxErrors int
@@ -47,6 +48,11 @@ type Ingest struct {
 	// is cut (default 60s): an ingest has no overall time limit, and one
 	// runs at a time.
 	IdleTimeout time.Duration
+	// Token, when set, is the credential a POST must carry
+	// (Authorization: Bearer TOKEN), at least MinTokenBytes long. Without
+	// one, pages are taken only from programs on this machine: loopback
+	// peers whose requests came through no proxy.
+	Token string
 }
 
 // DefaultIngest returns the defaults documented on Ingest for ix.
@@ -63,12 +69,15 @@ func DefaultIngest(ix Ingester) *Ingest {
 	// 306 pages/s (internal/cmd/ingestbench).
 	run.FlushAfter, run.Ahead = 500*time.Millisecond, 32
 	run.BatchSize, run.BatchBytes = 250, 256<<10
-	return &Ingest{Index: ix, Run: run, Pages: page.DefaultOptions(), MaxBytes: 4 << 30, MaxErrors: 100, IdleTimeout: time.Minute}
+	return &Ingest{Index: ix, Run: run, Pages: page.DefaultOptions(), MaxBytes: 256 << 20, MaxErrors: 100, IdleTimeout: time.Minute}
 }
 
 func (o *Ingest) validate() error {
 	if o.Index == nil || o.MaxBytes < 1 || o.MaxErrors < 0 || o.IdleTimeout <= 0 {
-		return fmt.Errorf("server: Ingest needs an Index, a positive MaxBytes and IdleTimeout, got %+v: %w", *o, ErrInvalidOptions)
+		return fmt.Errorf("server: Ingest needs an Index, a positive MaxBytes and IdleTimeout: %w", ErrInvalidOptions)
+	}
+	if o.Token != "" && len(o.Token) < MinTokenBytes {
+		return fmt.Errorf("server: Ingest.Token of %d bytes, want at least %d: %w", len(o.Token), MinTokenBytes, ErrInvalidOptions)
 	}
 	return nil
 }
@@ -88,24 +97,40 @@ type IngestSummary struct {
 	ErrorList  []string `json:"error_list"`
 	ElapsedMS  int64    `json:"elapsed_ms"`
 	Error      string   `json:"error,omitempty"` // why the run stopped early
+	// CutShort is set when the server stopped the run because it is
+	// stopping itself: the pages counted are indexed, the rest of the
+	// body was not read (send it again: unchanged pages are skipped).
+	CutShort bool `json:"cut_short,omitempty"`
 }
 
-// Ingest formats, from the request's Content-Type or ?format=.
+// Add adds the counts and errors of o, a summary of another request of
+// the same input, to s.
+func (s *IngestSummary) Add(o IngestSummary) {
+	s.Read += o.Read
+	s.Indexed += o.Indexed
+	s.Duplicates += o.Duplicates
+	s.Unchanged += o.Unchanged
+	s.Updated += o.Updated
+	s.Truncated += o.Truncated
+	s.NotHTML += o.NotHTML
+	s.BadStatus += o.BadStatus
+	s.Errors += o.Errors
+	s.ErrorList = append(s.ErrorList, o.ErrorList...)
+	s.ElapsedMS += o.ElapsedMS
+}
+
+// ingestFormats are the Content-Types of an ingest body. Neither is a
+// type a form or a script of another site may send without the
+// browser asking first (CORS preflight), which the server does not answer.
 var ingestFormats = map[string]string{
-	"application/x-ndjson":     "jsonl",
-	"application/ndjson":       "jsonl",
-	"application/jsonl":        "jsonl",
-	"application/x-jsonlines":  "jsonl",
-	"application/json-lines":   "jsonl",
-	"application/warc":         "warc",
-	"application/x-warc":       "warc",
-	"application/octet-stream": "", // ?format= must say
+	"application/x-ndjson": "jsonl",
+	"application/warc":     "warc",
 }
 
-// ingest serves POST /api/ingest[?format=jsonl|warc]: the body's pages
-// are indexed as by "bleve-dedup index", one request at a time (429 with
-// Retry-After otherwise), and the answer is a summary of the run. GET
-// /api/ingest answers the progress of the run going on, or of the last.
+// ingest serves POST /api/ingest: the body's pages are indexed as by
+// "bleve-dedup index", one request at a time (429 with Retry-After
+// otherwise), and the answer is a summary of the run. GET /api/ingest
+// answers the progress of the run going on, or of the last.
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	in := s.opts.Ingest
 	if in == nil {
@@ -113,17 +138,22 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		writeJSON(w, http.StatusOK, s.progress.status())
+		writeJSON(w, http.StatusOK, s.progress.status(in.MaxBytes))
 		return nil
 	case http.MethodPost:
 	default:
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		return &httpError{status: http.StatusMethodNotAllowed, msg: "method " + r.Method + " not allowed"}
 	}
-	format, err := ingestFormat(r)
+	if err := s.authorizeWrite(w, r); err != nil {
+		return err
+	}
+	format, gzipped, err := ingestFormat(r)
 	if err != nil {
 		return err
 	}
+	// Before the body is read: a client that sent Expect: 100-continue
+	// has sent none of it yet, and can send it again later.
 	if !s.ingesting.TryLock() {
 		w.Header().Set("Retry-After", "5")
 		return &httpError{status: http.StatusTooManyRequests, msg: "another ingest is running; retry when it ends"}
@@ -134,24 +164,51 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	// its body keeps coming.
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Time{})
-	body := &idleReader{r: http.MaxBytesReader(w, r.Body, in.MaxBytes), rc: rc, idle: in.IdleTimeout}
-
+	wire := &idleReader{r: http.MaxBytesReader(w, r.Body, in.MaxBytes), rc: rc, idle: in.IdleTimeout}
+	// A run cut by the server's stop or the client's leaving must not
+	// wait for a body read: the reader may be waiting on a silent client.
+	unwatch := context.AfterFunc(r.Context(), wire.stop)
+	defer func() {
+		unwatch()
+		wire.finish()
+	}()
+	body, err := openBody(wire, format, gzipped, in.MaxBytes)
+	if err != nil {
+		return err
+	}
 	var pages iter.Seq2[page.Page, error]
 	switch format {
 	case "jsonl":
 		pages = page.ReadJSONL("body", body, in.Pages)
 	case "warc":
-		f, size, err := spool(body, in.TempDir)
-		if err != nil {
-			return err
-		}
-		defer os.Remove(f.Name())
-		defer f.Close()
-		pages = page.ReadWARC("body", f, size, in.Pages)
+		pages = page.ReadWARCStream("body", body, in.Pages)
 	}
 	sum, status := s.runIngest(r.Context(), s.progress.count(pages), in)
+	if sum.CutShort {
+		w.Header().Set("Retry-After", "5")
+	}
 	writeJSON(w, status, sum)
+	if sum.Error != "" {
+		linger(rc, r.Body, wire)
+	}
 	return nil
+}
+
+// lingerTime bounds how long an answer to a client still sending waits
+// for it to leave.
+const lingerTime = time.Second
+
+// linger sends the answer and reads on what the client still sends, until
+// it leaves (having read the answer) or for lingerTime. The run ended
+// before the body: closing the connection with data unread would reset
+// it, and the client, still sending, would lose the answer. net/http
+// lingers so itself for a body cut by http.MaxBytesReader, not for one
+// sent after Expect: 100-continue, as bleve-dedup's client sends it.
+func linger(rc *http.ResponseController, body io.Reader, wire *idleReader) {
+	wire.finish() // the deadline is this function's now
+	rc.Flush()
+	rc.SetReadDeadline(time.Now().Add(lingerTime))
+	io.Copy(io.Discard, body)
 }
 
 // ingestProgress is the state of the ingest running, for GET /api/ingest.
@@ -176,13 +233,17 @@ type ingestStatus struct {
 	Errors     int     `json:"errors"`
 	ElapsedMS  int64   `json:"elapsed_ms"`
 	DocsPerSec float64 `json:"docs_per_second"`
+	// MaxBody is the largest body a POST may send (Ingest.MaxBytes):
+	// clients cut their input into requests below it.
+	MaxBody int64 `json:"max_body"`
 }
 
-func (p *ingestProgress) status() ingestStatus {
+func (p *ingestProgress) status(maxBody int64) ingestStatus {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	st := ingestStatus{Running: p.running, Received: p.received, Read: p.st.Read, Indexed: p.st.Indexed,
-		Duplicates: p.st.Duplicates, Errors: p.st.Errors, ElapsedMS: p.st.Elapsed.Milliseconds(), DocsPerSec: p.st.DocsPerSecond()}
+		Duplicates: p.st.Duplicates, Errors: p.st.Errors, ElapsedMS: p.st.Elapsed.Milliseconds(), DocsPerSec: p.st.DocsPerSecond(),
+		MaxBody: maxBody}
 	if p.running {
 		st.ElapsedMS = time.Since(p.started).Milliseconds()
 	}
@@ -238,61 +299,160 @@ func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error
 	if sum.ErrorList == nil {
 		sum.ErrorList = []string{}
 	}
-	if err != nil {
+	switch {
+	case err != nil && s.stopping.Load() && ctx.Err() != nil:
+		sum.CutShort, status = true, http.StatusServiceUnavailable
+		sum.Error = "the server is stopping: the run was cut short after the pages counted here, which are indexed; send the rest again later"
+	case err != nil:
 		sum.Error, status = err.Error(), http.StatusInternalServerError
 	}
 	return sum, status
 }
 
-// ingestFormat returns the body's format: ?format= when given, else the
-// Content-Type's. A gzip Content-Encoding is read by the page readers
-// (they tell gzip by its first bytes); other encodings are refused.
-func ingestFormat(r *http.Request) (string, error) {
-	if ce := strings.ToLower(r.Header.Get("Content-Encoding")); ce != "" && ce != "gzip" && ce != "identity" {
-		return "", &httpError{status: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("content encoding %q: want gzip or none", ce)}
-	}
-	if f := r.URL.Query().Get("format"); f != "" {
-		if f != "jsonl" && f != "warc" {
-			return "", badRequest("parameter format: want jsonl or warc, got %q", f)
-		}
-		return f, nil
+// ingestFormat returns the body's format, from its Content-Type, and
+// whether its Content-Encoding says it is gzipped.
+func ingestFormat(r *http.Request) (format string, gzipped bool, err error) {
+	switch ce := strings.ToLower(r.Header.Get("Content-Encoding")); ce {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		gzipped = true
+	default:
+		return "", false, &httpError{status: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("content encoding %q: want gzip or none", ce)}
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if f := ingestFormats[mt]; f != "" {
-		return f, nil
+	if format = ingestFormats[mt]; format == "" {
+		return "", false, &httpError{status: http.StatusUnsupportedMediaType,
+			msg: fmt.Sprintf("content type %q: want application/x-ndjson (JSONL) or application/warc", mt)}
 	}
-	return "", &httpError{status: http.StatusUnsupportedMediaType,
-		msg: fmt.Sprintf("content type %q: want application/x-ndjson (JSONL) or application/warc, or ?format=jsonl|warc", mt)}
+	return format, gzipped, nil
 }
 
-// spool copies a WARC body to a temporary file, which the WARC reader
-// needs to seek in; the caller removes it.
-func spool(body io.Reader, dir string) (*os.File, int64, error) {
-	f, err := os.CreateTemp(dir, "bleve-dedup-ingest-*.warc")
-	if err != nil {
-		return nil, 0, fmt.Errorf("server: spool the body: %w", err)
-	}
-	n, err := io.Copy(f, body)
-	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return nil, 0, &httpError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("body larger than %d bytes", mbe.Limit)}
+// openBody returns the body to parse: gunzipped when its encoding says so
+// or it starts as gzip does (a .jsonl.gz or .warc.gz file sent as it is),
+// bounded to max bytes after gunzipping too, and checked to start as its
+// format does, so that a body of something else is refused before a page
+// is read.
+func openBody(wire io.Reader, format string, gzipped bool, max int64) (io.Reader, error) {
+	br := bufio.NewReaderSize(wire, 64<<10)
+	if magic, _ := br.Peek(2); gzipped || bytes.Equal(magic, gzipMagic) {
+		z, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, badRequest("body: gzip: %v", err)
 		}
-		return nil, 0, badRequest("reading the body: %v", err)
+		br = bufio.NewReaderSize(&capReader{r: z, left: max}, 64<<10)
 	}
-	return f, n, nil
+	head, err := br.Peek(8)
+	if err != nil && len(head) == 0 {
+		if err == io.EOF {
+			return br, nil // no pages
+		}
+		return nil, readError(err)
+	}
+	first := bytes.TrimLeft(head, " \t\r\n")
+	ok := len(first) == 0 || (format == "jsonl" && first[0] == '{') || (format == "warc" && bytes.HasPrefix([]byte("WARC/"), first[:min(len(first), 5)]))
+	if !ok {
+		return nil, badRequest("body: starts with %q, not %s", head, map[string]string{"jsonl": "a JSON object", "warc": "a WARC record"}[format])
+	}
+	return br, nil
+}
+
+// gzipMagic starts every gzip member.
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// readError is the answer to a body that could not be read.
+func readError(err error) error {
+	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return &httpError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("body larger than %d bytes", mbe.Limit)}
+	}
+	return badRequest("body: %v", err)
+}
+
+// capReader fails with *http.MaxBytesError, as http.MaxBytesReader does,
+// past left bytes: it bounds a gunzipped body.
+type capReader struct {
+	r     io.Reader
+	left  int64
+	limit int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.limit == 0 {
+		c.limit = c.left
+	}
+	if c.left < 0 {
+		return 0, &http.MaxBytesError{Limit: c.limit}
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n - 1, &http.MaxBytesError{Limit: c.limit}
+	}
+	return n, err
 }
 
 // idleReader moves the connection's read deadline on before each read: a
-// body may take as long as it needs, but not stall.
+// body may take as long as it needs, but not stall. stop makes the reads
+// after it fail, and the one waiting fail too if the client sends nothing
+// within stopGrace; finish, called before the handler returns, makes stop
+// do nothing more, as the connection is no longer the request's.
 type idleReader struct {
 	r    io.Reader
 	rc   *http.ResponseController
 	idle time.Duration
+
+	mu       sync.Mutex
+	reading  bool
+	stopped  bool
+	finished bool
 }
 
+// stopGrace is how long a read waiting when its run is cut may wait on.
+// A deadline ends it after that, but also ends the request's body: net/
+// http then closes the connection without reading on, and a client still
+// sending may lose the answer to a reset. A client that sends gets there
+// first; one that sends nothing has nothing in flight to lose.
+const stopGrace = 250 * time.Millisecond
+
+// errCut is the read error of a body whose run was cut.
+var errCut = errors.New("the run was cut")
+
 func (ir *idleReader) Read(p []byte) (int, error) {
+	ir.mu.Lock()
+	if ir.stopped {
+		ir.mu.Unlock()
+		return 0, errCut
+	}
 	ir.rc.SetReadDeadline(time.Now().Add(ir.idle)) // unsupported only on wrapped writers: the server's own time-outs then apply
-	return ir.r.Read(p)
+	ir.reading = true
+	ir.mu.Unlock()
+	n, err := ir.r.Read(p)
+	ir.mu.Lock()
+	ir.reading = false
+	ir.mu.Unlock()
+	return n, err
+}
+
+func (ir *idleReader) stop() {
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	if ir.stopped {
+		return
+	}
+	ir.stopped = true
+	time.AfterFunc(stopGrace, func() {
+		ir.mu.Lock()
+		defer ir.mu.Unlock()
+		if ir.reading && !ir.finished {
+			ir.rc.SetReadDeadline(time.Now())
+		}
+	})
+}
+
+func (ir *idleReader) finish() {
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	ir.finished = true
 }

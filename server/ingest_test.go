@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +66,12 @@ func gzipped(b []byte) []byte {
 
 // warcResponse is one WARC response record of an HTML page at uri.
 func warcResponse(uri, html string) []byte {
-	http := "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" + html
+	return warcResponseOf(uri, "text/html; charset=utf-8", html)
+}
+
+// warcResponseOf is one WARC response record of a body of type ctype.
+func warcResponseOf(uri, ctype, body string) []byte {
+	http := "HTTP/1.1 200 OK\r\nContent-Type: " + ctype + "\r\n\r\n" + body
 	return fmt.Appendf(nil, "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:%08x-0000-0000-0000-000000000000>\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nWARC-Target-URI: %s\r\nContent-Type: application/http;msgtype=response\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n",
 		len(uri), uri, len(http), http)
 }
@@ -75,33 +81,62 @@ func TestIngest(t *testing.T) {
 		return fmt.Sprintf(`{"id":%q,"url":"http://example.com/%s","text":%q}`, id, id, articleText(topic))
 	}
 	jsonl := jsonlBody(pageLine("a", "river"), pageLine("a-copy", "river"), `{"id":"bad"}`, pageLine("b", "forest"))
-	warc := append(warcResponse("http://example.org/w1", "<html><body><article><p>"+articleText("mountain")+"</p></article></body></html>"),
-		warcResponse("http://example.org/w2", "<html><body><article><p>"+articleText("island")+"</p></article></body></html>")...)
+	html := func(topic string) string {
+		return "<html><body><article><p>" + articleText(topic) + "</p></article></body></html>"
+	}
+	w1, w2 := warcResponse("http://example.org/w1", html("mountain")), warcResponse("http://example.org/w2", html("island"))
+	warc := slices.Concat(w1, w2)
+	big := warcResponse("http://example.org/big", html("desert")+strings.Repeat(" ", 70000)) // over Pages.MaxBytes and the headroom: cut
+
+	image := warcResponseOf("http://example.org/x.png", "image/png", strings.Repeat("\x89PNG", 20000))
+	request := []byte("WARC/1.1\r\nWARC-Type: request\r\nWARC-Target-URI: http://example.org/w1\r\nContent-Length: 18\r\n\r\nGET / HTTP/1.1\r\n\r\n\r\n\r\n")
+	noLength := []byte("WARC/1.1\r\nWARC-Type: response\r\n\r\nlost\r\n\r\n")
 	tests := []struct {
 		name        string
 		method      string
 		target      string
 		contentType string
+		encoding    string
 		body        []byte
 		maxBytes    int64
+		maxPage     int64
 		off         bool
 		wantStatus  int
 		want        string // substring of the answer
 		wantDocs    uint64
 	}{
-		{"jsonl", "POST", "/api/ingest", "application/x-ndjson", jsonl, 0, false, 200,
+		{"jsonl", "POST", "/api/ingest", "application/x-ndjson", "", jsonl, 0, 0, false, 200,
 			`"read":4,"indexed":2,"duplicates":1,"unchanged":0,"updated":0,"truncated":0,"not_html":0,"bad_status":0,"errors":1,"error_list":["page: body:3 (bad): neither html nor text: syntax error"]`, 2},
-		{"jsonl gzip, format parameter", "POST", "/api/ingest?format=jsonl", "application/octet-stream", gzipped(jsonl), 0, false, 200, `"read":4,"indexed":2`, 2},
-		{"warc", "POST", "/api/ingest", "application/warc", warc, 0, false, 200, `"read":2,"indexed":2`, 2},
-		{"warc gzip", "POST", "/api/ingest", "application/warc", gzipped(warc), 0, false, 200, `"read":2,"indexed":2`, 2},
-		{"body over the limit keeps the pages before", "POST", "/api/ingest", "application/x-ndjson", jsonl, int64(len(jsonl) - 10), false, 413,
+		{"jsonl gzip", "POST", "/api/ingest", "application/x-ndjson", "gzip", gzipped(jsonl), 0, 0, false, 200, `"read":4,"indexed":2`, 2},
+		{"jsonl gzip, told by its bytes", "POST", "/api/ingest", "application/x-ndjson", "", gzipped(jsonl), 0, 0, false, 200, `"read":4,"indexed":2`, 2},
+		{"warc", "POST", "/api/ingest", "application/warc", "", warc, 0, 0, false, 200, `"read":2,"indexed":2`, 2},
+		{"warc gzip", "POST", "/api/ingest", "application/warc", "gzip", gzipped(warc), 0, 0, false, 200, `"read":2,"indexed":2`, 2},
+		{"warc gzip a record a member", "POST", "/api/ingest", "application/warc", "", slices.Concat(gzipped(w1), gzipped(w2)), 0, 0, false, 200, `"read":2,"indexed":2`, 2},
+		{"warc records that are not pages", "POST", "/api/ingest", "application/warc", "", slices.Concat(request, w1, image), 0, 0, false, 200,
+			`"read":2,"indexed":1,"duplicates":0,"unchanged":0,"updated":0,"truncated":0,"not_html":1`, 1},
+		{"warc records over the page limit", "POST", "/api/ingest", "application/warc", "", slices.Concat(big, image, w1), 0, 1000, false, 200,
+			`"read":3,"indexed":1,"duplicates":0,"unchanged":0,"updated":0,"truncated":0,"not_html":1,"bad_status":0,"errors":1,"error_list":["page: body: record 1 at byte 0 (http://example.org/big): 66477 bytes, more than 1000: document too large"]`, 1},
+		{"warc damaged between good records", "POST", "/api/ingest", "application/warc", "", slices.Concat(w1, noLength, []byte("junk\r\n"), w2), 0, 0, false, 200,
+			fmt.Sprintf(`"read":3,"indexed":2,"duplicates":0,"unchanged":0,"updated":0,"truncated":0,"not_html":0,"bad_status":0,"errors":1,"error_list":["page: body: record 2 at byte %d: no Content-Length: corrupt`, len(w1)), 2},
+		{"warc cut inside a record", "POST", "/api/ingest", "application/warc", "", slices.Concat(w1, w2[:len(w2)-40]), 0, 0, false, 200,
+			`"read":2,"indexed":1,"duplicates":0,"unchanged":0,"updated":0,"truncated":0,"not_html":0,"bad_status":0,"errors":1,"error_list":["page: body: record 2 at byte`, 1},
+		{"body over the limit keeps the pages before", "POST", "/api/ingest", "application/x-ndjson", "", jsonl, int64(len(jsonl) - 10), 0, false, 413,
 			`"read":4,"indexed":1,"duplicates":1`, 1},
-		{"warc over the limit", "POST", "/api/ingest", "application/warc", warc, 100, false, 413, `body larger than 100 bytes`, 0},
-		{"unknown type", "POST", "/api/ingest", "text/plain", jsonl, 0, false, 415, `want application/x-ndjson`, 0},
-		{"bad format", "POST", "/api/ingest?format=csv", "", jsonl, 0, false, 400, `want jsonl or warc`, 0},
-		{"progress", "GET", "/api/ingest", "", nil, 0, false, 200, `{"running":false,"received":0`, 0},
-		{"PUT", "PUT", "/api/ingest", "", nil, 0, false, 405, `method PUT not allowed`, 0},
-		{"off", "POST", "/api/ingest", "application/x-ndjson", jsonl, 0, true, 404, `start serve with --ingest`, 0},
+		{"warc over the limit keeps the records before", "POST", "/api/ingest", "application/warc", "", warc, int64(len(w1) + 100), 0, false, 413,
+			`"read":2,"indexed":1`, 1},
+		{"gzip over the limit once gunzipped", "POST", "/api/ingest", "application/x-ndjson", "gzip", gzipped(slices.Concat(jsonl, bytes.Repeat([]byte(" "), 1<<20))), 1 << 19, 0, false, 413,
+			`http: request body too large`, 2},
+		{"not WARC", "POST", "/api/ingest", "application/warc", "", make([]byte, 4096), 0, 0, false, 400, `body: starts with`, 0},
+		{"not JSONL", "POST", "/api/ingest", "application/x-ndjson", "", []byte("id,text\nx,y\n"), 0, 0, false, 400, `not a JSON object`, 0},
+		{"gzip inside gzip", "POST", "/api/ingest", "application/x-ndjson", "gzip", gzipped(gzipped(jsonl)), 0, 0, false, 400, `body: starts with`, 0},
+		{"bad gzip", "POST", "/api/ingest", "application/x-ndjson", "gzip", jsonl, 0, 0, false, 400, `gzip: invalid header`, 0},
+		{"empty", "POST", "/api/ingest", "application/warc", "", nil, 0, 0, false, 200, `"read":0`, 0},
+		{"unknown type", "POST", "/api/ingest", "text/plain", "", jsonl, 0, 0, false, 415, `want application/x-ndjson`, 0},
+		{"the type decides, not a parameter", "POST", "/api/ingest?format=jsonl", "application/octet-stream", "", jsonl, 0, 0, false, 415, `want application/x-ndjson`, 0},
+		{"unknown encoding", "POST", "/api/ingest", "application/x-ndjson", "br", jsonl, 0, 0, false, 415, `want gzip or none`, 0},
+		{"progress", "GET", "/api/ingest", "", "", nil, 0, 0, false, 200, `{"running":false,"received":0`, 0},
+		{"PUT", "PUT", "/api/ingest", "", "", nil, 0, 0, false, 405, `method PUT not allowed`, 0},
+		{"off", "POST", "/api/ingest", "application/x-ndjson", "", jsonl, 0, 0, true, 404, `start serve with --ingest`, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,11 +150,15 @@ func TestIngest(t *testing.T) {
 					if tt.maxBytes > 0 {
 						in.MaxBytes = tt.maxBytes
 					}
+					if tt.maxPage > 0 {
+						in.Pages.MaxBytes = tt.maxPage
+					}
 				})
 			}
 			before, _ := ix.Bleve().DocCount()
-			req := httptest.NewRequest(tt.method, tt.target, bytes.NewReader(tt.body))
+			req := localRequest(tt.method, tt.target, bytes.NewReader(tt.body))
 			req.Header.Set("Content-Type", tt.contentType)
+			req.Header.Set("Content-Encoding", tt.encoding)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			if rec.Code != tt.wantStatus || !strings.Contains(rec.Body.String(), tt.want) {
@@ -135,47 +174,68 @@ func TestIngest(t *testing.T) {
 	}
 }
 
-// TestIngestWhileSearching sends pages slowly on one connection: each is
-// searchable while the body is still open, other searches answer
-// meanwhile, GET shows the run's progress, and a second ingest is turned
-// away with 429.
+// TestIngestWhileSearching sends pages slowly on one connection, as
+// JSONL and as WARC: each is searchable while the body is still open
+// (the body is read as it comes, not gathered first), other searches
+// answer meanwhile, GET shows the run's progress, and a second ingest is
+// turned away with 429.
 func TestIngestWhileSearching(t *testing.T) {
-	h, _ := ingestServer(t, func(in *server.Ingest) { in.Run.FlushAfter = 50 * time.Millisecond })
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-	pr, pw := io.Pipe()
-	done := make(chan *http.Response, 1)
-	go func() {
-		resp, err := http.Post(ts.URL+"/api/ingest", "application/x-ndjson", pr)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- resp
-	}()
-	topics := []string{"river", "forest", "harbour"}
-	for i, topic := range topics {
-		fmt.Fprintf(pw, "{\"id\":\"p%d\",\"text\":%q}\n", i, articleText(topic))
-		if !eventually(t, ts.URL+"/api/search?q="+topic, fmt.Sprintf(`"id":"p%d"`, i), 5*time.Second) {
-			t.Fatalf("page p%d not searchable within 5s of being sent", i)
-		}
+	formats := []struct {
+		contentType string
+		page        func(i int, topic string) []byte
+		id          func(i int) string // as the index has it
+	}{
+		{"application/x-ndjson",
+			func(i int, topic string) []byte {
+				return fmt.Appendf(nil, "{\"id\":\"p%d\",\"text\":%q}\n", i, articleText(topic))
+			},
+			func(i int) string { return fmt.Sprintf(`"id":"p%d"`, i) }},
+		{"application/warc",
+			func(i int, topic string) []byte {
+				return warcResponse(fmt.Sprintf("http://example.org/p%d", i), "<html><body><article><p>"+articleText(topic)+"</p></article></body></html>")
+			},
+			func(i int) string { return fmt.Sprintf(`"id":"http://example.org/p%d"`, i) }},
 	}
-	if !eventually(t, ts.URL+"/api/ingest", `"running":true,"received":3,"read":3,"indexed":3`, time.Second) {
-		t.Error(`GET /api/ingest does not show the run's progress`)
-	}
-	resp, err := http.Post(ts.URL+"/api/ingest", "application/x-ndjson", strings.NewReader("{}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("a second ingest: got %d Retry-After %q, want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
-	}
-	pw.Close()
-	resp = <-done
-	defer resp.Body.Close()
-	var sum struct{ Read, Indexed int }
-	if err := json.NewDecoder(resp.Body).Decode(&sum); err != nil || sum.Read != 3 || sum.Indexed != 3 {
-		t.Errorf("summary %+v, %v: want 3 read and indexed", sum, err)
+	for _, f := range formats {
+		t.Run(f.contentType, func(t *testing.T) {
+			h, _ := ingestServer(t, func(in *server.Ingest) { in.Run.FlushAfter = 50 * time.Millisecond })
+			ts := httptest.NewServer(h)
+			defer ts.Close()
+			pr, pw := io.Pipe()
+			done := make(chan *http.Response, 1)
+			go func() {
+				resp, err := http.Post(ts.URL+"/api/ingest", f.contentType, pr)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- resp
+			}()
+			topics := []string{"river", "forest", "harbour"}
+			for i, topic := range topics {
+				pw.Write(f.page(i, topic))
+				if !eventually(t, ts.URL+"/api/search?q="+topic, f.id(i), 5*time.Second) {
+					t.Fatalf("page %d not searchable within 5s of being sent", i)
+				}
+			}
+			if !eventually(t, ts.URL+"/api/ingest", `"running":true,"received":3,"read":3,"indexed":3`, time.Second) {
+				t.Error(`GET /api/ingest does not show the run's progress`)
+			}
+			resp, err := http.Post(ts.URL+"/api/ingest", f.contentType, strings.NewReader("{}\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+				t.Errorf("a second ingest: got %d Retry-After %q, want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+			}
+			pw.Close()
+			resp = <-done
+			defer resp.Body.Close()
+			var sum struct{ Read, Indexed int }
+			if err := json.NewDecoder(resp.Body).Decode(&sum); err != nil || sum.Read != 3 || sum.Indexed != 3 {
+				t.Errorf("summary %+v, %v: want 3 read and indexed", sum, err)
+			}
+		})
 	}
 }
 

@@ -1,10 +1,10 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +15,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/internal/golden"
 	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 	"github.com/bleve-dedup/bleve-dedup/server"
+	"github.com/blevesearch/bleve/v2/search"
 )
 
 // xssTitle is the title of a document added to the fixture, to check
@@ -51,6 +52,10 @@ func TestNewInvalidOptions(t *testing.T) {
 		func(o *server.Options) { o.MaxCompareSentences = 0 },
 		func(o *server.Options) { o.MaxClusterMembers = 0 },
 		func(o *server.Options) { o.MaxHeaderBytes = 2 << 20 },
+		func(o *server.Options) { o.MaxQueryLen = 0 },
+		func(o *server.Options) { o.MaxQueryTerms = 0 },
+		func(o *server.Options) { o.ShutdownTimeout = 0 },
+		func(o *server.Options) { o.TrustedOrigins = []string{"evil.example"} },
 	} {
 		o := server.DefaultOptions()
 		change(&o)
@@ -58,6 +63,14 @@ func TestNewInvalidOptions(t *testing.T) {
 			t.Errorf("New(%+v) error = %v, want ErrInvalidOptions", o, err)
 		}
 	}
+}
+
+// localRequest is a request from a program on this machine, as net/http
+// would pass it to a handler listening on loopback.
+func localRequest(method, target string, body io.Reader) *http.Request {
+	r := httptest.NewRequest(method, target, body)
+	r.RemoteAddr = "127.0.0.1:40000"
+	return r
 }
 
 type response struct {
@@ -69,7 +82,7 @@ type response struct {
 func do(tb testing.TB, h http.Handler, method, target string) response {
 	tb.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
+	h.ServeHTTP(rec, localRequest(method, target, nil))
 	return response{rec.Code, rec.Header(), rec.Body.String()}
 }
 
@@ -106,7 +119,10 @@ func TestAPIErrors(t *testing.T) {
 		{"compare unknown", "GET", "/api/compare?a=xss&b=nope", 404, "no document"},
 		{"clusters bad min", "GET", "/api/clusters?min=0", 400, "parameter min"},
 		{"unknown path", "GET", "/etc/passwd", 404, "not found"},
-		{"long query", "GET", "/api/search?q=" + strings.Repeat("a", 5000), 414, "query string longer"},
+		{"long query string", "GET", "/api/search?q=" + strings.Repeat("a", 5000), 414, "query string longer"},
+		{"long query", "GET", "/api/search?q=" + strings.Repeat("bees+OR+", 128) + "bees", 400, "parameter q: 1028 bytes, longer than 1024"},
+		{"a query opening every term", "GET", "/api/search?syntax=querystring&q=%2F.*%2F", 400, "more than 1024 term searchers"},
+		{"wildcards opening every term", "GET", "/api/search?syntax=querystring&q=" + strings.Repeat("*e*+", 60), 400, "more than 1024 term searchers"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,43 +271,9 @@ func TestCompareGolden(t *testing.T) {
 	golden.Check(t, "compare.golden", r.body)
 }
 
-// TestHeaderTooLarge: an oversized header gets 431 from the handler, with
-// the security headers every response carries.
-func TestHeaderTooLarge(t *testing.T) {
-	hs := newServer(t, fixture(t), server.DefaultOptions()).HTTPServer("127.0.0.1:0")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go hs.Serve(ln)
-	defer hs.Close()
-	for _, size := range []int{20 << 10, 900 << 10} {
-		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api/search?q=x", nil)
-		req.Header.Set("X-Big", strings.Repeat("a", size))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
-			t.Errorf("%d-byte header: status %d, want 431", size, resp.StatusCode)
-		}
-		for _, h := range []string{"Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy"} {
-			if resp.Header.Get(h) == "" {
-				t.Errorf("%d-byte header: 431 without %s", size, h)
-			}
-		}
-	}
-}
-
-func TestHTTPServerLimits(t *testing.T) {
-	hs := newServer(t, fixture(t), server.DefaultOptions()).HTTPServer("127.0.0.1:0")
-	if hs.ReadHeaderTimeout == 0 || hs.ReadTimeout == 0 || hs.WriteTimeout == 0 || hs.IdleTimeout == 0 || hs.MaxHeaderBytes == 0 {
-		t.Errorf("unbounded server: %+v", hs)
-	}
-	ts := httptest.NewServer(hs.Handler)
-	defer ts.Close()
-	resp, err := http.Post(ts.URL+"/api/search?q=x", "text/plain", strings.NewReader("body"))
+func TestPostToReadEndpoint(t *testing.T) {
+	addr, _ := serve(t, newServer(t, fixture(t), server.DefaultOptions()))
+	resp, err := http.Post("http://"+addr+"/api/search?q=x", "text/plain", strings.NewReader("body"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,5 +281,29 @@ func TestHTTPServerLimits(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 405 {
 		t.Errorf("POST: %d %s, want 405", resp.StatusCode, b)
+	}
+}
+
+func TestCheckQuery(t *testing.T) {
+	o := server.DefaultOptions()
+	for _, tt := range []struct {
+		n       int
+		wantErr bool
+	}{{1, false}, {o.MaxQueryLen, false}, {o.MaxQueryLen + 1, true}} {
+		ctx, err := o.CheckQuery(context.Background(), strings.Repeat("a", tt.n))
+		if tt.wantErr {
+			if !errors.Is(err, server.ErrQueryTooLong) {
+				t.Errorf("%d bytes: error %v, want ErrQueryTooLong", tt.n, err)
+			}
+			continue
+		}
+		if err != nil || ctx.Value(search.MaxTermSearchersKey) != o.MaxQueryTerms {
+			t.Errorf("%d bytes: error %v, term limit %v; want none and %d", tt.n, err, ctx.Value(search.MaxTermSearchersKey), o.MaxQueryTerms)
+		}
+	}
+	h := newServer(t, fixture(t), o)
+	q := strings.Repeat("bees+OR+", 127) + "bees" // 1020 bytes once decoded
+	if r := do(t, h, "GET", "/api/search?q="+q); r.status != 200 {
+		t.Errorf("a query of 127 ORs: %d %s, want 200", r.status, r.body)
 	}
 }

@@ -57,6 +57,14 @@ var measureNames = enum.New[Measure]("measure",
 
 func (m Measure) String() string { return measureNames.String(m) }
 
+// MarshalText and UnmarshalText write and read the measure's name.
+func (m Measure) MarshalText() ([]byte, error) { return measureNames.Text(m) }
+
+func (m *Measure) UnmarshalText(b []byte) (err error) {
+	*m, err = ParseMeasure(string(b))
+	return err
+}
+
 // Measures lists the single measures (everything but Combined) in the
 // order Combined consults them; the first agreeing one is reported as
 // deciding.
@@ -171,7 +179,7 @@ type Options struct {
 	// Jaccard, Conrad, Pugh): the boolean-model paper's automatic stop
 	// words. Package dedupfilter sets it from the document frequencies of
 	// its store (its BooleanStopShare). Default nil.
-	Stop func(term uint32) bool
+	Stop func(term uint32) bool `json:"-"`
 }
 
 // DefaultOptions returns the defaults documented on Options.

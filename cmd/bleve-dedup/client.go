@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -38,9 +39,18 @@ func newClient(server string) (*client, error) {
 func (c *client) get(ctx context.Context, path string, query url.Values, v any) error {
 	u := c.base.JoinPath(path)
 	u.RawQuery = query.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	return c.getURL(ctx, u.String(), "", v)
+}
+
+// getURL decodes the JSON answer of GET u into v, or returns the error it
+// says; token, when set, goes with the request.
+func (c *client) getURL(ctx context.Context, u, token string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -108,24 +118,55 @@ func (c *client) clusters(ctx context.Context, fn func(clusterLine) error) error
 	}
 }
 
-// ingest sends pages to the server's /api/ingest as a JSONL body and
-// returns its summary. The body is sent only once the server takes it
-// (Expect: 100-continue): while another ingest runs, the request is made
-// again after the server's Retry-After, until ctx is done. Pages that
-// cannot be read here go to onError.
+// ingest sends pages to the server's /api/ingest as JSONL bodies and
+// returns the sum of their summaries. A body stays below the largest the
+// server takes (its GET /api/ingest says), so a large input goes as
+// several requests, one after the other; a page larger than that alone
+// goes to onError, as do pages that cannot be read here. A body is sent
+// only once the server takes it (Expect: 100-continue): while another
+// ingest runs, the request is made again after the server's
+// Retry-After, until ctx is done. The token in BLEVE_DEDUP_TOKEN (or the
+// file BLEVE_DEDUP_TOKEN_FILE names) goes with every request.
 func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], onError func(error)) (server.IngestSummary, error) {
+	token, err := loadToken(os.Getenv("BLEVE_DEDUP_TOKEN_FILE"))
+	if err != nil {
+		return server.IngestSummary{}, err
+	}
+	var status struct {
+		MaxBody int64 `json:"max_body"` // 0 from a server that does not say: no bound
+	}
+	if err := c.getURL(ctx, c.base.JoinPath("/api/ingest").String(), token, &status); err != nil {
+		return server.IngestSummary{}, err
+	}
+	next, stop := iter.Pull2(pages)
+	defer stop()
+	src := &pageSource{next: next, onError: onError, limit: status.MaxBody}
+	total := server.IngestSummary{ErrorList: []string{}}
+	for {
+		sum, err := c.post(ctx, &pageBody{src: src}, token)
+		total.Add(sum)
+		if err != nil || src.ended() {
+			return total, err
+		}
+	}
+}
+
+// post sends one body of pages and returns the server's summary.
+func (c *client) post(ctx context.Context, body *pageBody, token string) (server.IngestSummary, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ExpectContinueTimeout = 10 * time.Second
 	hc := &http.Client{Transport: tr} // no overall time-out: the run lasts as long as the input
 	u := c.base.JoinPath("/api/ingest").String()
 	for {
-		body := &pageBody{pages: pages, onError: onError}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, body)
 		if err != nil {
 			return server.IngestSummary{}, err
 		}
 		req.Header.Set("Content-Type", "application/x-ndjson")
 		req.Header.Set("Expect", "100-continue")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
 		resp, err := hc.Do(req)
 		body.Close()
 		if err != nil {
@@ -137,10 +178,11 @@ func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], 
 		if err != nil {
 			return server.IngestSummary{}, fmt.Errorf("--server: %s: %w", u, err)
 		}
-		if resp.StatusCode == http.StatusTooManyRequests {
+		if resp.StatusCode == http.StatusTooManyRequests && !body.wasRead() {
 			wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
 			select {
 			case <-time.After(time.Duration(max(wait, 1)) * time.Second):
+				body.reopen()
 				continue
 			case <-ctx.Done():
 				return server.IngestSummary{}, ctx.Err()
@@ -163,53 +205,107 @@ func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], 
 	}
 }
 
-// pageBody is a request body of pages as JSONL lines, made as it is read.
-type pageBody struct {
-	pages   iter.Seq2[page.Page, error]
+// pageSource is the pages of an input as JSONL lines, shared by the
+// bodies of the requests that send them in turn.
+type pageSource struct {
+	next    func() (page.Page, error, bool)
 	onError func(error)
-	once    sync.Once
-	pr      *io.PipeReader
+	limit   int64 // the largest body; 0: no bound
+
+	mu      sync.Mutex
+	pending []byte // the next line, read but not yet sent
+	done    bool
+	enc     bytes.Buffer
 }
 
-func (b *pageBody) Read(p []byte) (int, error) {
-	b.once.Do(b.start)
-	return b.pr.Read(p)
-}
-
-// Close stops the writer when the request ends before the pages do.
-func (b *pageBody) Close() error {
-	b.once.Do(func() {}) // a body never read starts nothing
-	if b.pr != nil {
-		b.pr.Close()
-	}
-	return nil
-}
-
-func (b *pageBody) start() {
-	pr, pw := io.Pipe()
-	b.pr = pr
-	go func() {
-		bw := bufio.NewWriterSize(pw, 256<<10)
-		enc := json.NewEncoder(bw)
-		enc.SetEscapeHTML(false)
-		for p, err := range b.pages {
-			if err != nil {
-				b.onError(err)
-				continue
-			}
+// line returns the next page's line, reading it when none is pending; nil
+// at the end.
+func (s *pageSource) line() []byte {
+	for s.pending == nil && !s.done {
+		p, err, ok := s.next()
+		switch {
+		case !ok:
+			s.done = true
+		case err != nil:
+			s.onError(err)
+		default:
 			rec := jsonlPage{ID: p.ID, URL: p.URL, Title: p.Title}
 			if p.HTML != "" {
 				rec.HTML = &p.HTML
 			} else {
 				rec.Text = &p.Text
 			}
+			s.enc.Reset()
+			enc := json.NewEncoder(&s.enc)
+			enc.SetEscapeHTML(false)
 			if err := enc.Encode(rec); err != nil {
-				pw.CloseWithError(err)
-				return
+				s.onError(&page.Error{Source: p.Source, ID: p.ID, Err: err})
+				continue
 			}
+			if s.limit > 0 && int64(s.enc.Len()) > s.limit {
+				s.onError(&page.Error{Source: p.Source, ID: p.ID, Err: fmt.Errorf("%d bytes as JSON, more than the server takes in a request: %w", s.enc.Len(), page.ErrTooLarge)})
+				continue
+			}
+			s.pending = bytes.Clone(s.enc.Bytes())
 		}
-		pw.CloseWithError(bw.Flush())
-	}()
+	}
+	return s.pending
+}
+
+func (s *pageSource) ended() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.line() == nil
+}
+
+// pageBody is a request body: the source's lines while they fit in its
+// limit.
+type pageBody struct {
+	src     *pageSource
+	buf     []byte // the rest of the line being sent
+	sent    int64
+	started bool // a line was taken from the source
+	closed  bool
+}
+
+func (b *pageBody) Read(p []byte) (int, error) {
+	s := b.src
+	s.mu.Lock() // the transport may read on after the request ended
+	defer s.mu.Unlock()
+	for len(b.buf) == 0 {
+		line := s.line()
+		if b.closed || line == nil || (s.limit > 0 && b.sent+int64(len(line)) > s.limit) {
+			return 0, io.EOF
+		}
+		b.buf, s.pending = line, nil
+		b.sent += int64(len(line))
+		b.started = true
+	}
+	n := copy(p, b.buf)
+	b.buf = b.buf[n:]
+	return n, nil
+}
+
+// Close ends the body: a line being sent is lost with the request.
+func (b *pageBody) Close() error {
+	b.src.mu.Lock()
+	defer b.src.mu.Unlock()
+	b.closed = true
+	return nil
+}
+
+// wasRead reports whether a line was taken from the source.
+func (b *pageBody) wasRead() bool {
+	b.src.mu.Lock()
+	defer b.src.mu.Unlock()
+	return b.started
+}
+
+// reopen makes a body that was never read usable for another request.
+func (b *pageBody) reopen() {
+	b.src.mu.Lock()
+	defer b.src.mu.Unlock()
+	b.closed = false
 }
 
 // jsonlPage is a page as a JSONL input line (see page.Read).

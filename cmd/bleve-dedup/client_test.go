@@ -1,9 +1,12 @@
 package main
 
 import (
+	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
@@ -32,7 +35,11 @@ func TestServerClient(t *testing.T) {
 		}
 		want = append(want, out)
 	}
-	ix, err := indexer.Open(dir, indexer.DefaultOptions())
+	o, err := indexer.SavedOptions(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexer.Open(dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,17 +79,7 @@ func TestIndexThroughServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	o := server.DefaultOptions()
-	o.Ingest = server.DefaultIngest(ix)
-	srv, err := server.New(ix, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, srv := ingestServer(t, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
@@ -98,4 +95,61 @@ func TestIndexThroughServer(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "1 of the inputs could not be read") || !strings.Contains(out, "read 16, indexed 0, duplicates 0, errors 1, unchanged 15") || !strings.Contains(out, missing) {
 		t.Errorf("index --server again with a missing input: %v\n%s", err, out)
 	}
+}
+
+// TestIndexThroughServerInParts: an input larger than the server takes
+// in one request goes as several, summed as one run, with the token the
+// environment gives; without it the server refuses the pages.
+func TestIndexThroughServerInParts(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	pages := testindex.PagesDir(t)
+	ix, srv := ingestServer(t, func(in *server.Ingest) { in.MaxBytes, in.Token = 16<<10, token })
+	var posts atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+
+	t.Setenv("BLEVE_DEDUP_TOKEN", "")
+	if _, err := runCmd(t, "index", "--server", ts.URL, pages); err == nil || !strings.Contains(err.Error(), "missing or wrong token") {
+		t.Errorf("without the token: %v, want the server's refusal", err)
+	}
+	if n, _ := ix.Bleve().DocCount(); n != 0 {
+		t.Fatalf("%d documents indexed without the token", n)
+	}
+	file := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(file, []byte(token+"\n"), 0o600)
+	t.Setenv("BLEVE_DEDUP_TOKEN_FILE", file)
+	posts.Store(0)
+	out, err := runCmd(t, "index", "--server", ts.URL, pages)
+	if err != nil || !strings.HasPrefix(out, "read 15, indexed 9, duplicates 6, errors 0, unchanged 0") {
+		t.Fatalf("index --server with the token: %v\n%s", err, out)
+	}
+	if n := posts.Load(); n < 3 {
+		t.Errorf("%d requests, want the pages cut into several under 16 KiB each", n)
+	}
+}
+
+// ingestServer returns a server taking pages into a new index, with its
+// Ingest changed by change.
+func ingestServer(t *testing.T, change func(*server.Ingest)) (*indexer.Index, *server.Server) {
+	t.Helper()
+	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	o := server.DefaultOptions()
+	o.Ingest = server.DefaultIngest(ix)
+	if change != nil {
+		change(o.Ingest)
+	}
+	srv, err := server.New(ix, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix, srv
 }

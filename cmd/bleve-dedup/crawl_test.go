@@ -2,19 +2,23 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
 )
 
-// crawlWeb serves a small synthetic web on loopback.
-func crawlWeb(tb testing.TB) string {
-	tb.Helper()
+// crawlDocs are the pages of a small synthetic web: fish and others.
+func crawlDocs() []testweb.Doc {
 	var docs []testweb.Doc
 	for _, n := range []string{"salmon", "trout", "carp", "cod"} {
 		docs = append(docs, testweb.Doc{ID: n, Title: n + " fish", Body: "The " + n + " is a fish with fins.\nA " + n + " fish swims.", Topic: "fish", Lang: "en"})
@@ -22,7 +26,13 @@ func crawlWeb(tb testing.TB) string {
 	for _, n := range []string{"opera", "tennis", "bridges", "tea", "poetry"} {
 		docs = append(docs, testweb.Doc{ID: n, Title: n, Body: n + " is the subject here.\nNothing about water animals.", Lang: "en"})
 	}
-	srv := httptest.NewServer(testweb.Build(docs, testweb.Options{Seed: 1, OutLinks: 4, Duplicates: 2}).Handler())
+	return docs
+}
+
+// crawlWeb serves a small synthetic web on loopback.
+func crawlWeb(tb testing.TB) string {
+	tb.Helper()
+	srv := httptest.NewServer(testweb.Build(crawlDocs(), testweb.Options{Seed: 1, OutLinks: 4, Duplicates: 2}).Handler())
 	tb.Cleanup(srv.Close)
 	return srv.URL
 }
@@ -123,4 +133,56 @@ func TestCrawlCmdConfigErrors(t *testing.T) {
 			t.Errorf("%s: error %v (output %q), want one mentioning %q", tt.name, err, out, tt.want)
 		}
 	}
+}
+
+// TestCrawlCmdLateServer starts the command a second before its web
+// server: it waits for the server and crawls the site; with no server at
+// all it says why and exits 1.
+func TestCrawlCmdLateServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	web := testweb.Build(crawlDocs(), testweb.Options{Seed: 1, OutLinks: 4, Duplicates: 2})
+	srv := &http.Server{Addr: addr, Handler: web.Handler()}
+	up := make(chan struct{})
+	go func() {
+		defer close(up)
+		time.Sleep(time.Second)
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Errorf("listen: %v", err)
+			return
+		}
+		go srv.Serve(ln)
+	}()
+	defer func() { <-up; srv.Close() }()
+	config := "seeds: [http://" + addr + "/]\ntopic: {name: fish, keywords: {fish: 1, fins: 0.5, swims: 0.5}}\ndelay: 0s\nretry_for: 10s\n"
+	out, err := runCmd(t, "crawl", "--config", writeConfig(t, config), "--index", t.TempDir())
+	if err != nil || strings.Contains(out, "fetched 0,") || !strings.Contains(out, "errors 0, disallowed 0") {
+		t.Errorf("crawl of a late server: %v\n%s", err, out)
+	}
+
+	dead := freeAddr(t)
+	config = "seeds: [http://" + dead + "/]\ntopic: {name: fish, keywords: {fish: 1}}\nretry_for: 1s\n"
+	cfg := writeConfig(t, config)
+	if code := run(context.Background(), []string{"crawl", "--config", cfg, "--index", t.TempDir()}, io.Discard, io.Discard); code != 1 {
+		t.Errorf("crawl of no server: exit status %d, want 1", code)
+	}
+	_, err = runCmd(t, "crawl", "--config", cfg, "--index", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "no page fetched") || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("crawl of no server: error %v, want one naming the refused connection", err)
+	}
+}
+
+func freeAddr(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

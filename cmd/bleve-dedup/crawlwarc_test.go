@@ -143,13 +143,16 @@ func TestCrawlWARCReindex(t *testing.T) {
 			} else if !slices.Equal(files, []string{warc}) {
 				t.Fatalf("files %v, want %s only", files, warc)
 			}
-			// The home page has no main text: the crawl indexed nothing of
-			// it, index reports it, twice (exit status 2). robots.txt is not
-			// HTML; the redirects and the missing page have a bad status.
+			// The home page was fetched twice: indexed once, then
+			// unchanged. robots.txt is not HTML; the redirects and the
+			// missing page have a bad status. With several workers a
+			// link may fetch the redirect's target while the redirect is
+			// still being followed: the archive then holds it twice too.
 			out, err = runCmd(t, append([]string{"index", "--index", reindexed}, files...)...)
-			if err == nil || !strings.Contains(out, "errors 2,") || strings.Count(out, "/): no main content") != 2 ||
+			unchanged := strings.Contains(out, "unchanged 1,") || tt.workers > 1 && strings.Contains(out, "unchanged 2,")
+			if err != nil || !strings.Contains(out, "errors 0,") || !unchanged ||
 				!strings.Contains(out, "(not HTML 1, HTTP status 3)") {
-				t.Errorf("index: %v\n%s\nwant the home page's error twice, robots.txt, two redirects and a 404 skipped", err, out)
+				t.Errorf("index: %v\n%s\nwant the home page once and unchanged once, robots.txt, two redirects and a 404 skipped", err, out)
 			}
 
 			a, b := readIndexState(t, crawled), readIndexState(t, reindexed)

@@ -99,3 +99,38 @@ func TestShardsShareAStore(t *testing.T) {
 		t.Errorf("paging found %d clusters, dups lists %d of two or more", len(seen), n)
 	}
 }
+
+// TestShardRemembersItsStore: a shard made with --store and indexed again
+// without it goes on deciding in the shared store (no second, embedded
+// store forks the decisions); an explicit other store is refused, naming
+// both, and nothing is indexed.
+func TestShardRemembersItsStore(t *testing.T) {
+	addrs := os.Getenv(redisEnv)
+	if addrs == "" {
+		t.Skipf("%s names no Redis Cluster (scripts/test.sh starts one)", redisEnv)
+	}
+	store := fmt.Sprintf("redis://%s/cmdtest-%x", addrs, rand.Uint64())
+	dir := filepath.Join(t.TempDir(), "shard")
+	en, zh := filepath.Join(pagesDir, "en"), filepath.Join(pagesDir, "zh")
+	if out, err := runCmd(t, "index", "--index", dir, "--policy", "mark", "--store", store, en); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	if out, err := runCmd(t, "index", "--index", dir, zh); err != nil {
+		t.Fatalf("index again without --store: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "store.postings")); err == nil {
+		t.Error("the shard has an embedded store's posting table: its decisions forked")
+	}
+	shared, err := runCmd(t, "dups", "--store", store, "--format", "jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := runCmd(t, "dups", "--index", dir, "--format", "jsonl")
+	if err != nil || local != shared || !strings.Contains(shared, "hedong-news/") {
+		t.Errorf("the shard's clusters (%v):\n%s\nthe shared store's:\n%s\nwant the same, the Chinese pages among them", err, local, shared)
+	}
+	out, err := runCmd(t, "index", "--index", dir, "--store", "redis://127.0.0.1:1/elsewhere", zh)
+	if err == nil || !strings.Contains(out+err.Error(), store) || !strings.Contains(out+err.Error(), "redis://127.0.0.1:1/elsewhere") {
+		t.Errorf("another --store: %v\n%s\nwant a refusal naming both stores", err, out)
+	}
+}

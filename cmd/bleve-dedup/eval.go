@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,14 +12,14 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
-	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
 type evalCmd struct {
 	labels    string
 	keepIndex string
 	recluster bool
-	format    format
+	format    formatFlag
+	store     indexFlags // --store only: eval makes its own index
 	filter    filterFlags
 	methods   methodFlags
 	ingest    ingestFlags
@@ -29,57 +29,11 @@ func (o *evalCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.labels, "labels", "", `labels file, {"id","cluster"} a line (required)`)
 	fs.BoolVar(&o.recluster, "recluster", false, "after indexing, refine the clusters as recluster does and score them again")
 	fs.StringVar(&o.keepIndex, "keep-index", "", "build the index in this new directory and keep it (default: a temporary one, removed)")
-	o.format = newFormat("table", "table", "jsonl")
-	o.format.addFlag(fs)
+	o.format.AddFlags(fs, "the scores as one JSON object")
 	o.filter.AddFlags(fs)
 	o.methods.AddFlags(fs)
-	o.ingest.AddFlags(fs, indexer.DefaultRunOptions())
-	addStoreFlag(fs, &o.ingest.store)
-}
-
-// methodFlags are the settings of the source documents' further methods
-// (eval, compare): which measures vote, the candidate sources and gate,
-// the boolean model's stop words, the new measures' thresholds.
-type methodFlags struct {
-	voters, sources                string
-	votes, gate, radius, minShared int
-	stopShare                      float64
-	charFreqMin, tagEditMin        float64
-}
-
-func (f *methodFlags) AddFlags(fs *pflag.FlagSet) {
-	def := dedupfilter.DefaultOptions()
-	fs.StringVar(&f.voters, "voters", joinNames(def.Voters), "measures that vote under --measure combined, comma-separated")
-	fs.IntVar(&f.votes, "votes", def.Votes, "how many of the voters must agree under --measure combined")
-	fs.StringVar(&f.sources, "sources", joinNames(def.Sources), "posting lists candidates come from, comma-separated: bands, structure, blocks, terms, pieces")
-	fs.IntVar(&f.gate, "structure-gate", def.StructureGate, "verify only candidates whose structure cell (gn, cn, kl) is within this distance in every coordinate (-1: off)")
-	fs.IntVar(&f.radius, "structure-radius", def.StructureRadius, "look candidates up in the structure cells within this distance (-1: none)")
-	fs.IntVar(&f.minShared, "min-shared", def.MinShared, "posting lists a stored document must share with a new one to be a candidate")
-	fs.Float64Var(&f.stopShare, "stop-share", def.BooleanStopShare, "leave terms found in more than this share of the documents out of the boolean-model measures (0: off)")
-	fs.Float64Var(&f.charFreqMin, "charfreq-min", def.CharFreqMin, "cosine at or above which charfreq says duplicate")
-	fs.Float64Var(&f.tagEditMin, "tagedit-min", def.TagEditMin, "tag-sequence similarity at or above which tagedit says duplicate")
-}
-
-func (f *methodFlags) apply(o *dedupfilter.Options) error {
-	var err error
-	if o.Voters, err = similarity.ParseMeasures(f.voters); err != nil {
-		return fmt.Errorf("--voters: %w", err)
-	}
-	if o.Sources, err = dedupfilter.ParseSources(f.sources); err != nil {
-		return fmt.Errorf("--sources: %w", err)
-	}
-	o.StructureGate, o.StructureRadius, o.MinShared = f.gate, f.radius, f.minShared
-	o.BooleanStopShare, o.CharFreqMin, o.TagEditMin = f.stopShare, f.charFreqMin, f.tagEditMin
-	o.Votes = f.votes
-	return nil
-}
-
-func joinNames[T fmt.Stringer](xs []T) string {
-	names := make([]string, len(xs))
-	for i, x := range xs {
-		names[i] = x.String()
-	}
-	return strings.Join(names, ",")
+	o.ingest.AddFlags(fs, indexer.DefaultRunOptions(), bulkBatches)
+	o.store.addStore(fs)
 }
 
 func newEvalCmd() *cobra.Command {
@@ -92,12 +46,21 @@ compares the clusters it finds with the labels ({"id","cluster"} a line):
 pairwise precision, recall and F1 over duplicate pairs, the adjusted Rand
 index, and the indexing rate. Indexed documents the labels do not know are
 left out of the scores and counted; labelled documents that could not be
-indexed count as clusters of their own.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
+indexed count as clusters of their own. The index is removed afterwards
+unless --keep-index; a run that fails or is stopped removes that one too.`,
+		Example: `  # The shipped pages against their labels (precision and recall 1)
+  bleve-dedup eval --labels testdata/pages-labels.jsonl testdata/pages
+
+  # Another measure, and the clusters after recluster, as JSON
+  bleve-dedup eval --labels testdata/pages-labels.jsonl --measure featurestring --recluster --format jsonl testdata/pages
+
+  # The development set, keeping the index to look at its clusters
+  bleve-dedup eval --labels ../shared/data/neardup/dev-labels.jsonl --keep-index /tmp/dev-idx ../shared/data/neardup/dev-corpus.jsonl.gz
+  bleve-dedup dups --index /tmp/dev-idx`,
+		Args: needArgs(1, -1, "the pages to index: directories, .jsonl or .warc files"),
+		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) }),
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagRequired("labels")
 	return cmd
 }
 
@@ -120,7 +83,10 @@ type reclusterScores struct {
 	Seconds float64     `json:"seconds"`
 }
 
-func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
+func (o *evalCmd) run(cmd *cobra.Command, inputs []string) (err error) {
+	if err := need(cmd, "eval: name the labels to score against: --labels LABELS.jsonl ({\"id\",\"cluster\"} a line)", "labels"); err != nil {
+		return err
+	}
 	lf, err := os.Open(o.labels)
 	if err != nil {
 		return fmt.Errorf("--labels: %w", err)
@@ -130,7 +96,7 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := indexOptions(&o.filter, &o.ingest)
+	opts, err := indexOptions("", &o.store, &o.filter, &o.ingest)
 	if err != nil {
 		return err
 	}
@@ -148,10 +114,15 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 	} else if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("--keep-index %s: exists already (eval builds a new index)", dir)
 	}
-	ix, err := indexer.Open(dir, opts)
+	ix, discard, err := openIndex(dir, opts)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil && discard != nil {
+			err = errors.Join(err, discard())
+		}
+	}()
 	defer ix.Close()
 	st, err := runIndex(cmd.Context(), ix, inputs, &o.ingest, cmd.ErrOrStderr())
 	if err != nil {
@@ -176,7 +147,7 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 		line.Recluster = &reclusterScores{after, len(plan.Merges), len(plan.Splits), time.Since(start).Seconds()}
 	}
 	out := cmd.OutOrStdout()
-	if o.format.value == "jsonl" {
+	if o.format.jsonl {
 		if err := jsonLines(out).Encode(line); err != nil {
 			return err
 		}

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
 var (
@@ -72,35 +73,27 @@ func TestIndexCmdBadInput(t *testing.T) {
 	}
 }
 
-// TestExitStatus: 0 when everything was read, 2 when pages were skipped,
-// 1 when the run failed, for index and extract alike.
-func TestExitStatus(t *testing.T) {
-	dir := t.TempDir()
-	tests := []struct {
-		name string
-		args []string
-		want int
-	}{
-		{"index, all read", []string{"index", "--index", filepath.Join(dir, "a"), pagesDir}, 0},
-		{"index, pages skipped", []string{"index", "--index", filepath.Join(dir, "b"), badDir}, 2},
-		{"index, missing input", []string{"index", "--index", filepath.Join(dir, "c"), "no-such-dir"}, 1},
-		{"index, bad flag", []string{"index", "--index", filepath.Join(dir, "d"), "--policy", "drop", pagesDir}, 1},
-		{"extract, all read", []string{"extract", "--format", "jsonl", pagesDir}, 0},
-		{"extract, pages skipped", []string{"extract", badDir}, 2},
-		{"dups, no index", []string{"dups", "--index", filepath.Join(dir, "none")}, 1},
+// TestIndexRemembersSettings: an index made with --policy mark is indexed
+// again with its own policy when --policy is not given, and refused
+// another one unless --reconfigure.
+func TestIndexRemembersSettings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	en, zh := filepath.Join(pagesDir, "en"), filepath.Join(pagesDir, "zh")
+	if out, err := runCmd(t, "index", "--index", dir, "--policy", "mark", en); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
 	}
-	for _, tt := range tests {
-		stdout, stderr := os.Stdout, os.Stderr
-		null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Stdout, os.Stderr = null, null
-		got := run(tt.args)
-		os.Stdout, os.Stderr = stdout, stderr
-		null.Close()
-		if got != tt.want {
-			t.Errorf("%s: exit status %d, want %d", tt.name, got, tt.want)
-		}
+	if out, err := runCmd(t, "index", "--index", dir, zh); err != nil {
+		t.Fatalf("index again without --policy: %v\n%s", err, out)
+	}
+	out, err := runCmd(t, "index", "--index", dir, "--policy", "suppress", zh)
+	if err == nil || !strings.Contains(out+err.Error(), "Policy: the index's mark, this run's suppress") {
+		t.Errorf("--policy suppress on a mark index: %v\n%s\nwant a refusal naming both", err, out)
+	}
+	if out, err := runCmd(t, "index", "--index", dir, "--policy", "suppress", "--reconfigure", zh); err != nil {
+		t.Errorf("--reconfigure: %v\n%s", err, out)
+	}
+	s, ok, err := indexer.ReadSettings(dir)
+	if err != nil || !ok || s.Filter.Policy.String() != "suppress" {
+		t.Errorf("settings after --reconfigure: %+v, %v, %v; want suppress", s.Filter.Policy, ok, err)
 	}
 }

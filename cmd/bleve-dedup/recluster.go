@@ -14,27 +14,24 @@ import (
 )
 
 type reclusterCmd struct {
-	dir          string
-	dryRun       bool
-	minST        float64
-	maxPairwise  int
-	policy, keep string
-	format       format
-	filter       filterFlags
-	methods      methodFlags
+	index       indexFlags
+	dryRun      bool
+	minST       float64
+	maxPairwise int
+	policy      policyFlags
+	format      formatFlag
+	filter      filterFlags
+	methods     methodFlags
 }
 
 func (o *reclusterCmd) AddFlags(fs *pflag.FlagSet) {
 	def := dedupfilter.DefaultReclusterOptions()
-	fs.StringVar(&o.dir, "index", "", "index directory (required)")
+	o.index.addIndex(fs, "the index directory `DIR` (required)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "report the merges and splits without making them")
 	fs.Float64Var(&o.minST, "min-st", def.MinST, "lower end of the range t of ST_m (shared block fingerprints over m) within which documents of different clusters are verified")
 	fs.IntVar(&o.maxPairwise, "max-pairwise", def.MaxPairwise, "check clusters of at most this many members for a split (every pair is verified)")
-	defs := indexer.DefaultOptions()
-	fs.StringVar(&o.policy, "policy", defs.Filter.Policy.String(), "the policy the index was built with (suppress, mark or replace): which copies of a changed cluster bleve holds")
-	fs.StringVar(&o.keep, "keep", defs.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
-	o.format = newFormat("table", "table", "jsonl")
-	o.format.addFlag(fs)
+	o.policy.AddFlags(fs)
+	o.format.AddFlags(fs, `{"op":"merge"|"split"|"summary",...} a line`)
 	o.filter.AddFlags(fs)
 	o.methods.AddFlags(fs)
 }
@@ -53,19 +50,25 @@ groups with no verified pair between them is split. Incremental indexing
 never merges (a page linking two clusters joins the first it matches) or
 splits (a deleted page may have been the only link); recluster does both.
 
-The verdict is the filter's under --measure and the method flags, which
-should be those the index was built with, and so should --policy. Each
+The verdict is the filter's under the index's own settings (its measure,
+voters and policy, as it was built; flags that differ are refused). Each
 merge and split is printed with its evidence, then applied unless
 --dry-run: a cluster that survives keeps its id, parts split off get new
 ones, and the search index follows (under mark every moved document is
 indexed again with its new cluster id; under suppress and replace each
 cluster keeps one indexed copy). --format jsonl prints one
-{"op":"merge"|"split"|"summary",...} object a line.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
+{"op":"merge"|"split"|"summary",...} object a line. SIGINT or SIGTERM stop
+it while it plans, with nothing changed; changes once begun are finished.`,
+		Example: `  # What recluster would change in the shipped pages' index (a mark index)
+  bleve-dedup index --index /tmp/idx-mark --policy mark testdata/pages
+  bleve-dedup recluster --index /tmp/idx-mark --dry-run
+
+  # Apply it, verifying across clusters from a lower ST_m, as JSON lines
+  bleve-dedup recluster --index /tmp/idx-mark --min-st 0.2 --format jsonl`,
+		Args: needArgs(0, 0, "no arguments (the index is --index)"),
+		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd) }),
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagRequired("index")
 	return cmd
 }
 
@@ -117,35 +120,44 @@ type reclusterSummary struct {
 }
 
 func (o *reclusterCmd) run(cmd *cobra.Command) error {
-	if !indexer.Exists(o.dir) {
-		return fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", o.dir)
+	if err := need(cmd, "recluster: name the index to refine: --index DIR", "index"); err != nil {
+		return err
 	}
-	iopts := indexer.DefaultOptions()
+	dir, err := o.index.dir()
+	if err != nil {
+		return err
+	}
+	if err := findIndex(dir); err != nil {
+		return err
+	}
+	iopts, err := savedOptions(dir)
+	if err != nil {
+		return err
+	}
 	if err := o.filter.apply(&iopts); err != nil {
 		return err
 	}
 	if err := o.methods.apply(&iopts.Filter); err != nil {
 		return err
 	}
-	var err error
-	if iopts.Filter.Policy, err = dedupfilter.ParsePolicy(o.policy); err != nil {
-		return fmt.Errorf("--policy: %w", err)
-	}
-	if iopts.Filter.Keep, err = dedupfilter.ParseKeep(o.keep); err != nil {
-		return fmt.Errorf("--keep: %w", err)
-	}
-	iopts.ReadOnly = o.dryRun && !canWrite(o.dir)
-	ix, err := indexer.Open(o.dir, iopts)
-	if err != nil {
+	if err := o.policy.apply(&iopts.Filter); err != nil {
 		return err
+	}
+	iopts.ReadOnly = o.dryRun && !canWrite(dir)
+	ix, err := indexer.Open(dir, iopts)
+	if err != nil {
+		verb := "write"
+		if iopts.ReadOnly {
+			verb = "read"
+		}
+		return accessError(dir, err, verb)
 	}
 	defer ix.Close()
 	ro := dedupfilter.DefaultReclusterOptions()
 	ro.MinST, ro.MaxPairwise = o.minST, o.maxPairwise
 	var peak procmem.Memory
 	ro.Progress = func(string, int) { peak = maxMemory(peak, procmem.Read()) }
-	ctx, stop := stopOnSignal(cmd.Context())
-	defer stop()
+	ctx := cmd.Context()
 	start := time.Now()
 	plan, err := ix.Recluster(ctx, ro, o.dryRun)
 	if plan == nil {
@@ -172,7 +184,7 @@ func (o *reclusterCmd) print(cmd *cobra.Command, p *dedupfilter.Plan, took time.
 	out := cmd.OutOrStdout()
 	sum := reclusterSummary{"summary", p.Docs, p.Clusters, p.Classes, p.Pairs, p.Unchecked, len(p.Merges), len(p.Splits), !o.dryRun, took.Seconds(),
 		peak.RSSAnon >> 20, peak.HeapLive >> 20}
-	if o.format.value == "jsonl" {
+	if o.format.jsonl {
 		enc := jsonLines(out)
 		for _, m := range p.Merges {
 			ev := make([]linkJSON, len(m.Evidence))

@@ -71,6 +71,8 @@ func TestSearchCmdErrors(t *testing.T) {
 		{"bad format", []string{"--index", dir, "--format", "xml", "x"}, "--format"},
 		{"bad paging", []string{"--index", dir, "--from", "-1", "x"}, "invalid search request"},
 		{"no index", []string{"--index", t.TempDir(), "x"}, "no index there"},
+		{"a query over 1 KiB", []string{"--index", dir, strings.Repeat("bees OR ", 128) + "bees"}, "query of 1028 bytes, longer than 1024"},
+		{"a query opening every term", []string{"--index", dir, "--syntax", "querystring", "/.*/"}, "TooManyTermSearchers"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

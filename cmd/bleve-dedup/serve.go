@@ -1,23 +1,18 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
-
-// shutdownGrace is how long serve waits for requests in flight after
-// SIGINT or SIGTERM.
-const shutdownGrace = 10 * time.Second
 
 type serveCmd struct {
 	index       indexFlags
@@ -26,20 +21,26 @@ type serveCmd struct {
 	ingest      bool
 	ingestOpts  ingestFlags
 	filter      filterFlags
-	ingestBytes int64
+	ingestBytes byteSize
 	flushAfter  time.Duration
+	tokenFile   string
 }
 
 func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
-	o.index.AddFlags(fs)
+	o.index.AddFlags(fs, "the index directory `DIR`; several, with --store, are shards searched together (with --ingest, one, created when absent)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	o.opts = server.DefaultOptions()
 	fs.DurationVar(&o.opts.SearchTimeout, "search-timeout", o.opts.SearchTimeout, "longest time one search may run")
+	fs.StringSliceVar(&o.opts.AllowedHosts, "allowed-hosts", nil, "names the server is reached by besides --addr and localhost, as the Host header says them (a name, or name:port): a proxy's public name, or this machine's on a network")
+	fs.StringSliceVar(&o.opts.TrustedOrigins, "trusted-origins", nil, "origins (https://host[:port]) besides the server's own whose pages may send pages to ingest")
+	fs.DurationVar(&o.opts.ShutdownTimeout, "shutdown-timeout", o.opts.ShutdownTimeout, "after SIGINT or SIGTERM, longest wait for requests to end before exiting with status 1")
 	fs.BoolVar(&o.ingest, "ingest", false, "also take pages on POST /api/ingest (one --index, created when absent; the flags below apply)")
+	fs.StringVar(&o.tokenFile, "token-file", "", "with --ingest, a file holding the token a POST must carry (Authorization: Bearer TOKEN); else $BLEVE_DEDUP_TOKEN; needed unless --addr is loopback")
 	o.filter.AddFlags(fs)
 	def := server.DefaultIngest(nil)
-	o.ingestOpts.AddFlags(fs, def.Run)
-	fs.Int64Var(&o.ingestBytes, "ingest-max-body", def.MaxBytes, "with --ingest, the largest request body in bytes")
+	o.ingestOpts.AddFlags(fs, def.Run, serverBatches)
+	o.ingestBytes = byteSize(def.MaxBytes)
+	fs.Var(&o.ingestBytes, "ingest-max-body", "with --ingest, the largest request body (8MiB, 1GiB, ...), as sent and after gunzipping")
 	fs.DurationVar(&o.flushAfter, "flush-after", def.Run.FlushAfter, "with --ingest, the longest a page waits for its batch to be committed (and searchable)")
 }
 
@@ -60,23 +61,60 @@ pages are searchable about --flush-after after they arrive, and the answer
 is a JSON summary of the run. One ingest runs at a time; another gets 429
 with Retry-After. "bleve-dedup index --server URL" sends its inputs there.
 
-It listens on loopback by default and has no authentication: expose it
-beyond this machine only behind a proxy that adds some. SIGINT or SIGTERM
-stop it gracefully, keeping every page an ingest indexed.`,
-		Args: cobra.NoArgs,
+It listens on loopback by default. Searches need no credential; a POST
+needs the token of --token-file or $BLEVE_DEDUP_TOKEN when there is one,
+and without one is taken only from this machine, not through a proxy;
+serve refuses to start --ingest on another address, or with
+--allowed-hosts, without a token. Requests must name the server in their
+Host header (--addr, localhost, or --allowed-hosts), and a browser may
+send pages only from the server's own origin (or --trusted-origins). See
+docs/security.md.
+
+SIGINT or SIGTERM stop it gracefully: a running ingest is cut after the
+batch being decided and its client told what was kept, searches in flight
+are cancelled, and serve exits 0 once no request is left (a server
+stopped on purpose has done its work), or 1 after --shutdown-timeout.`,
+		Example: `  # Search the shipped pages in a browser at http://127.0.0.1:8080/
+  bleve-dedup index --index /tmp/idx testdata/pages
+  bleve-dedup serve --index /tmp/idx
+
+  # Also take pages while serving, and send some from another shell
+  bleve-dedup serve --index /tmp/idx --ingest
+  bleve-dedup index --server http://127.0.0.1:8080 testdata/pages
+
+  # On the network, behind a TLS proxy named search.example.com
+  BLEVE_DEDUP_TOKEN=$(cat /etc/bleve-dedup/token) bleve-dedup serve --index /tmp/idx --ingest --addr 10.0.0.5:8080 --allowed-hosts search.example.com`,
+		Args: needArgs(0, 0, "no arguments (the index is --index)"),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagRequired("index")
 	return cmd
 }
 
 func (o *serveCmd) run(cmd *cobra.Command) error {
+	if err := need(cmd, "serve: name the index to serve: --index DIR (see bleve-dedup serve --help)", "index"); err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(o.addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	token, err := loadToken(o.tokenFile)
+	switch {
+	case err != nil:
+		return err
+	case token != "" && !o.ingest:
+		return errors.New("a token (--token-file, $BLEVE_DEDUP_TOKEN) guards --ingest only: add --ingest or drop the token")
+	case token == "" && o.ingest && !isLoopback(host):
+		return fmt.Errorf("--ingest on %s, which is not a loopback address, needs a token: --token-file FILE or $BLEVE_DEDUP_TOKEN (docs/security.md)", o.addr)
+	case token == "" && o.ingest && len(o.opts.AllowedHosts) > 0:
+		return errors.New("--ingest with --allowed-hosts (reached by other names, through a proxy) needs a token: --token-file FILE or $BLEVE_DEDUP_TOKEN (docs/security.md)")
+	}
 	// Before the index opens: a signal while it opens stops the run
 	// once open, instead of killing the process.
 	ctx, stop := stopOnSignal(cmd.Context())
 	defer stop()
-	ix, err := o.open()
+	ix, err := o.open(token)
 	if err != nil {
 		return err
 	}
@@ -89,61 +127,65 @@ func (o *serveCmd) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if host, _, _ := net.SplitHostPort(o.addr); !isLoopback(host) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is not a loopback address; the server has no authentication\n", o.addr)
+	if !isLoopback(host) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is not a loopback address: whoever reaches it can search the index\n", o.addr)
 	}
 	if o.ingest {
 		fmt.Fprintf(cmd.OutOrStdout(), "taking pages on POST http://%s/api/ingest\n", ln.Addr())
 	}
-	return serve(ctx, cmd, srv.HTTPServer(o.addr), ln)
+	fmt.Fprintf(cmd.OutOrStdout(), "serving http://%s/\n", ln.Addr())
+	err = srv.Serve(ctx, ln)
+	fmt.Fprintln(cmd.OutOrStdout(), "stopped")
+	if err != nil {
+		return err
+	}
+	return ix.Close()
+}
+
+// loadToken returns the token in file, or when file is "" in
+// $BLEVE_DEDUP_TOKEN ("" when neither has one), without surrounding
+// white space.
+func loadToken(file string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(os.Getenv("BLEVE_DEDUP_TOKEN")), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	t := strings.TrimSpace(string(b))
+	if t == "" {
+		return "", fmt.Errorf("token: %s is empty", file)
+	}
+	return t, nil
 }
 
 // open opens the index to read, or to read and write with --ingest.
-func (o *serveCmd) open() (interface {
+func (o *serveCmd) open(token string) (interface {
 	server.Index
 	Close() error
 }, error) {
 	if !o.ingest {
 		return o.index.open()
 	}
-	if len(o.index.dirs) != 1 {
-		return nil, errors.New("--ingest: name one --index to index into")
+	dir, err := o.index.dir()
+	if err != nil {
+		return nil, fmt.Errorf("--ingest: %w", err)
 	}
-	opts, err := indexOptions(&o.filter, &o.ingestOpts)
+	opts, err := indexOptions(dir, &o.index, &o.filter, &o.ingestOpts)
 	if err != nil {
 		return nil, err
 	}
-	opts.SharedStore = o.index.store
-	ix, err := indexer.Open(o.index.dirs[0], opts)
+	ix, _, err := openIndex(dir, opts)
 	if err != nil {
 		return nil, err
 	}
 	in := server.DefaultIngest(ix)
 	in.Run = o.ingestOpts.runOptions()
 	in.Run.FlushAfter = o.flushAfter
-	in.Pages, in.MaxBytes = o.ingestOpts.pageOptions(), o.ingestBytes
+	in.Pages, in.MaxBytes, in.Token = o.ingestOpts.options(), int64(o.ingestBytes), token
 	o.opts.Ingest = in
 	return ix, nil
-}
-
-// serve runs hs on ln until ctx is done, then shuts it down gracefully.
-func serve(ctx context.Context, cmd *cobra.Command, hs *http.Server, ln net.Listener) error {
-	fmt.Fprintf(cmd.OutOrStdout(), "serving http://%s/\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	err := hs.Shutdown(sctx)
-	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	fmt.Fprintln(cmd.OutOrStdout(), "stopped")
-	return err
 }
 
 func isLoopback(host string) bool {

@@ -7,11 +7,14 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
 func TestServeCmd(t *testing.T) {
@@ -73,7 +76,7 @@ func TestServeCmd(t *testing.T) {
 				if err != nil {
 					t.Errorf("serve returned %v, want nil after a graceful stop", err)
 				}
-			case <-time.After(2 * shutdownGrace):
+			case <-time.After(2 * server.DefaultOptions().ShutdownTimeout):
 				t.Fatal("serve did not stop")
 			}
 			if !slices.Contains(rest, "stopped") {
@@ -84,17 +87,30 @@ func TestServeCmd(t *testing.T) {
 }
 
 func TestServeCmdErrors(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty")
+	os.WriteFile(empty, []byte(" \n"), 0o600)
 	tests := []struct {
 		name string
+		env  string // BLEVE_DEDUP_TOKEN
 		args []string
 		want string
 	}{
-		{"no index", []string{"serve", "--index", t.TempDir()}, "no index there"},
-		{"bad address", []string{"serve", "--index", fixtureIndex(t), "--addr", "127.0.0.1:99999"}, "invalid port"},
-		{"extra argument", []string{"serve", "--index", "x", "y"}, "unknown command"},
+		{"no index", "", []string{"serve", "--index", t.TempDir()}, "no index there"},
+		{"bad address", "", []string{"serve", "--index", fixtureIndex(t), "--addr", "127.0.0.1:99999"}, "invalid port"},
+		{"extra argument", "", []string{"serve", "--index", "x", "y"}, "takes no arguments"},
+		{"ingest on the network without a token", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--addr", "0.0.0.0:0"}, "needs a token"},
+		{"ingest on all addresses without a token", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--addr", ":0"}, "needs a token"},
+		{"ingest behind a proxy without a token", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--allowed-hosts", "search.example.com"}, "needs a token"},
+		{"a token without ingest", "0123456789abcdef", []string{"serve", "--index", fixtureIndex(t)}, "guards --ingest only"},
+		{"a short token", "short", []string{"serve", "--ingest", "--index", t.TempDir(), "--addr", "127.0.0.1:0"}, "want at least 16"},
+		{"no token file", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--token-file", filepath.Join(t.TempDir(), "none")}, "no such file"},
+		{"an empty token file", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--token-file", empty}, "is empty"},
+		{"a size without its unit", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--ingest-max-body", "256M"}, "ambiguous"},
+		{"a bad allowed host", "", []string{"serve", "--index", fixtureIndex(t), "--addr", "127.0.0.1:0", "--allowed-hosts", "*.example.com"}, "AllowedHosts entry"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("BLEVE_DEDUP_TOKEN", tt.env)
 			_, err := runCmd(t, tt.args...)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)

@@ -27,6 +27,17 @@ func Open(opts badger.Options) (*badger.DB, error) {
 	return badger.Open(opts)
 }
 
+// HolderOf names the process holding dir's lock: "process PID" from the
+// pid Badger wrote in dir/LOCK, else "another process".
+func HolderOf(dir string) string {
+	if b, err := os.ReadFile(filepath.Join(dir, "LOCK")); err == nil {
+		if pid := strings.TrimSpace(string(b)); pid != "" {
+			return "process " + pid
+		}
+	}
+	return "another process"
+}
+
 // removeEmptyLogs removes dir's empty .mem and .vlog files if it can take
 // the directory lock (Badger's LOCK file); otherwise it leaves them to
 // badger.Open, which then reports the store as in use.

@@ -1,6 +1,7 @@
 package badgeropen
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,5 +42,28 @@ func TestOpenEmptyLogs(t *testing.T) {
 				t.Errorf("reading the data back: %v", err)
 			}
 		})
+	}
+}
+
+// TestHeld: a store another handle has open is held, and named by the
+// pid Badger wrote; a closed or missing one is not.
+func TestHeld(t *testing.T) {
+	dir := t.TempDir()
+	if _, held := Held(filepath.Join(dir, "missing")); held {
+		t.Error("a missing directory is held")
+	}
+	db, err := Open(badger.DefaultOptions(dir).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder, held := Held(dir)
+	if want := fmt.Sprintf("process %d", os.Getpid()); !held || holder != want {
+		t.Errorf("Held of an open store = %q, %v; want %q, true", holder, held, want)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, held := Held(dir); held {
+		t.Error("a closed store is held")
 	}
 }

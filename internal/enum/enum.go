@@ -44,6 +44,16 @@ func (n Names[T]) Parse(s string) (T, error) {
 	return 0, fmt.Errorf("unknown %s %q (want %s)", n.kind, s, n.List())
 }
 
+// Text is v's name for encoding.TextMarshaler: an index records its
+// settings by name, not by number, so that they read well and survive a
+// reordering of the constants.
+func (n Names[T]) Text(v T) ([]byte, error) {
+	if !n.Valid(v) {
+		return nil, fmt.Errorf("%s %d has no name", n.kind, int(v))
+	}
+	return []byte(n.names[v]), nil
+}
+
 // List returns the names as "a, b or c".
 func (n Names[T]) List() string {
 	switch len(n.names) {

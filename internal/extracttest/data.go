@@ -7,7 +7,10 @@
 package extracttest
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +18,8 @@ import (
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // dataDir returns the shared data directory, ../shared/data from the
@@ -171,3 +176,100 @@ func neardupGold(tb testing.TB) map[string]string {
 // copySuffix is the copy suffix ("-r2") of a corpus id, stripped to get
 // its cluster.
 var copySuffix = regexp.MustCompile(`-r\d+$`)
+
+// LoadReadability reads extract/readability: <name>/source.html.gz, decoded
+// with page.Decode (charset detection), and the text of
+// <name>/expected.html.gz, the main content Mozilla's Readability keeps,
+// as gold (see htmlText). Pages whose expected content has fewer than
+// minGoldTokens tokens are left out: they test Readability's HTML
+// handling ("Test" in a bare body), not main-content extraction.
+func LoadReadability(tb testing.TB) []Sample {
+	dir := filepath.Join(dataDir(tb), "extract", "readability")
+	skipWithout(tb, dir)
+	names, err := filepath.Glob(filepath.Join(dir, "*", "source.html.gz"))
+	if err != nil || len(names) == 0 {
+		tb.Fatalf("no pages in %s: %v", dir, err)
+	}
+	var out []Sample
+	for _, name := range names {
+		pageDir := filepath.Dir(name)
+		raw, err := readGzip(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		d, err := page.Decode(raw, "")
+		if err != nil {
+			tb.Fatalf("%s: %v", name, err)
+		}
+		expected, err := readGzip(filepath.Join(pageDir, "expected.html.gz"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		gold := htmlText(string(expected))
+		if len(tokens(gold)) < minGoldTokens {
+			tb.Logf("%s: skipped: expected content has fewer than %d tokens", filepath.Base(pageDir), minGoldTokens)
+			continue
+		}
+		out = append(out, Sample{Name: filepath.Base(pageDir), HTML: d.Text, Gold: gold})
+	}
+	return out
+}
+
+// minGoldTokens is the shortest expected content LoadReadability scores:
+// one shingle.
+const minGoldTokens = shingleLen
+
+func readGzip(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return io.ReadAll(zr)
+}
+
+// htmlText returns the text of an HTML fragment, a line per block-level
+// element (inline elements continue the line, so "<b>un</b>like" stays one
+// word), without script and style.
+func htmlText(doc string) string {
+	var sb strings.Builder
+	z := html.NewTokenizer(strings.NewReader(doc))
+	skip := 0
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return sb.String()
+		case html.TextToken:
+			if skip == 0 {
+				sb.Write(z.Text())
+			}
+		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
+			name, _ := z.TagName()
+			switch a := atom.Lookup(name); {
+			case a == atom.Script || a == atom.Style:
+				if tt == html.StartTagToken {
+					skip++
+				} else if tt == html.EndTagToken && skip > 0 {
+					skip--
+				}
+			case !inline[a]:
+				sb.WriteByte('\n')
+			}
+		}
+	}
+}
+
+// inline elements continue the line of text around them.
+var inline = map[atom.Atom]bool{
+	atom.A: true, atom.Abbr: true, atom.B: true, atom.Big: true, atom.Cite: true,
+	atom.Code: true, atom.Em: true, atom.Font: true, atom.I: true, atom.Kbd: true,
+	atom.Mark: true, atom.Q: true, atom.S: true, atom.Small: true, atom.Span: true,
+	atom.Strike: true, atom.Strong: true, atom.Sub: true, atom.Sup: true,
+	atom.Time: true, atom.Tt: true, atom.U: true, atom.Var: true, atom.Del: true,
+	atom.Ins: true, atom.Label: true, atom.Nobr: true, atom.Img: true, atom.Wbr: true,
+}

@@ -15,37 +15,41 @@ type Texter interface{ Text() string }
 // with the engine under test.
 type Extractor[C Texter] func(context.Context, page.Page) (C, error)
 
-// score extracts every sample and returns averaged precision, recall, F1.
-func score[C Texter](ctx context.Context, samples []Sample, x Extractor[C]) (p, r, f1 float64) {
-	var s scorer
-	for _, smp := range samples {
-		c, _ := x(ctx, smp.page()) // an empty result just scores 0
-		s.add(c.Text(), smp.Gold)
-	}
-	return s.prf()
-}
-
 // F1 scores x on the English and Chinese extraction benchmarks (subtests
 // en and zh) and fails when its F1 is below minEN or minZH.
 func F1[C Texter](t *testing.T, x Extractor[C], minEN, minZH float64) {
 	if testing.Short() {
 		t.Skip("extracts 250 pages")
 	}
-	for _, tt := range []struct {
-		lang string
-		load func(testing.TB) []Sample
-		min  float64
-	}{
-		{"en", LoadEN, minEN},
-		{"zh", LoadZH, minZH},
-	} {
-		t.Run(tt.lang, func(t *testing.T) {
-			p, r, f1 := score(t.Context(), tt.load(t), x)
-			t.Logf("%s: precision %.4f recall %.4f F1 %.4f", tt.lang, p, r, f1)
-			if f1 < tt.min {
-				t.Errorf("%s F1 = %.4f, want >= %.2f", tt.lang, f1, tt.min)
-			}
-		})
+	t.Run("en", func(t *testing.T) { f1(t, LoadEN, x, minEN) })
+	t.Run("zh", func(t *testing.T) { f1(t, LoadZH, x, minZH) })
+}
+
+// F1Readability scores x on extract/readability, varied pages in several
+// languages, and fails when its F1 is below min. It logs the pages that
+// score an F1 under 0.8, with their precision and recall.
+func F1Readability[C Texter](t *testing.T, x Extractor[C], min float64) {
+	if testing.Short() {
+		t.Skip("extracts 130 pages")
+	}
+	f1(t, LoadReadability, x, min)
+}
+
+// f1 scores x on the samples load returns and fails below min.
+func f1[C Texter](t *testing.T, load func(testing.TB) []Sample, x Extractor[C], min float64) {
+	var s scorer
+	for _, smp := range load(t) {
+		c, err := x(t.Context(), smp.page()) // an empty result just scores 0
+		pp, pr := pageScore(c.Text(), smp.Gold)
+		if pf := harmonic(pp, pr); pf < 0.8 {
+			t.Logf("%s: F1 %.3f (precision %.3f recall %.3f) err %v", smp.Name, pf, pp, pr, err)
+		}
+		s.p, s.r, s.n = s.p+pp, s.r+pr, s.n+1
+	}
+	p, r, f := s.prf()
+	t.Logf("%d pages: precision %.4f recall %.4f F1 %.4f", s.n, p, r, f)
+	if f < min {
+		t.Errorf("F1 = %.4f, want >= %.3f", f, min)
 	}
 }
 

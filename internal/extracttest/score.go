@@ -49,10 +49,15 @@ func (s *scorer) prf() (p, r, f1 float64) {
 		return 0, 0, 0
 	}
 	p, r = s.p/float64(s.n), s.r/float64(s.n)
-	if p+r > 0 {
-		f1 = 2 * p * r / (p + r)
+	return p, r, harmonic(p, r)
+}
+
+// harmonic returns the harmonic mean of precision and recall (F1).
+func harmonic(p, r float64) float64 {
+	if p+r == 0 {
+		return 0
 	}
-	return p, r, f1
+	return 2 * p * r / (p + r)
 }
 
 // shingleLen is the number of tokens in a shingle, as in the benchmark

@@ -2,8 +2,6 @@ package embedded
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -19,13 +17,7 @@ func openDB(opts Options) (*badger.DB, error) {
 	}
 	db, err := badgeropen.Open(opts.badgerOptions())
 	if err != nil && strings.Contains(err.Error(), "Cannot acquire directory lock") {
-		holder := "another process"
-		if b, rerr := os.ReadFile(filepath.Join(opts.Dir, "LOCK")); rerr == nil {
-			if pid := strings.TrimSpace(string(b)); pid != "" {
-				holder = "process " + pid
-			}
-		}
-		return nil, fmt.Errorf("embedded: %s is open in %s: %w", opts.Dir, holder, ErrLocked)
+		return nil, fmt.Errorf("embedded: %s is open in %s: %w", opts.Dir, badgeropen.HolderOf(opts.Dir), ErrLocked)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("embedded: open %s: %w", opts.Dir, err)

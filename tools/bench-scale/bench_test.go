@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 func needData(t *testing.T) {
 	t.Helper()
 	if _, err := synth.FindData(); errors.Is(err, synth.ErrNoData) {
-		t.Skipf("the shared data is absent (%v): it lives in ../shared/data beside the worktree", err)
+		t.Skipf("the shared data is absent (%v): it lives in ../shared/data beside the repository", err)
 	}
 }
 

@@ -1,0 +1,211 @@
+package indexer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// A wrapped index's documents are its user's (structs, maps, JSON-tagged
+// types). The Wrapper keeps each one as its JSON object (its payload:
+// the store gives it back to index a promoted copy again) and reads the
+// fields it was told of from that object by bleve's field paths ("a.b"
+// for b inside a), which follow the same JSON names bleve maps.
+
+// bodyOf returns data as a JSON object and its encoding. A value that
+// names its own mapping type (mapping.Classifier) keeps it in the type
+// field of m, so that it maps alike when indexed again from the object.
+func bodyOf(data any, m mapping.IndexMapping) (map[string]any, []byte, error) {
+	payload, err := jsonOf(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("document as JSON: %w", err)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(payload, &body); err != nil {
+		return nil, nil, fmt.Errorf("document as JSON: not an object: %w", err)
+	}
+	if c, ok := data.(mapping.Classifier); ok {
+		if im, ok := m.(*mapping.IndexMappingImpl); ok && im.TypeField != "" {
+			if _, has := body[im.TypeField]; !has {
+				body[im.TypeField] = c.Type()
+				if payload, err = jsonOf(body); err != nil {
+					return nil, nil, fmt.Errorf("document as JSON: %w", err)
+				}
+			}
+		}
+	}
+	return body, payload, nil
+}
+
+// jsonOf encodes v without escaping markup characters: a page's HTML
+// stays its size (json.Marshal writes each < and > as six bytes).
+func jsonOf(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// lookup returns the values at path in body: a path's parts name nested
+// objects' keys, and an array stands for each of its elements.
+func lookup(body any, path string) []any {
+	if path == "" {
+		return nil
+	}
+	vals := []any{body}
+	for part := range strings.SplitSeq(path, ".") {
+		var next []any
+		for _, v := range vals {
+			if m, ok := v.(map[string]any); ok {
+				next = appendValues(next, m[part])
+			}
+		}
+		vals = next
+	}
+	return vals
+}
+
+// appendValues appends v, or v's elements when it is an array.
+func appendValues(out []any, v any) []any {
+	switch v := v.(type) {
+	case nil:
+	case []any:
+		for _, x := range v {
+			out = appendValues(out, x)
+		}
+	default:
+		out = append(out, v)
+	}
+	return out
+}
+
+// stringsAt returns the string values at path, numbers and booleans
+// written out.
+func stringsAt(body map[string]any, path string) []string {
+	var out []string
+	for _, v := range lookup(body, path) {
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case float64, bool:
+			out = append(out, fmt.Sprint(v))
+		}
+	}
+	return out
+}
+
+// firstString is the first string at path, or "".
+func firstString(body map[string]any, path string) string {
+	if s := stringsAt(body, path); len(s) > 0 {
+		return s[0]
+	}
+	return ""
+}
+
+// paragraphsOf cuts plain text into paragraphs at line breaks.
+func paragraphsOf(texts []string) []string {
+	var out []string
+	for _, t := range texts {
+		for line := range strings.Lines(t) {
+			if line = strings.TrimSpace(line); line != "" {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+// fieldsBody rebuilds a document's JSON object from its fields (a bleve
+// document's stored fields, or a mapped document's): text as strings,
+// numbers, dates (RFC 3339), booleans and geo points ({"lon","lat"}),
+// dotted names as nested objects and repeated names as arrays, in their
+// array positions' order. It is what a document holds once its data is
+// gone: fields that were only indexed, not stored, are not in it.
+func fieldsBody(doc index.Document) map[string]any {
+	type entry struct {
+		pos []uint64
+		val any
+	}
+	byName := map[string][]entry{}
+	var names []string
+	doc.VisitFields(func(f index.Field) {
+		var v any
+		switch f := f.(type) {
+		case *document.TextField:
+			v = f.Text()
+		case *document.NumericField:
+			n, err := f.Number()
+			if err != nil {
+				return
+			}
+			v = n
+		case *document.DateTimeField:
+			t, _, err := f.DateTime()
+			if err != nil {
+				return
+			}
+			v = t.Format(time.RFC3339Nano)
+		case *document.BooleanField:
+			b, err := f.Boolean()
+			if err != nil {
+				return
+			}
+			v = b
+		case *document.GeoPointField:
+			lon, err1 := f.Lon()
+			lat, err2 := f.Lat()
+			if err1 != nil || err2 != nil {
+				return
+			}
+			v = map[string]any{"lon": lon, "lat": lat}
+		default:
+			return
+		}
+		if _, ok := byName[f.Name()]; !ok {
+			names = append(names, f.Name())
+		}
+		byName[f.Name()] = append(byName[f.Name()], entry{slices.Clone(f.ArrayPositions()), v})
+	})
+	body := map[string]any{}
+	for _, name := range names {
+		es := byName[name]
+		slices.SortStableFunc(es, func(a, b entry) int { return slices.Compare(a.pos, b.pos) })
+		var v any
+		if len(es) == 1 && len(es[0].pos) == 0 {
+			v = es[0].val
+		} else {
+			vals := make([]any, len(es))
+			for i, e := range es {
+				vals[i] = e.val
+			}
+			v = vals
+		}
+		setPath(body, name, v)
+	}
+	return body
+}
+
+// setPath sets body's value at a dotted path, making the nested objects.
+func setPath(body map[string]any, path string, v any) {
+	parts := strings.Split(path, ".")
+	m := body
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = v
+}

@@ -1,0 +1,234 @@
+package indexer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
+)
+
+// An index remembers what it was made with in DIR/bleve-dedup.json, its
+// settings: the store its decisions are in, the filter's decision options
+// and the analysis that makes features. Reopening it with other settings
+// would fork or mix its state silently — a shard of a shared store
+// reopened on an embedded store of its own decides its pages again and
+// writes cluster ids that collide with the shared ones; features of
+// another analysis never match the stored ones — so Open refuses a
+// mismatch, naming both sides. Options.Reconfigure accepts new decision
+// options (policy, measures, thresholds, candidate settings), which apply
+// to the documents indexed from then on; a new store or analysis needs a
+// new index.
+const settingsFile = "bleve-dedup.json"
+
+// settingsFormat is the version of the file's layout.
+const settingsFormat = 1
+
+// EmbeddedStore names the embedded store in Settings.Store.
+const EmbeddedStore = "embedded"
+
+// Settings are what an index was made with (see ReadSettings).
+type Settings struct {
+	Format int `json:"format"`
+	// Store is EmbeddedStore or the shared store's URL.
+	Store string `json:"store"`
+	// Filter are the filter's decision options.
+	Filter dedupfilter.Options `json:"filter"`
+	// Analyzer and SiteText make the features: the analyzer's options,
+	// and whether a site's template text is left out (the opposite of
+	// Options.KeepSiteText).
+	Analyzer analyzer.Options `json:"analyzer"`
+	SiteText bool             `json:"site_text"`
+	// NoDedup: the index was written without the filter.
+	NoDedup bool `json:"no_dedup,omitempty"`
+	// Wraps names the bleve index a Wrapper's store was made for.
+	Wraps string `json:"wraps,omitempty"`
+}
+
+// settingsEqual reports whether two settings are the same.
+func settingsEqual(a, b Settings) bool { return reflect.DeepEqual(a, b) }
+
+// Apply returns opts with the settings in place of its own.
+func (s Settings) Apply(opts Options) Options {
+	opts.Filter, opts.Analyzer, opts.KeepSiteText, opts.NoDedup = s.Filter, s.Analyzer, !s.SiteText, s.NoDedup
+	opts.SharedStore = ""
+	if s.Store != EmbeddedStore {
+		opts.SharedStore = s.Store
+	}
+	return opts
+}
+
+// ErrNotIndex: a directory that is not a bleve-dedup index (Open writes
+// nothing in it).
+var ErrNotIndex = errors.New("not a bleve-dedup index")
+
+// checkOurs refuses a directory that holds something other than an index
+// of ours: a plain bleve index (its index_meta.json at the top), an index
+// of an older layout, or other files. A missing or empty directory is
+// fine.
+func checkOurs(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("indexer: %w", err)
+	}
+	ours := false
+	for _, e := range entries {
+		switch e.Name() {
+		case "index_meta.json":
+			return fmt.Errorf("indexer: %s is a bleve index, not a bleve-dedup one: put the filter in front of it with indexer.Wrap, and bring the documents it holds under the filter with indexer.Adopt (bleve-dedup adopt --index %s); both keep their state beside it, never in it: %w", dir, dir, ErrNotIndex)
+		case oldStoreDir:
+			return fmt.Errorf("indexer: %s was written by an older version of bleve-dedup; index the pages again into a new directory: %w", dir, ErrNotIndex)
+		case settingsFile, bleveDir, storeDir:
+			ours = true
+		}
+	}
+	if !ours && len(entries) > 0 {
+		return fmt.Errorf("indexer: %s holds other files (%s...), not a bleve-dedup index: give an empty or new directory: %w", dir, entries[0].Name(), ErrNotIndex)
+	}
+	return nil
+}
+
+// settingsOf are the settings opts asks for.
+func settingsOf(opts Options) Settings {
+	s := Settings{Format: settingsFormat, Store: EmbeddedStore, Filter: opts.Filter, Analyzer: opts.Analyzer,
+		SiteText: !opts.KeepSiteText, NoDedup: opts.NoDedup}
+	if opts.SharedStore != "" {
+		s.Store = opts.SharedStore
+	}
+	return s
+}
+
+// ReadSettings returns the settings of the index in dir, and false when
+// it has none (a new directory, or an index made before indexes recorded
+// them).
+func ReadSettings(dir string) (Settings, bool, error) {
+	var s Settings
+	b, err := os.ReadFile(filepath.Join(dir, settingsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, false, nil
+	}
+	if err != nil {
+		return s, false, fmt.Errorf("indexer: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, false, fmt.Errorf("indexer: %s: %w", filepath.Join(dir, settingsFile), err)
+	}
+	if s.Format != settingsFormat {
+		return s, false, fmt.Errorf("indexer: %s: settings format %d, this version reads %d: %w",
+			filepath.Join(dir, settingsFile), s.Format, settingsFormat, ErrInvalidOptions)
+	}
+	return s, true, nil
+}
+
+// SavedOptions are the default options with the settings the index in dir
+// was made with, if it has any: the options to reopen it with.
+func SavedOptions(dir string) (Options, error) {
+	o := DefaultOptions()
+	s, ok, err := ReadSettings(dir)
+	if err != nil || !ok {
+		return o, err
+	}
+	return s.Apply(o), nil
+}
+
+// writeSettings writes s in dir, atomically (a file beside it renamed over
+// it).
+func writeSettings(dir string, s Settings) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("indexer: settings: %w", err)
+	}
+	path := filepath.Join(dir, settingsFile)
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("indexer: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("indexer: %w", err)
+	}
+	return nil
+}
+
+// ErrSettings: the options given to Open differ from those the index was
+// made with (see Settings).
+var ErrSettings = errors.New("options differ from the index's settings")
+
+// checkSettings compares what an index has recorded with what opts asks
+// for. It returns the settings to record: had's with the decision options
+// replaced when reconfigure allows it.
+func checkSettings(dir string, had, want Settings, reconfigure bool) (Settings, error) {
+	var fixed, decision []string
+	if !sameStore(had.Store, want.Store) {
+		fixed = append(fixed, fmt.Sprintf("store: the index's is %s, this run asks for %s", storeName(had.Store), storeName(want.Store)))
+	}
+	if !reflect.DeepEqual(had.Analyzer, want.Analyzer) {
+		fixed = append(fixed, fmt.Sprintf("analysis: the index's is %+v, this run asks for %+v", had.Analyzer, want.Analyzer))
+	}
+	if had.SiteText != want.SiteText {
+		fixed = append(fixed, fmt.Sprintf("site template text left out: the index's %v, this run's %v", had.SiteText, want.SiteText))
+	}
+	if had.NoDedup != want.NoDedup {
+		fixed = append(fixed, fmt.Sprintf("filter off: the index's %v, this run's %v", had.NoDedup, want.NoDedup))
+	}
+	decision = optionDiffs(had.Filter, want.Filter)
+	if len(fixed) > 0 {
+		return had, fmt.Errorf("indexer: %s was made with other settings (%s); they cannot change on an existing index: use its own, or index the pages again into a new directory: %w",
+			dir, strings.Join(fixed, "; "), ErrSettings)
+	}
+	if len(decision) > 0 && !reconfigure {
+		return had, fmt.Errorf("indexer: %s was made with other decision options (%s): use its own, or change them deliberately (Options.Reconfigure, bleve-dedup --reconfigure): %w",
+			dir, strings.Join(decision, "; "), ErrSettings)
+	}
+	had.Filter = want.Filter
+	return had, nil
+}
+
+// optionDiffs names the fields of the filter's options that differ.
+func optionDiffs(had, want dedupfilter.Options) []string {
+	a, _ := json.Marshal(had)
+	b, _ := json.Marshal(want)
+	var ma, mb map[string]any
+	json.Unmarshal(a, &ma)
+	json.Unmarshal(b, &mb)
+	var out []string
+	for k, va := range ma {
+		if vb := mb[k]; !reflect.DeepEqual(va, vb) {
+			out = append(out, fmt.Sprintf("%s: the index's %v, this run's %v", k, va, vb))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sameStore reports whether two store names name one store: the embedded
+// one, or the same shared store (its key prefix; its seed addresses may
+// change).
+func sameStore(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if a == EmbeddedStore || b == EmbeddedStore {
+		return false
+	}
+	_, pa, ea := rediscluster.ParseURL(a)
+	_, pb, eb := rediscluster.ParseURL(b)
+	return ea == nil && eb == nil && pa == pb
+}
+
+func storeName(s string) string {
+	if s == EmbeddedStore {
+		return "the embedded store (no --store)"
+	}
+	return "--store " + s
+}

@@ -1,0 +1,174 @@
+package indexer_test
+
+import (
+	"crypto/sha256"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
+)
+
+// snapshot is every file under dir with a hash of its content, to show
+// that a refused Open wrote nothing.
+func snapshot(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	out := map[string][32]byte{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		out[path] = sha256.Sum256(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameFiles(a, b map[string][32]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// markIndex makes an index under the mark policy and closes it.
+func markIndex(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	o := indexer.DefaultOptions()
+	o.Filter.Policy = dedupfilter.Mark
+	ix, err := indexer.Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Index(indexer.Document{ID: "a", Paragraphs: []string{"One paragraph of text."}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestSettingsRefused: an index reopened with another store, analysis or
+// (without Reconfigure) decision options is refused with a message that
+// names both sides, and nothing in it changes.
+func TestSettingsRefused(t *testing.T) {
+	dir := markIndex(t)
+	tests := []struct {
+		name string
+		edit func(*indexer.Options)
+		want []string // in the message
+	}{
+		{"policy", func(o *indexer.Options) {}, []string{"Policy: the index's mark, this run's suppress"}},
+		{"shared store", func(o *indexer.Options) {
+			o.Filter.Policy = dedupfilter.Mark
+			o.SharedStore = "redis://127.0.0.1:1/crawl"
+		}, []string{"the embedded store", "--store redis://127.0.0.1:1/crawl"}},
+		{"analysis", func(o *indexer.Options) {
+			o.Filter.Policy = dedupfilter.Mark
+			o.Analyzer.Shingle = 4
+			o.Reconfigure = true // no help: features would not compare
+		}, []string{"analysis", "Shingle:3", "Shingle:4"}},
+		{"measure", func(o *indexer.Options) {
+			o.Filter.Policy = dedupfilter.Mark
+			o.Filter.Measure = similarity.FeatureString
+		}, []string{"Measure: the index's combined, this run's featurestring"}},
+	}
+	for _, tt := range tests {
+		before := snapshot(t, dir)
+		o := indexer.DefaultOptions()
+		tt.edit(&o)
+		_, err := indexer.Open(dir, o)
+		if !errors.Is(err, indexer.ErrSettings) {
+			t.Errorf("%s: Open = %v, want ErrSettings", tt.name, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", tt.name, err, w)
+			}
+		}
+		if !sameFiles(before, snapshot(t, dir)) {
+			t.Errorf("%s: the refused Open changed the index's files", tt.name)
+		}
+	}
+}
+
+// TestSettingsReconfigure: with Reconfigure the new decision options are
+// accepted and recorded; a read-only open uses the index's own.
+func TestSettingsReconfigure(t *testing.T) {
+	dir := markIndex(t)
+	o := indexer.DefaultOptions()
+	o.Reconfigure = true
+	ix, err := indexer.Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, ok, err := indexer.ReadSettings(dir)
+	if err != nil || !ok || s.Filter.Policy != dedupfilter.Suppress || s.Store != indexer.EmbeddedStore {
+		t.Fatalf("settings after Reconfigure = %+v, %v, %v; want suppress on the embedded store", s, ok, err)
+	}
+	ro := indexer.DefaultOptions()
+	ro.ReadOnly, ro.Filter.Policy = true, dedupfilter.Replace
+	rix, err := indexer.Open(dir, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rix.Close()
+	if got := rix.Filter().Options().Policy; got != dedupfilter.Suppress {
+		t.Errorf("read-only open: policy %v, want the index's suppress", got)
+	}
+}
+
+// TestOpenRefusesOthers: Open writes nothing into a directory that is not
+// a bleve-dedup index — a plain bleve index, or other files.
+func TestOpenRefusesOthers(t *testing.T) {
+	plain := t.TempDir()
+	b, err := bleve.New(filepath.Join(plain, "idx"), bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Index("x", map[string]any{"body": "text"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ dir, want string }{
+		{filepath.Join(plain, "idx"), "indexer.Wrap"},
+		{other, "holds other files"},
+	} {
+		before := snapshot(t, tt.dir)
+		_, err := indexer.Open(tt.dir, indexer.DefaultOptions())
+		if !errors.Is(err, indexer.ErrNotIndex) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Open(%s) = %v, want ErrNotIndex saying %q", tt.dir, err, tt.want)
+		}
+		if !sameFiles(before, snapshot(t, tt.dir)) {
+			t.Errorf("Open(%s) changed its files", tt.dir)
+		}
+	}
+}

@@ -1,0 +1,668 @@
+package indexer
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/collapse"
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/extract"
+	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
+)
+
+// WrapOptions configure Wrap: where the filter keeps its state and which
+// of the user's fields hold what a page says.
+type WrapOptions struct {
+	// Store is where the filter keeps its state: a directory of its own
+	// for the embedded store (made when absent; never the bleve index's
+	// own directory), or the URL of a store shared by several indexes,
+	// redis://HOST:PORT[,HOST:PORT...][/NAME], whose process-local part
+	// (payloads, pending writes) is then kept in LocalDir.
+	Store string
+	// LocalDir is the directory of this process' own part of a shared
+	// Store (required with one, unused without).
+	LocalDir string
+	// TextFields are the fields holding a document's plain text, in
+	// order, by bleve's field paths ("Body", "article.body"); or
+	// HTMLField, a field holding a page's raw HTML, whose main text is
+	// extracted (package extract). One of the two is required.
+	TextFields []string
+	HTMLField  string
+	// TitleField and URLField, optional, hold the title and the URL: the
+	// URL names the page's site (its template text is left out of the
+	// features) and makes a later page of the same URL a new version of
+	// the document; collapsed hits show the title.
+	TitleField, URLField string
+	// Policy: Suppress (the zero value), Mark or Replace (see
+	// dedupfilter.Policy). Under Suppress and Replace the Wrapper keeps
+	// suppressed copies out of the wrapped index.
+	Policy dedupfilter.Policy
+	// Filter, when set, are the filter's decision options (their Policy
+	// is replaced by Policy); nil: dedupfilter.DefaultOptions.
+	Filter *dedupfilter.Options
+	// Analyzer, when set, configures the features; nil:
+	// analyzer.DefaultOptions.
+	Analyzer *analyzer.Options
+	// KeepSiteText analyses pages whole (see Options.KeepSiteText).
+	KeepSiteText bool
+	// Reconfigure accepts decision options other than those the store was
+	// made with (see Options.Reconfigure).
+	Reconfigure bool
+}
+
+// Wrapper is a bleve.Index that keeps near-duplicates out: the index it
+// wraps, with every write decided by the filter and every search
+// collapsed to one hit per duplicate cluster. Methods it does not
+// override pass through to the wrapped index.
+//
+// Writes: Index, Batch (of batches from NewBatch) and Delete decide each
+// document under the policy, as package indexer decides pages (in the
+// order they were added to a batch; a batch decides as its documents one
+// at a time would). A batch's bleve write goes on while the next batch is
+// read and decided; every read of the index (Search, Document, DocCount,
+// ...) waits for it first, and an error of that write is returned by the
+// next call. A document written carries its cluster id in the
+// keyword field FieldCluster, stored, so Document, facets and queries see
+// it. IndexDecision and BatchDecisions return the decisions.
+//
+// Search and SearchInContext return one hit per cluster, ranked by its
+// best member's score, with exact paging: SearchResult.Total is the
+// number of matching clusters, and each hit's Fields carry FieldCluster,
+// FieldFolded (how many other documents the cluster holds) and
+// FieldFoldedIDs (up to DefaultMaxFolded of their ids), beside the fields
+// and highlights the request asks for; facets count documents. A context
+// made with Uncollapsed, or a request sorted by anything but score, is
+// searched as the wrapped index searches it.
+type Wrapper struct {
+	wrapped  // the wrapped index: its methods pass through
+	ix       *Index
+	opts     WrapOptions
+	owned    string // the directory of the embedded store, when Wrap made it
+	searcher *collapse.Searcher
+
+	batchMu sync.Mutex // one batch through the scratch index at a time
+	capture capture
+
+	// A batch's bleve write goes on while the next batch is read and
+	// decided; every read of the index waits for it (settle).
+	writing  sync.WaitGroup
+	writeMu  sync.Mutex
+	writeErr error
+	scratch  bleve.Index // where NewBatch makes batches (see capture.go)
+}
+
+// wrapped names the embedded index: the field would otherwise be called
+// Index, like the method that decides.
+type wrapped = bleve.Index
+
+// The fields a Wrapper adds to its hits (FieldCluster too).
+const (
+	FieldFolded    = "_folded"
+	FieldFoldedIDs = "_folded_ids"
+	// DefaultMaxFolded is how many folded ids a hit lists.
+	DefaultMaxFolded = 10
+)
+
+// Wrap puts the filter in front of idx: see Wrapper. idx may be a bleve
+// IndexAlias of shards written through Wraps of their own sharing one
+// shared Store: the Wrapper then searches them as one, collapsing across
+// shards (it writes only through an alias of one index).
+//
+// The store remembers the settings it was made with, as an index does
+// (Settings), and the index it was made for: opening it for another is
+// refused. Close closes both the store and idx.
+func Wrap(idx bleve.Index, o WrapOptions) (*Wrapper, error) {
+	if idx == nil || o.Store == "" || len(o.TextFields) == 0 && o.HTMLField == "" {
+		return nil, fmt.Errorf("indexer: Wrap needs an index, a Store and TextFields or an HTMLField: %w", ErrInvalidOptions)
+	}
+	opts := DefaultOptions()
+	if o.Filter != nil {
+		opts.Filter = *o.Filter
+	}
+	opts.Filter.Policy = o.Policy
+	if o.Analyzer != nil {
+		opts.Analyzer = *o.Analyzer
+	}
+	opts.KeepSiteText, opts.Reconfigure = o.KeepSiteText, o.Reconfigure
+	dir := o.Store
+	if strings.HasPrefix(o.Store, "redis://") {
+		if o.LocalDir == "" {
+			return nil, fmt.Errorf("indexer: a shared Store needs a LocalDir for this process' own part: %w", ErrInvalidOptions)
+		}
+		opts.SharedStore, dir = o.Store, o.LocalDir
+		if _, _, err := rediscluster.ParseURL(o.Store); err != nil {
+			return nil, fmt.Errorf("indexer: %w", err)
+		}
+	}
+	if err := checkWrapDir(dir, idx); err != nil {
+		return nil, err
+	}
+	had, known, err := ReadSettings(dir)
+	if err != nil {
+		return nil, err
+	}
+	record := settingsOf(opts)
+	record.Wraps = idx.Name()
+	if known {
+		if had.Wraps != "" && had.Wraps != record.Wraps {
+			return nil, fmt.Errorf("indexer: the store in %s was made for the index %q, not %q: %w", dir, had.Wraps, record.Wraps, ErrSettings)
+		}
+		if record, err = checkSettings(dir, had, record, opts.Reconfigure); err != nil {
+			return nil, err
+		}
+		record.Wraps = idx.Name()
+	}
+	an, err := analyzer.New(opts.Analyzer)
+	if err != nil {
+		return nil, fmt.Errorf("indexer: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("indexer: %w", err)
+	}
+	w := &Wrapper{wrapped: idx, opts: o}
+	ix := &Index{analyzer: an, maxText: opts.MaxTextBytes, text: w.paragraphsOf}
+	if err := ix.openStore(dir, opts); err != nil {
+		return nil, errors.Join(err, ix.closeStore())
+	}
+	ix.bleve = idx
+	w.ix = ix
+	fail := func(err error) (*Wrapper, error) { return nil, errors.Join(err, ix.closeStore()) }
+	if !known || !settingsEqual(record, had) {
+		if err := writeSettings(dir, record); err != nil {
+			return fail(err)
+		}
+	}
+	if m := idx.Mapping(); m != nil { // (an alias of several indexes has none: no writes)
+		if w.scratch, err = newScratch(m, &w.capture); err != nil {
+			return fail(fmt.Errorf("indexer: wrap: %w", err))
+		}
+	}
+	if err := ix.replay(); err != nil {
+		return fail(err)
+	}
+	if ix.site != nil {
+		if err := ix.finishStale(); err != nil {
+			return fail(err)
+		}
+	}
+	w.searcher = collapse.NewWithFields(idx, ix.filter, collapse.Fields{Cluster: FieldCluster, Title: o.TitleField, URL: o.URLField})
+	return w, nil
+}
+
+// checkWrapDir refuses a store directory inside the wrapped index's own,
+// or holding something other than a store of ours.
+func checkWrapDir(dir string, idx bleve.Index) error {
+	if name := idx.Name(); name != "" {
+		if rel, err := filepath.Rel(name, dir); err == nil && !strings.HasPrefix(rel, "..") {
+			return fmt.Errorf("indexer: the store %s would be inside the bleve index %s: give a directory of its own: %w", dir, name, ErrInvalidOptions)
+		}
+	}
+	return checkOurs(dir)
+}
+
+// Filter returns the filter, for reading clusters and documents.
+func (w *Wrapper) Filter() *dedupfilter.Filter { return w.ix.filter }
+
+// Unwrap returns the wrapped index.
+func (w *Wrapper) Unwrap() bleve.Index { return w.wrapped }
+
+// Close closes the store and the wrapped index.
+func (w *Wrapper) Close() error {
+	err := w.settle()
+	if w.scratch != nil {
+		err = w.scratch.Close()
+	}
+	err = errors.Join(err, w.ix.closeStore(), w.wrapped.Close())
+	if err != nil {
+		return fmt.Errorf("indexer: close: %w", err)
+	}
+	return nil
+}
+
+// Index decides and writes one document: see Wrapper.
+func (w *Wrapper) Index(id string, data any) error {
+	_, err := w.IndexDecision(id, data)
+	return err
+}
+
+// IndexDecision is Index returning the document's decision.
+func (w *Wrapper) IndexDecision(id string, data any) (dedupfilter.Decision, error) {
+	b := w.NewBatch()
+	if b == nil {
+		return dedupfilter.Decision{}, fmt.Errorf("indexer: %s is an alias of several indexes: write through each one's Wrapper: %w", w.wrapped.Name(), ErrInvalidOptions)
+	}
+	if err := b.Index(id, data); err != nil {
+		return dedupfilter.Decision{}, err
+	}
+	decs, err := w.BatchDecisions(b)
+	if err != nil || len(decs) == 0 {
+		return dedupfilter.Decision{}, err
+	}
+	return decs[0], nil
+}
+
+// Delete removes a document and repairs its cluster: under Suppress and
+// Replace a suppressed copy may take its place in the index.
+func (w *Wrapper) Delete(id string) error {
+	b := w.NewBatch()
+	if b != nil {
+		b.Delete(id)
+	}
+	return w.Batch(b)
+}
+
+// NewBatch returns a batch to fill and pass to Batch; nil over an alias
+// of several indexes (write through each one's Wrapper).
+func (w *Wrapper) NewBatch() *bleve.Batch {
+	if w.scratch == nil {
+		return nil
+	}
+	return w.scratch.NewBatch()
+}
+
+// Batch decides and writes a batch made by NewBatch: see Wrapper.
+func (w *Wrapper) Batch(b *bleve.Batch) error {
+	_, err := w.BatchDecisions(b)
+	return err
+}
+
+// BatchDecisions is Batch returning the decisions of the documents it
+// indexes, in the order they were added (deletes have none).
+func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error) {
+	if w.scratch == nil || b == nil {
+		return nil, fmt.Errorf("indexer: %s is an alias of several indexes: write through each one's Wrapper: %w", w.wrapped.Name(), ErrInvalidOptions)
+	}
+	ix := w.ix
+	w.batchMu.Lock()
+	// The scratch index hands the batch's operations to w.capture.got.
+	err := w.scratch.Batch(b)
+	got := w.capture.got
+	w.capture.got = nil
+	w.batchMu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("indexer: batch: %w", err)
+	}
+	type doc struct {
+		seq uint64
+		s   staged
+		err error
+	}
+	var docs []doc
+	var mapped []index.Document
+	var deletes []string
+	for id, d := range got.IndexOps {
+		if d == nil {
+			deletes = append(deletes, id)
+			continue
+		}
+		docs = append(docs, doc{s: staged{doc: dedupfilter.Doc{ID: id}}})
+		mapped = append(mapped, d)
+	}
+	// Reading the documents' text (their JSON, the HTML's main text) is
+	// most of a Wrapper's own work: on GOMAXPROCS goroutines.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(docs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+				d := &docs[i]
+				d.s, d.seq, d.err = w.stage(d.s.doc.ID, mapped[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, d := range docs {
+		if d.err != nil {
+			return nil, fmt.Errorf("indexer: %s: %w", d.s.doc.ID, d.err)
+		}
+	}
+	slices.Sort(deletes)
+	slices.SortFunc(docs, func(a, b doc) int { return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.s.doc.ID, b.s.doc.ID)) })
+	for _, id := range deletes {
+		if err := w.delete(id); err != nil {
+			return nil, err
+		}
+	}
+	prep := make([]staged, len(docs))
+	for i, d := range docs {
+		prep[i] = d.s
+	}
+	if err := w.lastWriteErr(); err != nil {
+		return nil, err
+	}
+	w.writing.Add(1)
+	decs, err := ix.commitThen(prep, func(err error) {
+		if err != nil {
+			w.writeMu.Lock()
+			w.writeErr = cmp.Or(w.writeErr, err)
+			w.writeMu.Unlock()
+		}
+		w.writing.Done()
+	})
+	if err != nil {
+		return decs, err
+	}
+	if len(got.InternalOps) > 0 {
+		if err := w.settle(); err != nil {
+			return decs, err
+		}
+	}
+	for k, v := range got.InternalOps {
+		if v == nil {
+			err = w.wrapped.DeleteInternal([]byte(k))
+		} else {
+			err = w.wrapped.SetInternal([]byte(k), v)
+		}
+		if err != nil {
+			return decs, fmt.Errorf("indexer: internal %q: %w", k, err)
+		}
+	}
+	return decs, nil
+}
+
+// lastWriteErr returns, once, the error of a bleve write that failed
+// after its batch returned.
+func (w *Wrapper) lastWriteErr() error {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	err := w.writeErr
+	w.writeErr = nil
+	if err != nil {
+		return fmt.Errorf("indexer: an earlier batch's bleve write: %w", err)
+	}
+	return nil
+}
+
+// settle waits for the last batch's bleve write and returns its error.
+func (w *Wrapper) settle() error {
+	w.writing.Wait()
+	return w.lastWriteErr()
+}
+
+// The reads of the index wait for the last batch's write, so that what a
+// Batch returned is there: settle, then pass through.
+
+// Document returns the stored fields of id (see bleve.Index).
+func (w *Wrapper) Document(id string) (index.Document, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.Document(id)
+}
+
+// DocCount returns the number of documents in the index.
+func (w *Wrapper) DocCount() (uint64, error) {
+	if err := w.settle(); err != nil {
+		return 0, err
+	}
+	return w.wrapped.DocCount()
+}
+
+// Fields returns the names of the index's fields.
+func (w *Wrapper) Fields() ([]string, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.Fields()
+}
+
+// FieldDict returns the terms of field.
+func (w *Wrapper) FieldDict(field string) (index.FieldDict, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.FieldDict(field)
+}
+
+// FieldDictRange returns the terms of field from start to end.
+func (w *Wrapper) FieldDictRange(field string, start, end []byte) (index.FieldDict, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.FieldDictRange(field, start, end)
+}
+
+// FieldDictPrefix returns the terms of field starting with prefix.
+func (w *Wrapper) FieldDictPrefix(field string, prefix []byte) (index.FieldDict, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.FieldDictPrefix(field, prefix)
+}
+
+// GetInternal returns the index's internal value of key.
+func (w *Wrapper) GetInternal(key []byte) ([]byte, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.GetInternal(key)
+}
+
+// SetInternal sets the index's internal value of key.
+func (w *Wrapper) SetInternal(key, val []byte) error {
+	if err := w.settle(); err != nil {
+		return err
+	}
+	return w.wrapped.SetInternal(key, val)
+}
+
+// DeleteInternal deletes the index's internal value of key.
+func (w *Wrapper) DeleteInternal(key []byte) error {
+	if err := w.settle(); err != nil {
+		return err
+	}
+	return w.wrapped.DeleteInternal(key)
+}
+
+// Advanced returns the index's low-level index.
+func (w *Wrapper) Advanced() (index.Index, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.Advanced()
+}
+
+// delete removes id from the filter (it may hold no such document: a
+// document written around the Wrapper) and the index.
+func (w *Wrapper) delete(id string) error {
+	err := w.ix.Delete(id)
+	if errors.Is(err, dedupfilter.ErrNotFound) {
+		err = w.ix.apply([]dedupfilter.Op{{Kind: dedupfilter.OpDelete, ID: id}}, nil)
+	}
+	return err
+}
+
+// stage makes the staged document of id from what was added to the
+// batch: its data when NewBatch's batch remembered it, else the fields
+// it was mapped to (a batch of the wrapped index's own).
+func (w *Wrapper) stage(id string, d index.Document) (staged, uint64, error) {
+	var body map[string]any
+	var payload []byte
+	var seq uint64
+	var err error
+	if doc, ok := d.(*document.Document); ok {
+		if c, ok := w.capture.recall(doc); ok {
+			seq = c.seq
+			if body, payload, err = bodyOf(c.data, w.wrapped.Mapping()); err != nil {
+				return staged{}, 0, err
+			}
+		}
+	}
+	if body == nil {
+		body = fieldsBody(d)
+		if payload, err = jsonOf(body); err != nil {
+			return staged{}, 0, err
+		}
+	}
+	s, err := w.stageBody(id, body, payload)
+	return s, seq, err
+}
+
+// stageBody stages a document from its JSON object.
+func (w *Wrapper) stageBody(id string, body map[string]any, payload []byte) (staged, error) {
+	title, pageURL := firstString(body, w.opts.TitleField), firstString(body, w.opts.URLField)
+	paras, htmlTitle, err := w.text(body, pageURL)
+	if err != nil {
+		return staged{}, err
+	}
+	if title == "" {
+		title = htmlTitle
+	}
+	paras, truncated := capText(paras, w.ix.maxText)
+	return staged{
+		doc:  dedupfilter.Doc{ID: id, URL: pageURL, Title: title, Payload: payload},
+		body: body, paras: paras, truncated: truncated, urlKey: urlKey(pageURL, ""),
+	}, nil
+}
+
+// text returns a document's main text as paragraphs, and its HTML's
+// title when it has HTML.
+func (w *Wrapper) text(body map[string]any, pageURL string) ([]string, string, error) {
+	if w.opts.HTMLField == "" {
+		var texts []string
+		for _, f := range w.opts.TextFields {
+			texts = append(texts, stringsAt(body, f)...)
+		}
+		return paragraphsOf(texts), "", nil
+	}
+	html := firstString(body, w.opts.HTMLField)
+	if html == "" {
+		return nil, "", nil
+	}
+	c, err := extract.DefaultOptions().HTMLContext(context.Background(), html, pageURL)
+	if errors.Is(err, extract.ErrNoContent) {
+		return nil, c.Title, nil // indexed, in a cluster of its own
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return c.Paragraphs, c.Title, nil
+}
+
+// paragraphsOf reads the paragraphs of a stored payload (for analysing a
+// document again).
+func (w *Wrapper) paragraphsOf(payload []byte) ([]string, error) {
+	var body map[string]any
+	if err := json.Unmarshal(payload, &body); err != nil {
+		return nil, err
+	}
+	paras, _, err := w.text(body, firstString(body, w.opts.URLField))
+	return paras, err
+}
+
+// Search is SearchInContext with a background context.
+func (w *Wrapper) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	return w.SearchInContext(context.Background(), req)
+}
+
+type uncollapsedKey struct{}
+
+// Uncollapsed returns ctx marked so that a Wrapper's SearchInContext
+// searches as the wrapped index does: every matching document a hit.
+func Uncollapsed(ctx context.Context) context.Context {
+	return context.WithValue(ctx, uncollapsedKey{}, true)
+}
+
+// SearchInContext searches with one hit per duplicate cluster: see
+// Wrapper.
+func (w *Wrapper) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	if ctx.Value(uncollapsedKey{}) != nil || !byScore(req) {
+		return w.wrapped.SearchInContext(ctx, req)
+	}
+	res, err := w.searcher.Search(ctx, collapse.Request{Query: req.Query, Size: req.Size, From: req.From,
+		Collapse: true, ClusterBound: -1, MaxMembers: DefaultMaxFolded})
+	if err != nil {
+		return nil, fmt.Errorf("indexer: %w", err)
+	}
+	out := &bleve.SearchResult{Status: &bleve.SearchStatus{Total: 1, Successful: 1}, Request: req,
+		Total: uint64(res.Clusters), MaxScore: res.MaxScore, Took: res.Took, Hits: make(search.DocumentMatchCollection, len(res.Hits))}
+	for i, h := range res.Hits {
+		ids := make([]string, len(h.Members))
+		for j, m := range h.Members {
+			ids[j] = m.ID
+		}
+		out.Hits[i] = &search.DocumentMatch{Index: w.wrapped.Name(), ID: h.ID, Score: h.Score,
+			Fields: map[string]any{FieldCluster: h.Cluster, FieldFolded: h.Folded, FieldFoldedIDs: ids}}
+	}
+	if err := w.loadHits(ctx, req, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// byScore reports whether req is ranked by score, the order collapsing
+// keeps.
+func byScore(req *bleve.SearchRequest) bool {
+	if len(req.Sort) == 0 {
+		return true
+	}
+	s, ok := req.Sort[0].(*search.SortScore)
+	return ok && s.Desc && len(req.Sort) <= 2
+}
+
+// loadHits fills the hits' requested fields, highlights, locations and
+// explanations, and the request's facets (over documents), with one
+// plain search restricted to the hits and, for facets, one without hits.
+func (w *Wrapper) loadHits(ctx context.Context, req *bleve.SearchRequest, out *bleve.SearchResult) error {
+	if len(out.Hits) > 0 && (len(req.Fields) > 0 || req.Highlight != nil || req.IncludeLocations || req.Explain) {
+		ids := make([]string, len(out.Hits))
+		for i, h := range out.Hits {
+			ids[i] = h.ID
+		}
+		sub := *req
+		sub.Query = query.NewConjunctionQuery([]query.Query{req.Query, query.NewDocIDQuery(ids)})
+		sub.From, sub.Size, sub.Facets, sub.Sort = 0, len(ids), nil, nil
+		res, err := w.wrapped.SearchInContext(ctx, &sub)
+		if err != nil {
+			return fmt.Errorf("indexer: hits' fields: %w", err)
+		}
+		byID := make(map[string]*search.DocumentMatch, len(res.Hits))
+		for _, m := range res.Hits {
+			byID[m.ID] = m
+		}
+		for _, h := range out.Hits {
+			m := byID[h.ID]
+			if m == nil {
+				continue
+			}
+			for k, v := range m.Fields {
+				if _, ours := h.Fields[k]; !ours {
+					h.Fields[k] = v
+				}
+			}
+			h.Fragments, h.Locations, h.Expl = m.Fragments, m.Locations, m.Expl
+		}
+	}
+	if len(req.Facets) > 0 {
+		sub := bleve.NewSearchRequestOptions(req.Query, 0, 0, false)
+		sub.Facets = req.Facets
+		res, err := w.wrapped.SearchInContext(ctx, sub)
+		if err != nil {
+			return fmt.Errorf("indexer: facets: %w", err)
+		}
+		out.Facets = res.Facets
+	}
+	return nil
+}
+
+var _ bleve.Index = (*Wrapper)(nil)

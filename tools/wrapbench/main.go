@@ -1,0 +1,222 @@
+// Command wrapbench measures indexer.Wrap as a bleve user meets it: the
+// pages of a JSONL corpus indexed as the user's own struct type
+// {URL, Title, HTML} in batches, through a Wrapper (HTMLField) and into a
+// plain bleve index with the same mapping and batches, the modes
+// alternating; and an existing plain index of the same pages adopted
+// (Wrapper.Adopt). It reports each run's time and CPU, the ratio of the
+// medians, and the clusters' pairwise precision, recall and F1 against
+// the labels.
+//
+//	go run ./tools/wrapbench -pages ../shared/data/neardup/dev-corpus.jsonl.gz -labels ../shared/data/neardup/dev-labels.jsonl -reps 3
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/eval"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/page"
+)
+
+// webPage is the user's document type.
+type webPage struct {
+	URL   string
+	Title string
+	HTML  string
+}
+
+type run struct {
+	mode      string
+	wall, cpu time.Duration
+	scores    *eval.Run
+}
+
+func main() {
+	pagesPath := flag.String("pages", "", "JSONL corpus of pages (required)")
+	labelsPath := flag.String("labels", "", "labels of the corpus ({\"id\",\"cluster\"} a line)")
+	reps := flag.Int("reps", 3, "repetitions of each mode")
+	batch := flag.Int("batch", 1000, "documents per batch")
+	work := flag.String("work", "", "directory for the indexes (default: a temporary one)")
+	modesFlag := flag.String("modes", "wrap,plain,adopt", "the modes to run, comma-separated")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the runs to this file")
+	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *pagesPath == "" {
+		log.Fatal("-pages is required")
+	}
+	var docs []page.Page
+	for p, err := range page.Read([]string{*pagesPath}, page.DefaultOptions()) {
+		if err == nil && p.HTML != "" {
+			docs = append(docs, p)
+		}
+	}
+	var gold eval.Clustering
+	if *labelsPath != "" {
+		f, err := os.Open(*labelsPath)
+		if err != nil {
+			log.Fatal(err)
+		}
+		gold, err = eval.ReadLabels(f, *labelsPath)
+		f.Close()
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	dir := *work
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "wrapbench-"); err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+	}
+	fmt.Printf("%d pages, batches of %d\n", len(docs), *batch)
+	var runs []run
+	for r := range *reps {
+		modes := strings.Split(*modesFlag, ",")
+		if r%2 == 1 && len(modes) > 1 {
+			modes[0], modes[1] = modes[1], modes[0] // alternate the first two
+		}
+		for _, m := range modes {
+			d := filepath.Join(dir, fmt.Sprintf("%s-%d", m, r))
+			rn, err := measure(m, d, docs, *batch, gold)
+			if err != nil {
+				log.Fatalf("%s: %v", m, err)
+			}
+			runs = append(runs, rn)
+			line := fmt.Sprintf("%-6s rep %d: %7.2f s, CPU %7.2f s", m, r+1, rn.wall.Seconds(), rn.cpu.Seconds())
+			if rn.scores != nil {
+				line += fmt.Sprintf(", P %.4f R %.4f F1 %.4f", rn.scores.Precision, rn.scores.Recall, rn.scores.F1)
+			}
+			fmt.Println(line)
+			os.RemoveAll(d)
+		}
+	}
+	med := func(mode string, cpu bool) float64 {
+		var xs []float64
+		for _, r := range runs {
+			if r.mode == mode {
+				if cpu {
+					xs = append(xs, r.cpu.Seconds())
+				} else {
+					xs = append(xs, r.wall.Seconds())
+				}
+			}
+		}
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	has := func(mode string) bool { return slices.ContainsFunc(runs, func(r run) bool { return r.mode == mode }) }
+	if has("wrap") && has("plain") {
+		fmt.Printf("wrap/plain: time %.2f, CPU %.2f (medians)\n", med("wrap", false)/med("plain", false), med("wrap", true)/med("plain", true))
+	}
+	if has("adopt") {
+		fmt.Printf("adopt (after a plain index exists): median %.2f s\n", med("adopt", false))
+	}
+}
+
+// newMapping is the users' mapping: bleve's default with the filter's
+// cluster field.
+func newMapping() mapping.IndexMapping {
+	m := bleve.NewIndexMapping()
+	indexer.AddFilterFields(m)
+	return m
+}
+
+// measure runs one mode into dir.
+func measure(mode, dir string, docs []page.Page, batch int, gold eval.Clustering) (run, error) {
+	rn := run{mode: mode}
+	idx, err := bleve.New(filepath.Join(dir, "idx"), newMapping())
+	if err != nil {
+		return rn, err
+	}
+	var target bleve.Index = idx
+	var w *indexer.Wrapper
+	wrap := func() error {
+		var err error
+		w, err = indexer.Wrap(idx, indexer.WrapOptions{Store: filepath.Join(dir, "dedup"),
+			HTMLField: "HTML", TitleField: "Title", URLField: "URL", Policy: dedupfilter.Mark})
+		target = w
+		return err
+	}
+	if mode == "adopt" {
+		if err := write(idx, docs, batch); err != nil {
+			return rn, err
+		}
+	}
+	start, cpu0 := time.Now(), cpuTime()
+	switch mode {
+	case "wrap":
+		if err := wrap(); err != nil {
+			return rn, err
+		}
+		err = write(target, docs, batch)
+	case "plain":
+		err = write(target, docs, batch)
+	case "adopt":
+		if err := wrap(); err != nil {
+			return rn, err
+		}
+		_, err = w.Adopt(context.Background(), indexer.AdoptOptions{BatchSize: batch})
+	}
+	if err != nil {
+		return rn, err
+	}
+	rn.wall, rn.cpu = time.Since(start), cpuTime()-cpu0
+	if w != nil && gold != nil {
+		pred, err := eval.Predicted(w.Filter())
+		if err != nil {
+			return rn, err
+		}
+		s := eval.ScoreRun(pred, gold)
+		rn.scores = &s
+	}
+	return rn, target.Close()
+}
+
+// write indexes docs into idx in batches.
+func write(idx bleve.Index, docs []page.Page, size int) error {
+	b := idx.NewBatch()
+	for i, p := range docs {
+		if err := b.Index(p.ID, webPage{URL: p.URL, Title: p.Title, HTML: p.HTML}); err != nil {
+			return err
+		}
+		if b.Size() == size || i == len(docs)-1 {
+			if err := idx.Batch(b); err != nil {
+				return err
+			}
+			b = idx.NewBatch()
+		}
+	}
+	return nil
+}
+
+// cpuTime is the process' user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
