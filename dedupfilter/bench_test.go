@@ -2,7 +2,9 @@ package dedupfilter
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // BenchmarkAdd measures Add on a growing store: a pool of articles with
@@ -66,4 +68,73 @@ func BenchmarkAddExclusive(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// BenchmarkOneAtATime measures, on one core, the share of a page's
+// filter time spent where only one decision of a process may be at a
+// time (Prefetch's reads and ranking and each add hold the filter's lock;
+// Prefetch's verification runs on every core but is counted here with
+// the lock's share, so the share is an upper bound), against the time
+// any number of cores can share (features and signature). It reports the
+// pages/s Amdahl's law bounds the filter to on 16 cores. Batches of 1,000
+// documents as the indexer makes them; 4,000 documents, a quarter new.
+func BenchmarkOneAtATime(b *testing.B) {
+	const batch, n = 1000, 4000
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	a := testAnalyzer(b)
+	c := newCorpus(23)
+	var texts [][]string
+	for len(texts) < n {
+		orig := c.article(5 + c.rng.IntN(8))
+		texts = append(texts, orig)
+		for m := 1; m < 4; m++ {
+			texts = append(texts, c.reprint(orig, 0.03, m%2 == 0))
+		}
+	}
+	var par, plan, add time.Duration
+	pages := 0
+	for b.Loop() {
+		f := openTest(b, nil)
+		for i := 0; i < n; i += batch {
+			t0 := time.Now()
+			ps := make([]*Prepared, batch)
+			for j := range ps {
+				id := fmt.Sprintf("doc-%d", i+j)
+				p, err := f.Prepare(Doc{ID: id, URL: "https://example.com/" + id, Title: id, Features: a.Analyze(texts[i+j])})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ps[j] = p
+			}
+			t1 := time.Now()
+			var t2 time.Time
+			err := f.Exclusive(func() error {
+				if err := f.Prefetch(ps); err != nil {
+					return err
+				}
+				t2 = time.Now()
+				for _, p := range ps {
+					if _, err := f.AddPrepared(p); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			par, plan, add = par+t1.Sub(t0), plan+t2.Sub(t1), add+time.Since(t2)
+			pages += batch
+		}
+		b.StopTimer()
+		f.Close()
+		b.StartTimer()
+	}
+	perPage := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(pages) }
+	serial, total := perPage(plan+add), perPage(par+plan+add)
+	b.ReportMetric(perPage(par), "parallel-ms/page")
+	b.ReportMetric(perPage(plan), "prefetch-ms/page")
+	b.ReportMetric(perPage(add), "add-ms/page")
+	b.ReportMetric(serial/total, "one-at-a-time-share")
+	b.ReportMetric(1e3/(serial+(total-serial)/16), "pages/s-16-cores")
 }

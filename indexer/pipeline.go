@@ -162,9 +162,10 @@ type job struct {
 // with its site writes), and so are those after it, given the same input
 // order: the same clusters, representatives and cluster ids. Workers do
 // not change that (decisions are made in input order). Several indexes
-// writing one shared store (Options.SharedStore) interleave their batches
-// in the order they take the store's lease: their clusters are those of
-// some serial order of all their pages, which two runs need not share.
+// writing one shared store (Options.SharedStore) decide at once, each
+// page in the order of the ranks the store hands out: their clusters are
+// those of some serial order of all their pages, which two runs need not
+// share.
 func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, error], o RunOptions) (Stats, error) {
 	if err := o.validate(); err != nil {
 		return Stats{}, err

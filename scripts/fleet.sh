@@ -6,8 +6,11 @@
 # each N and each repetition, it deals the first N*PER pages of a text
 # corpus round-robin to the N indexers, runs them at once and reports the
 # aggregate pages/s and decisions/s (pages the filter decided: indexed or
-# duplicates), the indexers' CPU against their quota, and the Redis
-# servers' CPU. Run as root.
+# duplicates), the indexers' CPU against their quota, the Redis servers'
+# CPU seconds (all nodes) and the busiest master's (one core each: the
+# fleet's rate over that master's share of a second is where Redis
+# becomes the limit). An indexer that exits non-zero fails the row. Run
+# as root.
 #
 #   REDIS=127.0.0.1:7400,127.0.0.1:7401,127.0.0.1:7402 PAGES=pages.jsonl scripts/fleet.sh
 #
@@ -99,12 +102,29 @@ pids=""
 for n in $nodes; do
 	pids="$pids $(redis-cli -h "${n%:*}" -p "${n#*:}" info server | awk -F: '/^process_id/ {print $2}' | tr -d '\r')"
 done
+mpids=""
+for n in $masters; do
+	mpids="$mpids $(redis-cli -h "${n%:*}" -p "${n#*:}" info server | awk -F: '/^process_id/ {print $2}' | tr -d '\r')"
+done
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 redis_cpu() { # the cluster's CPU seconds so far
 	local t=0
 	for p in $pids; do
-		t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+		t=$((t + $(ticks "$p")))
 	done
 	echo "scale=2; $t / $(getconf CLK_TCK)" | bc
+}
+master_ticks() { # each master's CPU ticks so far, in the order of $mpids
+	for p in $mpids; do ticks "$p"; done | tr '\n' ' '
+}
+busiest() { # busiest BEFORE AFTER: the largest master's CPU seconds between them
+	local -a a=($1) b=($2)
+	local m=0 i d
+	for i in "${!a[@]}"; do
+		d=$((b[i] - a[i]))
+		[ $d -gt $m ] && m=$d
+	done
+	echo "scale=2; $m / $(getconf CLK_TCK)" | bc
 }
 drop() { # drop PREFIX: delete a run's keys
 	for m in $masters; do
@@ -114,7 +134,7 @@ drop() { # drop PREFIX: delete a run's keys
 	done
 }
 
-printf '%-6s %2s %3s %7s %7s %8s %9s %9s %8s %7s %7s  %s\n' design N rep pages seconds pages/s decisions/s "vs N=1" "cpu/quota" redis-s load status
+printf '%-6s %2s %3s %7s %7s %8s %9s %9s %8s %7s %8s %7s  %s\n' design N rep pages seconds pages/s decisions/s "vs N=1" "cpu/quota" redis-s master-s load status
 for d in $DESIGNS; do
 	for rep in $(seq "$REPS"); do
 		base_rate=""
@@ -124,7 +144,9 @@ for d in $DESIGNS; do
 			head -n $((n * PER)) "$PAGES" | awk -v n="$n" -v dir="$run" '{print > (dir "/part-" (NR - 1) % n ".jsonl")}'
 			prefix="fleet-$d-$n-$rep-$$"
 			r0=$(redis_cpu)
+			m0=$(master_ticks)
 			start=$(date +%s.%N)
+			ipids=()
 			for k in $(seq 0 $((n - 1))); do
 				cg_make "fleet-$k"
 				(
@@ -132,18 +154,24 @@ for d in $DESIGNS; do
 					exec "$WORK/bin/bleve-dedup-$d" index --index "$run/shard-$k" --policy suppress \
 						--store "redis://$REDIS/$prefix" "$run/part-$k.jsonl"
 				) >"$run/out-$k.txt" 2>&1 &
+				ipids+=($!)
 			done
 			status=ok
-			wait || true
+			for k in "${!ipids[@]}"; do
+				if ! wait "${ipids[$k]}"; then
+					status="failed: indexer $k: $(tail -1 "$run/out-$k.txt" | cut -c1-120)"
+				fi
+			done
 			end=$(date +%s.%N)
 			r1=$(redis_cpu)
+			m1=$(master_ticks)
 			read_pages=0
 			decided=0
 			used=0
 			for k in $(seq 0 $((n - 1))); do
 				line=$(grep -E '^read [0-9]+' "$run/out-$k.txt" | tail -1 || true)
-				if [ -z "$line" ] || grep -q 'bleve-dedup: ' "$run/out-$k.txt"; then
-					status="failed: indexer $k: $(grep -m1 'bleve-dedup: ' "$run/out-$k.txt" | cut -c1-120)"
+				if [ -z "$line" ] && [ "$status" = ok ]; then
+					status="failed: indexer $k: no summary"
 				fi
 				r=$(echo "$line" | sed -nE 's/^read ([0-9]+),.*/\1/p')
 				i=$(echo "$line" | sed -nE 's/.*indexed ([0-9]+),.*/\1/p')
@@ -160,8 +188,8 @@ for d in $DESIGNS; do
 			scale=$(echo "scale=2; $rate / $base_rate" | bc)
 			quota=$(echo "scale=2; $used / ($n * $QUOTA / $PERIOD * $secs)" | bc)
 			load=$(cut -d' ' -f1 /proc/loadavg)
-			printf '%-6s %2d %3d %7d %7.1f %8.1f %11.1f %9s %8s %7s %7s  %s\n' "$d" "$n" "$rep" "$read_pages" "$secs" "$rate" "$drate" \
-				"$scale" "$quota" "$(echo "$r1 - $r0" | bc)" "$load" "$status"
+			printf '%-6s %2d %3d %7d %7.1f %8.1f %11.1f %9s %8s %7s %8s %7s  %s\n' "$d" "$n" "$rep" "$read_pages" "$secs" "$rate" "$drate" \
+				"$scale" "$quota" "$(echo "$r1 - $r0" | bc)" "$(busiest "$m0" "$m1")" "$load" "$status"
 			drop "$prefix"
 			rm -rf "$run"
 		done

@@ -9,11 +9,67 @@
 // A decision is one mutation: Backend.Begin, reads and writes on the Txn,
 // Commit. The filter writes its mutations one at a time in a process (its
 // own lock), having planned them (read and compared) outside it. A store
-// several processes share implements Sequencer too: pages are posted,
-// then numbered, then each decided against the pages numbered before it,
-// so that the processes' decisions end as the serial order of the numbers
-// would, with no lock between them (package rediscluster argues it);
-// clusters change by Join and Leave, one step each.
+// several processes share implements Sequencer too (below); clusters
+// change by Join and Leave, one step each.
+// # Decisions in parallel: the argument
+//
+// A shared store needs only keys that are linearizable one at a time; it
+// has no lock, lease or transaction that every decision passes through.
+// A batch of pages is decided in three steps:
+//
+//  1. Post: the pages take fresh sequence numbers and their signatures
+//     and postings are written under them; the step returns once the
+//     writes are acknowledged.
+//  2. Number: one atomic step on one key takes a contiguous block of
+//     ranks and records which sequence numbers hold them.
+//  3. Decide: each page reads its posting lists after its Number
+//     returned and is decided against the candidates ranked below its
+//     own rank, and only those.
+//
+// Visibility. If page A ranks below page B, every posting of A is in B's
+// reads: A's Post completed before A's Number was sent; A's Number
+// precedes B's in the rank key's total order; B reads after its Number
+// returned; each posting list is one linearizable key, so a read that
+// starts after a write completed returns it. A posting whose page is not
+// numbered when B reads ranks above B (or never): B ignores it.
+//
+// Serial order. A page's decision is a function of its signature and
+// the pages ranked below it (their signatures and, by induction, their
+// decisions). By induction on rank, whoever computes the decision of
+// rank r gets the one a single process deciding the pages one at a time
+// in rank order would: the lowest page has no candidate; page r's
+// candidates are exactly the lower-ranked postings of its keys
+// (visibility), and the decisions of those it needs are either recorded
+// or computed again by the same function from lower ranks.
+//
+// No two near-duplicates both representatives. Let X and Y be two pages
+// the filter takes for duplicates (they share a candidate key and verify),
+// indexed at the same moment by two processes, X ranked below Y. Y's
+// candidates include X, so Y joins X's cluster instead of founding one;
+// Y represents the cluster only when Replace demotes X. Either way one
+// of the two is not a representative, as in the serial order.
+//
+// Dead, paused or throttled processes. A process can stop anywhere:
+//   - after Post, before Number: its sequence numbers never rank, and
+//     every reader ignores them;
+//   - after Number, before its decisions are written: a page that
+//     matches one of its pages does not wait for it; it computes that
+//     page's decision itself from what was posted (serial order: the same
+//     decision wherever it is made), going down the ranks, which ends.
+//     The repair costs the reader one read and one verification per page
+//     of the chain below, not a timeout: no process ever waits for
+//     another, so nothing waits on a dead one and the bound is the
+//     reader's own work. Run again, the dead process decides its pages
+//     again, the same way, and writes them (writes are idempotent);
+//   - while writing a decision: its cluster steps are one step each
+//     (Join, Leave) and idempotent, and the record is written last.
+//
+// What still goes one at a time is what truly conflicts: the joins and
+// leaves of one cluster, and within one process the filter's short
+// section that places a page and writes it. Package rediscluster maps the
+// steps onto Redis Cluster keys and makes each step durable across a
+// failover.
+//
 // Package embedded keeps everything in one Badger store and a posting
 // table beside it; package rediscluster keeps the decisions in a Redis
 // Cluster and the process' own part (payloads, pending search-index

@@ -136,8 +136,8 @@ type KV interface {
 
 // Sequencer is a store several processes decide on at once, with no
 // lock: a batch's pages are posted first, then numbered, and each is
-// decided against the pages numbered before it (see package rediscluster
-// for the argument). The filter's decisions follow the order of the
+// decided against the pages numbered before it (the package doc gives
+// the argument). The filter's decisions follow the order of the
 // numbers, whoever makes them.
 type Sequencer interface {
 	// Post stores a batch's pages before they are numbered, under new
