@@ -63,7 +63,7 @@ func main() {
 	flag.StringVar(&c.fault, "fault", "", "a fault in a 2-process run: indexer (kill -9 one at mid-run, then run it again) or master (kill -9 a Redis master at mid-run)")
 	flag.IntVar(&c.decisions, "decisions", 0, "measure this many filter decisions from one process on Redis and on Badger (synthetic pages), instead")
 	flag.StringVar(&c.policy, "policy", "suppress", "dedup policy")
-	flag.IntVar(&c.batch, "batch", indexer.DefaultRunOptions().BatchSize, "-decisions: documents a lease decides (the indexer's batch)")
+	flag.IntVar(&c.batch, "batch", indexer.DefaultRunOptions().BatchSize, "-decisions: documents a batch decides (the indexer's batch)")
 	stores := flag.String("stores", "redis,badger", "-decisions: the stores to measure, in this order")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "-decisions: write a CPU profile of each store's decisions to this path with the store's name appended")
 	flag.Parse()
