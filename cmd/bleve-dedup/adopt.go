@@ -69,8 +69,9 @@ documents would lose them.`,
 
   # A shard of several sharing one Redis Cluster store
   bleve-dedup adopt --index /data/shard1 --text-field Body --store redis://10.0.0.5:7000/crawl`,
-		Args: needArgs(0, 0, "no arguments (the index is --index)"),
-		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd) }),
+		Args:        needArgs(0, 0, "no arguments (the index is --index)"),
+		RunE:        stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd) }),
+		Annotations: map[string]string{noMemoryLimit: ""},
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
