@@ -12,6 +12,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/server"
 	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
 
@@ -129,7 +130,9 @@ func (o *dupsCmd) clusters(ctx context.Context) (walk func(func(clusterLine) err
 		if err != nil {
 			return nil, nil, err
 		}
-		return func(fn func(clusterLine) error) error { return c.clusters(ctx, fn) }, func() {}, nil
+		return func(fn func(clusterLine) error) error {
+			return c.Clusters(ctx, 2, func(ci server.ClusterInfo) error { return fn(clusterLine{ci.ID, ci.Representative, ci.Members}) })
+		}, func() {}, nil
 	}
 	filter, done, err := o.filter()
 	if err != nil {
