@@ -19,3 +19,19 @@ func Routes(s *Server) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Language, Site and SizeBucket export what facets count by.
+var (
+	Language   = language
+	Site       = site
+	SizeBucket = sizeBucket
+)
+
+// SyntaxExamples returns the start page's example queries and their
+// syntaxes.
+func SyntaxExamples() (queries, syntaxes []string) {
+	for _, e := range syntaxExamples {
+		queries, syntaxes = append(queries, e.Query), append(syntaxes, e.Syntax)
+	}
+	return queries, syntaxes
+}

@@ -24,7 +24,7 @@ var syntaxExamples = []syntaxHelp{
 	{"bees OR tide", "boolean", "either word (OR, or +)"},
 	{"bees NOT meadow", "boolean", "the first but not the second (NOT, or -)"},
 	{"(tide OR bees) AND harbor", "boolean", "parentheses group"},
-	{`"tide tables"`, "boolean", "a phrase, words in this order"},
+	{`"harbour office"`, "boolean", "a phrase, words in this order"},
 	{"title:bees", "boolean", "a word in the title only"},
 	{"图书馆", "boolean", "Chinese: characters in this order, no spaces needed"},
 	{"绿道 OR 图书馆", "boolean", "Chinese words combined like English ones"},

@@ -124,11 +124,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 			if count != nil {
 				count.add(vals, m)
 			}
-			switch order {
-			case sortNewest:
-				m.Score = dateScore(s.info(cat, m.ID).time)
-			case sortOldest:
-				m.Score = -dateScore(s.info(cat, m.ID).time)
+			if order != sortRelevance {
+				m.Score = dateScore(s.info(cat, m.ID).time, order == sortNewest)
 			}
 			return true
 		}
@@ -179,13 +176,16 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// dateScore ranks by time, newest highest; a document without one comes
-// last.
-func dateScore(t time.Time) float64 {
-	if t.IsZero() {
+// dateScore ranks by time, the newest highest (the oldest with newest
+// false), to the microsecond; a document without a time comes last.
+func dateScore(t time.Time, newest bool) float64 {
+	switch {
+	case t.IsZero():
 		return -1 << 62
+	case newest:
+		return float64(t.UnixMicro())
 	}
-	return float64(t.Unix())
+	return -float64(t.UnixMicro())
 }
 
 // boolParam parses the boolean parameter name, def when absent.

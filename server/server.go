@@ -46,8 +46,10 @@ type Options struct {
 	// cap). A search past it gets 400.
 	MaxQueryLen   int
 	MaxQueryTerms int
-	// MaxCompareSentences caps the sentences compared per document
-	// (default 400): the comparison table grows with the square.
+	// MaxCompareSentences caps the sentences compared and shown per
+	// document (default 2000, about 100 KB of text): the alignment's cost
+	// grows with the texts' length and differences (see Diff), the
+	// answer and the page with the length.
 	MaxCompareSentences int
 	// MaxClusterMembers caps the members /api/cluster lists (default
 	// 200), each a store read.
@@ -94,7 +96,7 @@ func DefaultOptions() Options {
 		MaxQueryBytes:       4096,
 		MaxQueryLen:         1024,
 		MaxQueryTerms:       1024,
-		MaxCompareSentences: 400,
+		MaxCompareSentences: 2000,
 		MaxHeaderBytes:      16 << 10,
 		MaxClusterMembers:   200,
 		ShutdownTimeout:     5 * time.Second,
