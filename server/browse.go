@@ -34,7 +34,7 @@ func (s *Server) loadDoc(id string) (document, error) {
 	if err != nil {
 		return document{}, err
 	}
-	text, err := payloadText(e.Payload)
+	text, err := payloadText(e.Payload, len(e.Payload))
 	if err != nil {
 		return document{}, fmt.Errorf("document %q: %w", id, err)
 	}

@@ -162,10 +162,7 @@ func (s *Server) readInfo(id string) (docInfo, error) {
 		return docInfo{}, err
 	}
 	d := docInfo{site: site(e.URL), time: e.Time, indexed: e.Indexed}
-	text, _ := payloadText(e.Payload) // a payload without text has no language
-	if len(text) > langSample {
-		text = strings.ToValidUTF8(text[:langSample], "")
-	}
+	text, _ := payloadText(e.Payload, langSample) // a payload without text has no language
 	d.lang = language(e.Title + "\n" + text)
 	return d, nil
 }

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -156,18 +154,7 @@ type span struct{ start, end, term int }
 // touching ranges merged (so the bigrams of a Chinese word mark it
 // whole); each span keeps the lowest term index it covers.
 func findTerms(text string, terms []snippetTerm) []span {
-	lower := strings.ToLower(text)
-	if len(lower) != len(text) {
-		// A letter whose lower case has another length: fold ASCII only,
-		// so byte offsets stay those of text.
-		b := []byte(text)
-		for i, c := range b {
-			if 'A' <= c && c <= 'Z' {
-				b[i] = c + 'a' - 'A'
-			}
-		}
-		lower = string(b)
-	}
+	lower := lowerSameLength(text, terms)
 	var spans []span
 	for ti, t := range terms {
 		wordy := isWordRune(firstRune(t.text))
@@ -208,6 +195,29 @@ func findTerms(text string, terms []snippetTerm) []span {
 	return merged
 }
 
+// lowerSameLength is text in lower case with its byte offsets kept:
+// ASCII letters folded, and other letters too when a term has a cased
+// letter beyond ASCII (é, ß) and lower-casing keeps the text's length.
+// Han text has no case, so most texts need the cheap loop only.
+func lowerSameLength(text string, terms []snippetTerm) string {
+	for _, t := range terms {
+		for _, r := range t.text {
+			if r >= utf8.RuneSelf && unicode.ToUpper(r) != r {
+				if l := strings.ToLower(text); len(l) == len(text) {
+					return l
+				}
+			}
+		}
+	}
+	b := []byte(text)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 func firstRune(s string) rune {
 	r, _ := utf8.DecodeRuneInString(s)
 	return r
@@ -237,9 +247,6 @@ func wordAfter(s string, i int) bool {
 // (ties: the most marks, then the first), with its marks; the text's
 // beginning when no term occurs.
 func snippet(text string, terms []snippetTerm) []Segment {
-	if len(text) > snippetSource {
-		text = strings.ToValidUTF8(text[:snippetSource], "")
-	}
 	spans := findTerms(text, terms)
 	if len(spans) == 0 {
 		if text == "" {
@@ -343,7 +350,7 @@ func (s *Server) snippets(q query.Query, hits []collapse.Hit) (map[string][]Segm
 		if err != nil || len(e.Payload) == 0 {
 			continue // removed since the search, or stored by another shard: no snippet
 		}
-		text, err := payloadText(e.Payload)
+		text, err := payloadText(e.Payload, snippetSource)
 		if err != nil {
 			return nil, fmt.Errorf("server: snippets: document %q: %w", h.ID, err)
 		}
@@ -352,18 +359,6 @@ func (s *Server) snippets(q query.Query, hits []collapse.Hit) (map[string][]Segm
 		}
 	}
 	return out, nil
-}
-
-// payloadText returns the text field of a stored payload.
-func payloadText(payload []byte) (string, error) {
-	var body struct {
-		Text string `json:"text"`
-	}
-	d := json.NewDecoder(bytes.NewReader(payload))
-	if err := d.Decode(&body); err != nil {
-		return "", fmt.Errorf("stored payload: %w", err)
-	}
-	return body.Text, nil
 }
 
 // prefix is s cut to at most n characters, with "…" when cut.
