@@ -319,11 +319,11 @@ func (s *Server) cluster(w http.ResponseWriter, r *http.Request) error {
 func representativeNote(p dedupfilter.Policy, k dedupfilter.Keep) string {
 	switch p {
 	case dedupfilter.Replace:
-		return fmt.Sprintf("under the replace policy the representative is the %s copy (keep=%s); titles do not count", k, k)
+		return fmt.Sprintf("Under the replace policy the representative is the %s copy (keep=%s); titles do not count", k, k)
 	case dedupfilter.Mark:
-		return "under the mark policy the representative is the first copy indexed; every copy is searchable, and a search shows the best-matching one"
+		return "Under the mark policy the representative is the first copy indexed; every copy is searchable, and a search shows the best-matching one"
 	}
-	return "under the suppress policy the representative is the first copy indexed and the only one searchable; later copies never replace it"
+	return "Under the suppress policy the representative is the first copy indexed and the only one searchable; later copies never replace it"
 }
 
 // comparison is the body of /api/compare.
@@ -365,7 +365,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) error {
 // overview serves GET /api/overview: the index at a glance, from the
 // catalog.
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.catalog(r.Context())
+	c, err := s.catalog(r.Context(), true)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -234,9 +235,11 @@ func englishShare(text string) float64 {
 
 // catalogs holds the current catalog and makes the next one.
 type catalogs struct {
-	mu      sync.Mutex
-	cur     *catalog
-	walking bool
+	mu  sync.Mutex
+	cur *catalog
+	err error // the last walk's, when it failed
+	// walking is closed when the walk running ends; nil when none runs.
+	walking chan struct{}
 	// extra holds the documents and clusters met since the current
 	// catalog was made.
 	extraMu sync.Mutex
@@ -244,47 +247,62 @@ type catalogs struct {
 	sizes   map[string]int
 }
 
-// catalog returns a catalog of the store: the current one, or a new one
-// when there is none yet (waiting for its walk). When the index has
-// changed since the current one was made (ingest bumps s.gen), a new
-// walk starts in the background at most every catalogRefresh, and the
-// current one serves meanwhile.
-func (s *Server) catalog(ctx context.Context) (*catalog, error) {
+// catalog returns the current catalog of the store. The first call, and
+// the first after the index changed (ingest bumps s.gen) once the
+// current one is catalogRefresh old, start a walk in the background; the
+// current catalog serves meanwhile. Before the first walk ends, with
+// wait the call waits for it, and without it returns an empty catalog,
+// which info and clusterSize fill from the store as they are asked: a
+// search page needs what the catalog knows of its ten hits, which reads
+// faster than a walk (minutes for a million documents).
+func (s *Server) catalog(ctx context.Context, wait bool) (*catalog, error) {
 	cs := &s.cat
 	gen := s.gen.Load()
 	cs.mu.Lock()
-	cur := cs.cur
-	if cur != nil {
-		if cur.gen != gen && !cs.walking && time.Since(cur.made) >= catalogRefresh {
-			cs.walking = true
-			go s.rewalk(gen)
-		}
-		cs.mu.Unlock()
+	cur, walking := cs.cur, cs.walking
+	stale := cur == nil || (cur.gen != gen && time.Since(cur.made) >= catalogRefresh)
+	if stale && walking == nil {
+		walking = make(chan struct{})
+		cs.walking = walking
+		go s.walk(gen, walking)
+	}
+	cs.mu.Unlock()
+	switch {
+	case cur != nil:
 		return cur, nil
+	case !wait:
+		return &catalog{}, nil
 	}
-	defer cs.mu.Unlock() // the first walk: others wait for it
-	c, err := s.walkCatalog(ctx, gen)
-	if err != nil {
-		return nil, err
+	select {
+	case <-walking:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	cs.cur = c
-	return c, nil
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.cur == nil {
+		return nil, cs.err
+	}
+	return cs.cur, nil
 }
 
-func (s *Server) rewalk(gen uint64) {
+// walk makes a catalog and makes it current, then closes done.
+func (s *Server) walk(gen uint64, done chan struct{}) {
 	c, err := s.walkCatalog(context.Background(), gen)
 	cs := &s.cat
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	cs.walking = false
+	defer close(done)
+	cs.walking = nil
 	if err != nil {
-		// The current catalog serves until a walk succeeds.
+		// The current catalog, if any, serves until a walk succeeds.
+		cs.err = fmt.Errorf("server: catalog: %w", err)
 		if s.opts.Logger != nil {
 			s.opts.Logger.Error("catalog walk", "error", err.Error())
 		}
 		return
 	}
-	cs.cur = c
+	cs.cur, cs.err = c, nil
 	cs.extraMu.Lock()
 	cs.extra, cs.sizes = nil, nil
 	cs.extraMu.Unlock()

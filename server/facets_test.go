@@ -200,6 +200,7 @@ func TestOperations(t *testing.T) {
 	o := server.DefaultOptions()
 	o.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	h := newServer(t, ix, o)
+	do(t, h, "GET", "/api/overview") // waits for the catalog the metrics count from
 	if r := do(t, h, "GET", "/healthz"); r.status != 200 || !strings.Contains(r.body, `"ok"`) {
 		t.Errorf("/healthz: %d %s", r.status, r.body)
 	}
@@ -237,8 +238,8 @@ func TestOperations(t *testing.T) {
 		}
 		lines = append(lines, v)
 	}
-	if len(lines) < 5 || lines[2]["id"] != "trace-42" || lines[2]["q"] != "bees" || lines[2]["status"] != float64(200) ||
-		lines[3]["level"] != "WARN" || lines[3]["error"] != "missing parameter q" {
+	if len(lines) < 6 || lines[3]["id"] != "trace-42" || lines[3]["q"] != "bees" || lines[3]["status"] != float64(200) ||
+		lines[4]["level"] != "WARN" || lines[4]["error"] != "missing parameter q" {
 		t.Errorf("log lines %v, want one a request, the search's with its id and query, the bad one's WARN with its error", lines)
 	}
 	ix.Close()

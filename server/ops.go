@@ -74,12 +74,9 @@ func (s *Server) newMetrics() *metrics {
 	}
 	catalogStat := func(f func(overview) int) func() float64 {
 		return func() float64 {
-			s.cat.mu.Lock()
-			c := s.cat.cur
-			s.cat.mu.Unlock()
-			if c == nil {
-				return 0
-			}
+			// A scrape starts the first walk, or a walk once the index
+			// has changed, as a search does; it reads 0 until one ends.
+			c, _ := s.catalog(context.Background(), false) // cannot fail without waiting
 			return float64(f(c.stats))
 		}
 	}

@@ -110,7 +110,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	var cat *catalog
 	var count *counter
 	if withFacets || order != sortRelevance || len(sel) > 0 {
-		if cat, err = s.catalog(ctx); err != nil {
+		if cat, err = s.catalog(ctx, true); err != nil {
 			return err
 		}
 		if withFacets {
@@ -146,7 +146,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if cat == nil && len(res.Hits) > 0 {
-		if cat, err = s.catalog(ctx); err != nil {
+		if cat, err = s.catalog(ctx, false); err != nil {
 			return err
 		}
 	}
