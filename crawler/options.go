@@ -86,7 +86,7 @@ type Options struct {
 	// comes up or back within that time is crawled. Until then its
 	// robots.txt counts as a complete disallow (RFC 9309) and its pages
 	// wait in the frontier; after it they fail with ErrUnreachable
-	// without the server being asked again.
+	// without the server being tried again.
 	// Default 1 minute; 0 fails them at once.
 	RetryFor time.Duration
 

@@ -157,6 +157,6 @@ func TestGiveUp(t *testing.T) {
 	}
 	// Tries at 0, 0.5 and 1 s (the last at the bound), then none.
 	if n := hits.Load(); n > 4 {
-		t.Errorf("the server was asked %d times, want at most 4", n)
+		t.Errorf("the server was tried %d times, want at most 4", n)
 	}
 }

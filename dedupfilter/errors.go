@@ -10,7 +10,7 @@ import (
 // these (or an error of its store's). The store's sentinels are package
 // store's values under the same names.
 var (
-	// ErrNotFound: no stored document or cluster has the id asked for.
+	// ErrNotFound: no stored document or cluster has the id given.
 	ErrNotFound = store.ErrNotFound
 	// ErrClosed: the Filter, and so its store, was closed (the same value
 	// as store.ErrClosed).

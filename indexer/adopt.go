@@ -94,6 +94,9 @@ func (w *Wrapper) Adopt(ctx context.Context, o AdoptOptions) (AdoptStats, error)
 	}
 	var st AdoptStats
 	start := time.Now()
+	if err := w.settle(); err != nil {
+		return st, err
+	}
 	if unstored := unstoredFields(w.wrapped.Mapping()); len(unstored) > 0 {
 		return st, fmt.Errorf("indexer: adopt %s: its mapping indexes fields it does not store (%s): rewriting its documents with their clusters would lose them: %w",
 			w.wrapped.Name(), strings.Join(unstored, ", "), ErrNotStored)

@@ -148,9 +148,11 @@ type job struct {
 // IndexPages reads pages, extracts and stages them in parallel, and
 // indexes them in input order. Per-document errors go to OnError and are
 // counted; the run stops early only when ctx is done or the store fails,
-// and everything indexed before that stays indexed. Memory is bounded:
-// at most a batch (BatchSize, BatchBytes) and Ahead + 2·Workers pages are
-// held at once.
+// and everything indexed before that stays indexed. When ctx is done, the
+// run waits for the commit under way and commits the first pages of the
+// batch being gathered (64 KiB of text); the rest of it is left undecided
+// and out of the Stats. Memory is bounded: at most a batch (BatchSize,
+// BatchBytes) and Ahead + 2·Workers pages are held at once.
 //
 // A page that the index holds already with the same content (a hash of
 // its URL, title and HTML or text) is skipped before extraction and
@@ -199,7 +201,18 @@ func pageJobs(pages iter.Seq2[page.Page, error]) iter.Seq[*job] {
 func (ix *Index) run(ctx context.Context, jobs, order chan *job, o RunOptions, start time.Time, wg *sync.WaitGroup) (Stats, error) {
 	for range o.Workers {
 		wg.Go(func() {
-			for j := range jobs {
+			for {
+				// A stop does not wait for the input to end: its reader
+				// may be blocked in a slow source.
+				var j *job
+				var ok bool
+				select {
+				case j, ok = <-jobs:
+				case <-ctx.Done():
+				}
+				if !ok {
+					return
+				}
 				s := ix.stagePage(ctx, j.p, j.doc, o.PageTimeout)
 				j.p, j.doc = page.Page{}, nil // the HTML is not needed while the job waits for its batch
 				s.reply = j.reply
@@ -357,7 +370,7 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 	defer applying.Wait()
 	// due fires FlushAfter after the first page of a batch came in.
 	var due <-chan time.Time
-	for {
+	for ctx.Err() == nil {
 		var j *job
 		var ok bool
 		if o.flushIdle && len(batch) > 0 {
@@ -380,14 +393,18 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 					return st, err
 				}
 				continue
+			case <-ctx.Done():
+				continue
 			}
 		}
 		if !ok {
 			break
 		}
-		s := <-j.done
-		if ctx.Err() != nil {
-			break
+		var s staged
+		select {
+		case s = <-j.done:
+		case <-ctx.Done():
+			continue
 		}
 		st.Read++
 		switch {
@@ -444,17 +461,53 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		for _, p := range s.paras {
 			size += len(p)
 		}
-		if len(batch) == o.BatchSize || o.BatchBytes > 0 && size >= o.BatchBytes {
+		// A batch filled as a stop came is not begun: the stop below
+		// commits its first pages only.
+		if ctx.Err() == nil && (len(batch) == o.BatchSize || o.BatchBytes > 0 && size >= o.BatchBytes) {
 			due = nil
 			if err := flush(); err != nil {
 				return st, err
 			}
 		}
 	}
+	if ctx.Err() != nil {
+		// A stop does not wait for the whole batch being gathered to be
+		// decided (up to BatchBytes of text to analyse, decide and index:
+		// seconds on a loaded machine), only for the commit under way and
+		// the batch's first stopBytes of text, pages read well before the
+		// stop when the input is slow. The rest are left out of the counts
+		// and the index, for a run on the same input to decide as this one
+		// would have.
+		keep, text := 0, 0
+		for ; keep < len(batch); keep++ {
+			for _, p := range batch[keep].paras {
+				text += len(p)
+			}
+			if text > stopBytes {
+				break
+			}
+		}
+		for _, s := range batch[keep:] {
+			st.Read--
+			if s.update {
+				st.Updated--
+			}
+			if s.truncated {
+				st.Truncated--
+			}
+			s.answer(fmt.Errorf("indexer: not decided, the run stopped: %w", ctx.Err()))
+		}
+		batch = batch[:keep]
+	}
 	err := flush()
 	applying.Wait()
 	return st, cmp.Or(err, applyErr)
 }
+
+// stopBytes is the most text of the batch being gathered that a stop
+// commits (see commitInOrder): a few dozen pages, some tens of
+// milliseconds of work.
+const stopBytes = 64 << 10
 
 // answer tells a Feed's caller that its page has no decision, and why.
 func (s staged) answer(err error) {

@@ -75,7 +75,10 @@ type WrapOptions struct {
 // Writes: Index, Batch (of batches from NewBatch) and Delete decide each
 // document under the policy, as package indexer decides pages (in the
 // order they were added to a batch; a batch decides as its documents one
-// at a time would). A document written carries its cluster id in the
+// at a time would). A batch's bleve write goes on while the next batch is
+// read and decided; every read of the index (Search, Document, DocCount,
+// ...) waits for it first, and an error of that write is returned by the
+// next call. A document written carries its cluster id in the
 // keyword field FieldCluster, stored, so Document, facets and queries see
 // it. IndexDecision and BatchDecisions return the decisions.
 //
@@ -96,7 +99,13 @@ type Wrapper struct {
 
 	batchMu sync.Mutex // one batch through the scratch index at a time
 	capture capture
-	scratch bleve.Index // where NewBatch makes batches (see capture.go)
+
+	// A batch's bleve write goes on while the next batch is read and
+	// decided; every read of the index waits for it (settle).
+	writing  sync.WaitGroup
+	writeMu  sync.Mutex
+	writeErr error
+	scratch  bleve.Index // where NewBatch makes batches (see capture.go)
 }
 
 // wrapped names the embedded index: the field would otherwise be called
@@ -216,7 +225,7 @@ func (w *Wrapper) Unwrap() bleve.Index { return w.wrapped }
 
 // Close closes the store and the wrapped index.
 func (w *Wrapper) Close() error {
-	var err error
+	err := w.settle()
 	if w.scratch != nil {
 		err = w.scratch.Close()
 	}
@@ -335,9 +344,25 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 	for i, d := range docs {
 		prep[i] = d.s
 	}
-	decs, err := ix.commit(prep)
+	if err := w.lastWriteErr(); err != nil {
+		return nil, err
+	}
+	w.writing.Add(1)
+	decs, err := ix.commitThen(prep, func(err error) {
+		if err != nil {
+			w.writeMu.Lock()
+			w.writeErr = cmp.Or(w.writeErr, err)
+			w.writeMu.Unlock()
+		}
+		w.writing.Done()
+	})
 	if err != nil {
 		return decs, err
+	}
+	if len(got.InternalOps) > 0 {
+		if err := w.settle(); err != nil {
+			return decs, err
+		}
 	}
 	for k, v := range got.InternalOps {
 		if v == nil {
@@ -350,6 +375,108 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 		}
 	}
 	return decs, nil
+}
+
+// lastWriteErr returns, once, the error of a bleve write that failed
+// after its batch returned.
+func (w *Wrapper) lastWriteErr() error {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	err := w.writeErr
+	w.writeErr = nil
+	if err != nil {
+		return fmt.Errorf("indexer: an earlier batch's bleve write: %w", err)
+	}
+	return nil
+}
+
+// settle waits for the last batch's bleve write and returns its error.
+func (w *Wrapper) settle() error {
+	w.writing.Wait()
+	return w.lastWriteErr()
+}
+
+// The reads of the index wait for the last batch's write, so that what a
+// Batch returned is there: settle, then pass through.
+
+// Document returns the stored fields of id (see bleve.Index).
+func (w *Wrapper) Document(id string) (index.Document, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.Document(id)
+}
+
+// DocCount returns the number of documents in the index.
+func (w *Wrapper) DocCount() (uint64, error) {
+	if err := w.settle(); err != nil {
+		return 0, err
+	}
+	return w.wrapped.DocCount()
+}
+
+// Fields returns the names of the index's fields.
+func (w *Wrapper) Fields() ([]string, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.Fields()
+}
+
+// FieldDict returns the terms of field.
+func (w *Wrapper) FieldDict(field string) (index.FieldDict, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.FieldDict(field)
+}
+
+// FieldDictRange returns the terms of field from start to end.
+func (w *Wrapper) FieldDictRange(field string, start, end []byte) (index.FieldDict, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.FieldDictRange(field, start, end)
+}
+
+// FieldDictPrefix returns the terms of field starting with prefix.
+func (w *Wrapper) FieldDictPrefix(field string, prefix []byte) (index.FieldDict, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.FieldDictPrefix(field, prefix)
+}
+
+// GetInternal returns the index's internal value of key.
+func (w *Wrapper) GetInternal(key []byte) ([]byte, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.GetInternal(key)
+}
+
+// SetInternal sets the index's internal value of key.
+func (w *Wrapper) SetInternal(key, val []byte) error {
+	if err := w.settle(); err != nil {
+		return err
+	}
+	return w.wrapped.SetInternal(key, val)
+}
+
+// DeleteInternal deletes the index's internal value of key.
+func (w *Wrapper) DeleteInternal(key []byte) error {
+	if err := w.settle(); err != nil {
+		return err
+	}
+	return w.wrapped.DeleteInternal(key)
+}
+
+// Advanced returns the index's low-level index.
+func (w *Wrapper) Advanced() (index.Index, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.wrapped.Advanced()
 }
 
 // delete removes id from the filter (it may hold no such document: a
@@ -456,6 +583,9 @@ func Uncollapsed(ctx context.Context) context.Context {
 // SearchInContext searches with one hit per duplicate cluster: see
 // Wrapper.
 func (w *Wrapper) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
 	if ctx.Value(uncollapsedKey{}) != nil || !byScore(req) {
 		return w.wrapped.SearchInContext(ctx, req)
 	}

@@ -170,7 +170,7 @@ func TestWrapSuppressAndDelete(t *testing.T) {
 	w := wrapNew(t, indexer.WrapOptions{TextFields: []string{"Body"}, Policy: dedupfilter.Suppress})
 	text := "The council approved the library's new opening hours on Tuesday, after a long debate about costs and staff.\n" +
 		"Readers can now borrow books until ten at night on weekdays, and the reading room stays open on Sundays.\n" +
-		"The change follows a survey of two thousand residents last spring, most of whom asked for later hours.\n" +
+		"The change follows a survey of two thousand residents last spring, most of whom wanted later hours.\n" +
 		"The library will hire four more staff members, paid for by a grant from the regional cultural fund.\n" +
 		"Officials expect the first evening sessions to begin in March, once the new lighting is installed."
 	type note struct{ Body string }

@@ -10,7 +10,7 @@ import (
 // same values under the same names.
 var (
 	// ErrNotFound: the store holds no document, signature, payload or
-	// cluster under the id asked for.
+	// cluster under the id given.
 	ErrNotFound = errors.New("not found")
 	// ErrClosed: a use of a store after Close.
 	ErrClosed = errors.New("store closed")

@@ -21,10 +21,10 @@
 // transport wrote them (Host, and the Accept-Encoding Go adds, included).
 // The response block is the status line, the header as Go parsed it and
 // the body bytes the caller read. Go undoes chunking, and the gzip coding
-// when it asked for gzip itself; it then drops Transfer-Encoding, and
+// when it requested gzip itself; it then drops Transfer-Encoding, and
 // Content-Encoding and Content-Length, so the header describes the body
 // archived and readers (ours honours Content-Encoding and chunking) decode
-// what the header says. A body asked for compressed by the caller is
+// what the header says. A body requested compressed by the caller is
 // archived as sent, with its Content-Encoding.
 //
 // A body the caller did not read to its end is archived as far as it was

@@ -190,7 +190,7 @@ func (e *exchange) record(b *body) {
 	}
 	qb := newBuilder(gowarc.Request)
 	fmt.Fprintf(qb, "%s %s HTTP/1.1\r\n", e.req.Method, e.req.URL.RequestURI())
-	if sent == "" { // a transport without trace hooks: the header as asked
+	if sent == "" { // a transport without trace hooks: the header as requested
 		host := e.req.Host
 		if host == "" {
 			host = e.req.URL.Host

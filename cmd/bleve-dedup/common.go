@@ -6,14 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
-	"slices"
+	"os/user"
+	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
@@ -24,37 +28,39 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
-// Helpers shared by the commands.
+// Helpers shared by the commands. Every flag that more than one command
+// takes is defined here, once.
 
-// format is an output-format flag that accepts only its listed values, so
-// a bad value fails when the flags are parsed, with the same message for
-// every command.
-type format struct {
-	value   string
-	allowed []string
-}
+// formatFlag is --format: table, for people (the default), or jsonl, one
+// JSON object a line, for programs. Every command that prints data takes
+// both and nothing else.
+type formatFlag struct{ jsonl bool }
 
-func newFormat(def string, allowed ...string) format {
-	return format{value: def, allowed: allowed}
-}
-
-func (f *format) String() string { return f.value }
-func (f *format) Type() string   { return "format" }
-func (f *format) Set(s string) error {
-	if !slices.Contains(f.allowed, s) {
-		return fmt.Errorf("want %s, got %q", strings.Join(f.allowed, " or "), s)
+func (f *formatFlag) String() string {
+	if f.jsonl {
+		return "jsonl"
 	}
-	f.value = s
-	return nil
+	return "table"
 }
 
-// addFlag registers f as --format.
-func (f *format) addFlag(fs *pflag.FlagSet) {
-	fs.Var(f, "format", "output format: "+strings.Join(f.allowed, " or "))
+func (f *formatFlag) Type() string { return "table|jsonl" }
+
+func (f *formatFlag) Set(s string) error {
+	switch s {
+	case "table", "jsonl":
+		f.jsonl = s == "jsonl"
+		return nil
+	}
+	return errors.New("want table or jsonl")
+}
+
+// AddFlags adds --format; jsonl says what a line holds.
+func (f *formatFlag) AddFlags(fs *pflag.FlagSet, jsonl string) {
+	fs.Var(f, "format", "output: table (readable) or jsonl ("+jsonl+")")
 }
 
 // filterFlags are the settings of the duplicate decision (index, eval,
-// compare).
+// compare, serve, recluster).
 type filterFlags struct {
 	measure, delimiters string
 	fs                  *pflag.FlagSet // where they were added: which were given
@@ -63,8 +69,8 @@ type filterFlags struct {
 func (f *filterFlags) AddFlags(fs *pflag.FlagSet) {
 	f.fs = fs
 	def := indexer.DefaultOptions()
-	fs.StringVar(&f.measure, "measure", def.Filter.Measure.String(), "measure that decides: combined, featurestring, boolean, conrad, pugh, blocks, minhash, jaccard, charfreq, tagedit or sameurl")
-	fs.StringVar(&f.delimiters, "delimiters", def.Analyzer.Delimiters, "feature-string delimiter characters (the feature-string paper's sentence ends)")
+	fs.StringVar(&f.measure, "measure", def.Filter.Measure.String(), "measure that decides: combined, featurestring, boolean, conrad, pugh, blocks, minhash, jaccard, charfreq, tagedit or sameurl; for an existing index, its own")
+	fs.StringVar(&f.delimiters, "delimiters", def.Analyzer.Delimiters, "feature-string delimiter characters (the feature-string paper's sentence ends); for an existing index, its own")
 }
 
 // apply sets the options of the flags given on the command line (an
@@ -87,8 +93,8 @@ func (f *filterFlags) apply(o *indexer.Options) error {
 func given(fs *pflag.FlagSet, name string) bool { return fs == nil || fs.Changed(name) }
 
 // methodFlags are the settings of the source documents' further methods
-// (eval, compare): which measures vote, the candidate sources and gate,
-// the boolean model's stop words, the new measures' thresholds.
+// (eval, compare, recluster): which measures vote, the candidate sources
+// and gate, the boolean model's stop words, the new measures' thresholds.
 type methodFlags struct {
 	voters, sources                string
 	votes, gate, radius, minShared int
@@ -158,8 +164,8 @@ type policyFlags struct {
 func (f *policyFlags) AddFlags(fs *pflag.FlagSet) {
 	def := indexer.DefaultOptions()
 	f.fs = fs
-	fs.StringVar(&f.policy, "policy", def.Filter.Policy.String(), "what happens to a duplicate: suppress (not indexed), mark (indexed with its cluster id) or replace (keep the better copy); default: an index's own")
-	fs.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer")
+	fs.StringVar(&f.policy, "policy", def.Filter.Policy.String(), "what happens to a duplicate: suppress (not indexed), mark (indexed with its cluster id) or replace (keep the better copy); for an existing index, its own")
+	fs.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer; for an existing index, its own")
 }
 
 // apply sets the options of the flags given on the command line.
@@ -178,15 +184,29 @@ func (f *policyFlags) apply(o *dedupfilter.Options) error {
 	return nil
 }
 
-// ingestFlags say how pages are read and indexed (index, eval).
+// pageFlags say how pages are read (index, eval, serve --ingest, extract).
+type pageFlags struct{ maxBytes byteSize }
+
+func (f *pageFlags) AddFlags(fs *pflag.FlagSet) {
+	f.maxBytes = page.DefaultMaxBytes
+	fs.Var(&f.maxBytes, "max-bytes", "skip pages larger than this (0: no limit); a page's memory is bounded by a small multiple of it")
+}
+
+func (f *pageFlags) options() page.Options {
+	o := page.DefaultOptions()
+	o.MaxBytes = int64(f.maxBytes)
+	return o
+}
+
+// ingestFlags say how pages are read and indexed (index, eval, serve
+// --ingest).
 type ingestFlags struct {
-	store string
 	policyFlags
+	pageFlags
 	workers     int
 	batch       int
-	batchBytes  int
-	maxBytes    int64
-	maxText     int
+	batchBytes  byteSize
+	maxText     byteSize
 	pageTimeout time.Duration
 	noDedup     bool
 	reconfigure bool
@@ -194,17 +214,18 @@ type ingestFlags struct {
 	fs          *pflag.FlagSet     // where they were added: which were given
 }
 
-// AddFlags adds the flags but --store, which serve has in indexFlags;
-// run gives the defaults of the run's flags (a bulk run's or a server's).
-func (f *ingestFlags) AddFlags(fs *pflag.FlagSet, run indexer.RunOptions) {
+// AddFlags adds the flags with the defaults of run, a bulk run's or a
+// server's; why says why this command's batches are the size they are.
+func (f *ingestFlags) AddFlags(fs *pflag.FlagSet, run indexer.RunOptions, why string) {
 	def := indexer.DefaultOptions()
 	f.run, f.fs = run, fs
 	f.policyFlags.AddFlags(fs)
-	fs.IntVar(&f.workers, "workers", run.Workers, "pages extracted in parallel")
-	fs.IntVar(&f.batch, "batch", run.BatchSize, "documents per bleve batch: larger batches index faster and make pages searchable later")
-	fs.IntVar(&f.batchBytes, "batch-bytes", run.BatchBytes, "end a batch early at this many bytes of text, bounding its memory (0: no bound)")
-	fs.Int64Var(&f.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes (0: no limit); a page's memory is bounded by a small multiple of it")
-	fs.IntVar(&f.maxText, "max-text", def.MaxTextBytes, "index at most this many bytes of a page's main text (0: no limit)")
+	f.pageFlags.AddFlags(fs)
+	f.batchBytes, f.maxText = byteSize(run.BatchBytes), byteSize(def.MaxTextBytes)
+	fs.IntVar(&f.workers, "workers", run.Workers, "pages extracted in parallel (by default as many as the CPUs this process may use)")
+	fs.IntVar(&f.batch, "batch", run.BatchSize, "documents per bleve batch: larger batches index faster, hold more memory, make pages searchable later and a stop wait longer; "+why)
+	fs.Var(&f.batchBytes, "batch-bytes", "end a batch early at this much text, bounding its memory and the wait of a stop (0: no bound); "+why)
+	fs.Var(&f.maxText, "max-text", "index at most this much of a page's main text (0: no limit)")
 	fs.DurationVar(&f.pageTimeout, "page-timeout", run.PageTimeout, "skip a page whose extraction takes longer (0: no limit)")
 	fs.BoolVar(&f.noDedup, "no-dedup", false, "index every page into bleve without the filter (to measure its cost)")
 	fs.BoolVar(&f.reconfigure, "reconfigure", false, "let --policy, --keep and --measure differ from what the index was made with: they apply to the pages indexed from now on (an index always keeps its --store and its analysis)")
@@ -218,47 +239,47 @@ func (f *ingestFlags) apply(o *indexer.Options) error {
 	if given(f.fs, "no-dedup") {
 		o.NoDedup = f.noDedup
 	}
-	if given(f.fs, "store") {
-		o.SharedStore = f.store
-	}
-	o.MaxTextBytes = f.maxText
+	o.MaxTextBytes = int(f.maxText)
 	o.Reconfigure = f.reconfigure
 	return nil
 }
 
 func (f *ingestFlags) runOptions() indexer.RunOptions {
 	o := f.run
-	o.Workers, o.BatchSize, o.BatchBytes, o.PageTimeout = f.workers, f.batch, f.batchBytes, f.pageTimeout
+	o.Workers, o.BatchSize, o.BatchBytes, o.PageTimeout = f.workers, f.batch, int(f.batchBytes), f.pageTimeout
 	return o
 }
 
-func (f *ingestFlags) pageOptions() page.Options {
-	o := page.DefaultOptions()
-	o.MaxBytes = f.maxBytes
-	return o
-}
+// The batch defaults, and why: a bulk run's, a server's.
+const (
+	bulkBatches   = "1000 and 1MiB for index and eval, a bulk run's fastest (serve --ingest takes 250 and 256KiB, for pages searchable within a second)"
+	serverBatches = "250 and 256KiB for serve --ingest, so that a page is searchable within a second even on a busy machine (index takes 1000 and 1MiB, a bulk run's fastest)"
+)
 
 // indexOptions returns the options to open the index in dir with: the
 // settings it was made with (the defaults for a new index), and over them
-// the filter and ingest flags given on the command line, which Open
-// checks against the index's (an index keeps its store and analysis).
-func indexOptions(dir string, ff *filterFlags, inf *ingestFlags) (indexer.Options, error) {
+// the flags given on the command line, which Open checks against the
+// index's (an index keeps its store and analysis).
+func indexOptions(dir string, ix *indexFlags, ff *filterFlags, inf *ingestFlags) (indexer.Options, error) {
 	o, err := savedOptions(dir)
 	if err != nil {
 		return o, err
 	}
+	ix.applyStore(&o)
 	if err := ff.apply(&o); err != nil {
 		return o, err
 	}
 	return o, inf.apply(&o)
 }
 
-// savedOptions are indexer.SavedOptions, the defaults for no directory.
+// savedOptions are indexer.SavedOptions, the defaults for no directory,
+// with a permission error told as such.
 func savedOptions(dir string) (indexer.Options, error) {
 	if dir == "" {
 		return indexer.DefaultOptions(), nil
 	}
-	return indexer.SavedOptions(dir)
+	o, err := indexer.SavedOptions(dir)
+	return o, accessError(dir, err, "read")
 }
 
 // runIndex indexes inputs into ix, reporting per-page errors on errw and,
@@ -285,7 +306,7 @@ func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, f *ingest
 			}
 		}
 	}
-	st, err := ix.IndexPages(ctx, page.Read(inputs, f.pageOptions()), ro)
+	st, err := ix.IndexPages(ctx, page.Read(inputs, f.options()), ro)
 	if err == nil {
 		err = skips.err()
 	}
@@ -346,49 +367,170 @@ func progressBar(w io.Writer, total int64, desc, unit string) *progressbar.Progr
 		progressbar.OptionClearOnFinish())
 }
 
-// indexFlags name the indexes a read command opens: one --index, or
-// several shards with their shared --store.
+// indexFlags name the index a command works on: --index DIR (several, for
+// the commands that read shards together) and --store, the store shards
+// share.
 type indexFlags struct {
 	dirs  []string
 	store string
+	fs    *pflag.FlagSet // where --store was added
 }
 
-func (f *indexFlags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.dirs, "index", nil, "index directory; several, with --store, are shards searched together")
-	addStoreFlag(fs, &f.store)
+// AddFlags adds --index, described by usage, and --store.
+func (f *indexFlags) AddFlags(fs *pflag.FlagSet, usage string) {
+	f.addIndex(fs, usage)
+	f.addStore(fs)
 }
 
-// addStoreFlag adds --store, the Redis store shared by indexes.
-func addStoreFlag(fs *pflag.FlagSet, store *string) {
-	fs.StringVar(store, "store", "", "a store shared by several indexes, each a shard in its own --index: redis://HOST:PORT[,HOST:PORT...][/NAME] (default: the store embedded in DIR)")
+func (f *indexFlags) addIndex(fs *pflag.FlagSet, usage string) {
+	fs.StringArrayVar(&f.dirs, "index", nil, usage)
 }
 
-// open opens the indexes, which must already exist, so a mistyped --index
-// is an error rather than a new empty index. An index this process may not
-// write (a read-only file system, a copy it does not own) is opened
-// read-only.
+func (f *indexFlags) addStore(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVar(&f.store, "store", "", "`URL` of a store shared by several indexes, each a shard in its own --index: redis://HOST:PORT[,HOST:PORT...][/NAME] (default: an existing index's own; for a new index, the store embedded in DIR)")
+}
+
+// applyStore sets the store when --store was given.
+func (f *indexFlags) applyStore(o *indexer.Options) {
+	if f.fs != nil && f.fs.Changed("store") {
+		o.SharedStore = f.store
+	}
+}
+
+// dir returns the one --index, or why there is not one.
+func (f *indexFlags) dir() (string, error) {
+	switch len(f.dirs) {
+	case 0:
+		return "", errors.New("--index: name the index directory: --index DIR")
+	case 1:
+		return f.dirs[0], nil
+	}
+	return "", fmt.Errorf("--index given %d times (%s): name one index directory", len(f.dirs), strings.Join(f.dirs, ", "))
+}
+
+// open opens the indexes to read; they must exist, so that a mistyped
+// --index is an error rather than a new empty index. An index this
+// process may not write (a read-only file system, a copy it does not own)
+// is opened read-only.
 func (f *indexFlags) open() (*indexer.Shards, error) {
 	if len(f.dirs) == 0 {
-		return nil, errors.New("--index: name an index directory")
+		return nil, errors.New("--index: name the index directory: --index DIR")
+	}
+	for _, d := range f.dirs {
+		if err := findIndex(d); err != nil {
+			return nil, err
+		}
 	}
 	o, err := savedOptions(f.dirs[0])
 	if err != nil {
 		return nil, err
 	}
-	if f.store != "" {
-		o.SharedStore = f.store
-	}
-	for _, d := range f.dirs {
-		if !indexer.Exists(d) {
-			return nil, fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", d)
-		}
-		o.ReadOnly = o.ReadOnly || !canWrite(d)
-	}
-	if len(f.dirs) > 1 && f.store == "" {
+	f.applyStore(&o)
+	if len(f.dirs) > 1 && o.SharedStore == "" {
 		return nil, errors.New("--index: several indexes are shards of one crawl only with the --store they share")
 	}
-	return indexer.OpenShards(f.dirs, o)
+	for _, d := range f.dirs {
+		o.ReadOnly = o.ReadOnly || !canWrite(d)
+	}
+	s, err := indexer.OpenShards(f.dirs, o)
+	return s, accessError(f.dirs[0], err, "read")
 }
+
+// findIndex returns nil when dir holds an index, else why not: there is
+// none, or there may be one this user may not read (which path says so).
+func findIndex(dir string) error {
+	if indexer.Exists(dir) {
+		return nil
+	}
+	// Exists sees no index where it may not look: an index made by another
+	// user has directories only their owner may enter.
+	if err := closedPath(dir); err != nil {
+		return accessError(dir, err, "read")
+	}
+	return fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", dir)
+}
+
+// closedPath returns the permission error of reading dir or a directory
+// in it, or nil.
+func closedPath(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err == nil {
+			_, err = f.Readdirnames(1)
+			f.Close()
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return err
+		}
+	}
+	return nil
+}
+
+// accessError tells a permission error as such: who may not do what to
+// the index in dir, and the path the system refused. Other errors pass as
+// they are. Some stores do not say a refused write is one: for a failed
+// write, a directory of the index this user may not write is named.
+func accessError(dir string, err error, verb string) error {
+	var refused error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrPermission):
+		refused = err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			refused = pe
+		}
+	case verb == "write":
+		if p := unwritable(dir); p != "" {
+			refused = &fs.PathError{Op: "create a file in", Path: p, Err: fs.ErrPermission}
+		}
+	}
+	if refused == nil {
+		return err
+	}
+	who := "this user"
+	if u, uerr := user.Current(); uerr == nil {
+		who = "user " + u.Username
+	}
+	return fmt.Errorf("--index %s: %s may not %s it: %w", dir, who, verb, refused)
+}
+
+// unwritable returns dir, or a directory in it, where this process may not
+// create a file; "" when there is none (or no dir).
+func unwritable(dir string) string {
+	if _, err := os.Stat(dir); err != nil {
+		return ""
+	}
+	if !canWrite(dir) {
+		return dir
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if p := filepath.Join(dir, e.Name()); e.IsDir() && !canWrite(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// serverFlag is --server, the URL of a running serve that a command
+// goes through instead of opening the index (which that process holds).
+type serverFlag struct{ url string }
+
+func (f *serverFlag) AddFlags(fs *pflag.FlagSet, usage string) {
+	fs.StringVar(&f.url, "server", "", usage)
+}
+
+func (f *serverFlag) client() (*client, error) { return newClient(f.url) }
 
 // canWrite reports whether this process can create files in dir.
 func canWrite(dir string) bool {
@@ -401,9 +543,165 @@ func canWrite(dir string) bool {
 	return true
 }
 
-// stopOnSignal returns a context cancelled by SIGINT or SIGTERM.
-func stopOnSignal(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+// openIndex opens the index in dir to write, creating it when absent.
+// When the open fails, what it created (directories, a store) is removed
+// again; discard, not nil for a new index, closes it and removes it (for
+// a command that put nothing in it).
+func openIndex(dir string, o indexer.Options) (ix *indexer.Index, discard func() error, err error) {
+	existed := indexer.Exists(dir)
+	undo := undoCreate(dir)
+	if ix, err = indexer.Open(dir, o); err != nil {
+		// Another process holding the index may be making it: nothing
+		// here is ours to remove.
+		if !existed && !errors.Is(err, indexer.ErrLocked) {
+			err = errors.Join(err, undo())
+		}
+		return nil, nil, accessError(dir, err, "write")
+	}
+	if existed {
+		return ix, nil, nil
+	}
+	return ix, func() error { return errors.Join(ix.Close(), undo()) }, nil
+}
+
+// undoCreate returns a function that removes what was created in dir, or
+// of dir and its parents, since undoCreate was called.
+func undoCreate(dir string) func() error {
+	// The highest of dir and its parents that does not exist yet.
+	top := ""
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return func() error { return nil } // nothing can be created there
+		}
+		top = d
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if top != "" {
+		return func() error { return os.RemoveAll(top) }
+	}
+	before := map[string]bool{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		before[e.Name()] = true
+	}
+	return func() error {
+		entries, err := os.ReadDir(dir)
+		for _, e := range entries {
+			if !before[e.Name()] {
+				err = errors.Join(err, os.RemoveAll(filepath.Join(dir, e.Name())))
+			}
+		}
+		return err
+	}
+}
+
+// need returns the error of a command given none of the flags names: its
+// own message, for a flag it cannot do without.
+func need(cmd *cobra.Command, msg string, names ...string) error {
+	for _, n := range names {
+		if cmd.Flags().Changed(n) {
+			return nil
+		}
+	}
+	return errors.New(msg)
+}
+
+// notBoth returns the error of a command given both flags a and b.
+func notBoth(cmd *cobra.Command, a, b, why string) error {
+	if cmd.Flags().Changed(a) && cmd.Flags().Changed(b) {
+		return fmt.Errorf("--%s and --%s: give one or the other, %s", a, b, why)
+	}
+	return nil
+}
+
+// needArgs is a command's check of its arguments: at least min, and at
+// most max (-1: any number), else what says what they are.
+func needArgs(min, max int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) < min:
+			return fmt.Errorf("%s: name %s (see bleve-dedup %s --help)", cmd.Name(), what, cmd.Name())
+		case max >= 0 && len(args) > max:
+			return fmt.Errorf("%s: takes %s; got %d: %s", cmd.Name(), what, len(args), strings.Join(args, " "))
+		}
+		return nil
+	}
+}
+
+// stopSignal is the cause of a context that SIGINT or SIGTERM cancelled.
+type stopSignal struct{ sig os.Signal }
+
+func (s stopSignal) Error() string {
+	name := s.sig.String()
+	switch s.sig {
+	case os.Interrupt:
+		name = "SIGINT"
+	case syscall.SIGTERM:
+		name = "SIGTERM"
+	}
+	return "stopped by " + name
+}
+
+// stopOnSignal returns a context cancelled by the first SIGINT or SIGTERM,
+// with a stopSignal as its cause. A second one ends the process at once,
+// as if there were no handler: a user who does not want to wait for what
+// a stop finishes (a commit under way) need not.
+func stopOnSignal(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			cancel(stopSignal{s})
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(sigs)
+			close(done)
+			cancel(context.Canceled)
+		})
+	}
+}
+
+// stoppable makes run a command's RunE that SIGINT and SIGTERM stop: its
+// context is cancelled, and the command returns, once stopped, an error
+// wrapping the stopSignal (exit status 1). A command stopped before it
+// starts does not start.
+func stoppable(run func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		ctx, stop := stopOnSignal(cmd.Context())
+		defer stop()
+		cmd.SetContext(ctx)
+		if ctx.Err() != nil {
+			return stopped(ctx, nil)
+		}
+		return stopped(ctx, run(cmd, args))
+	}
+}
+
+// stopped returns the error of a command that ended with err: when a
+// signal stopped ctx, an error wrapping its stopSignal, whatever err is (a
+// command that noticed the stop late may have finished without one); err
+// otherwise.
+func stopped(ctx context.Context, err error) error {
+	var s stopSignal
+	switch {
+	case !errors.As(context.Cause(ctx), &s), errors.As(err, new(stopSignal)):
+		return err
+	case err == nil, errors.Is(err, context.Canceled):
+		return s
+	}
+	return fmt.Errorf("%w: %w", s, err)
 }
 
 // jsonLines returns an encoder of one JSON value a line, with markup

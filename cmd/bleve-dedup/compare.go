@@ -17,12 +17,11 @@ import (
 type compareCmd struct {
 	filter  filterFlags
 	methods methodFlags
-	format  format
+	format  formatFlag
 }
 
 func (o *compareCmd) AddFlags(fs *pflag.FlagSet) {
-	o.format = newFormat("table", "table", "json")
-	o.format.addFlag(fs)
+	o.format.AddFlags(fs, "the verdict as one JSON object on one line")
 	o.filter.AddFlags(fs)
 	o.methods.AddFlags(fs)
 }
@@ -30,7 +29,7 @@ func (o *compareCmd) AddFlags(fs *pflag.FlagSet) {
 func newCompareCmd() *cobra.Command {
 	var o compareCmd
 	cmd := &cobra.Command{
-		Use:   "compare A B",
+		Use:   "compare [--format table|jsonl] A B",
 		Short: "Explain whether two pages are near-duplicates",
 		Long: `compare reads two pages (files as index reads them: .html, .htm, .txt,
 optionally .gz), extracts and analyses them, and prints the verdict with
@@ -38,9 +37,20 @@ every measure's value and whether it alone calls them duplicates, and the
 shared feature-string pieces, block fingerprints and terms behind it. Besides
 the measures that vote (--voters), it shows the feature-string paper's other
 methods: charfreq (cosine of character frequencies), tagedit (edit distance
-of the HTML tag sequences) and sameurl (canonical URLs equal).`,
-		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0], args[1]) },
+of the HTML tag sequences) and sameurl (canonical URLs equal).
+
+A and B are page files (.html, .htm, .txt, optionally .gz) or JSONL or
+WARC files whose first page is compared.`,
+		Example: `  # A reprint in another site's template, retitled and edited: near-duplicates
+  bleve-dedup compare testdata/pages/en/harbor-gazette/library-bees.html testdata/pages/en/daily-reader/rooftop-hives-reprint.html
+
+  # Two articles in one template: different, though their pages look alike
+  bleve-dedup compare testdata/pages/en/harbor-gazette/library-bees.html testdata/pages/en/harbor-gazette/bike-workshop.html
+
+  # The verdict as one JSON line, under another measure
+  bleve-dedup compare --format jsonl --measure featurestring testdata/pages/zh/hedong-news/library-night.html testdata/pages/zh/tw-mirror/library-night.html`,
+		Args: needArgs(2, 2, "two pages, A and B"),
+		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd, args[0], args[1]) }),
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
@@ -71,10 +81,8 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 	}
 	v := similarity.Compare(sigs[0], sigs[1], opts.Filter.Options)
 	out := cmd.OutOrStdout()
-	if o.format.value == "json" {
-		enc := jsonLines(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(verdictJSON(v))
+	if o.format.jsonl {
+		return jsonLines(out).Encode(verdictJSON(v))
 	}
 	verdict := "different"
 	if v.Duplicate {

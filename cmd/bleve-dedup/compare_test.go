@@ -17,7 +17,7 @@ func TestCompareCmd(t *testing.T) {
 		{"en/harbor-gazette/library-bees.html", "en/harbor-gazette/bike-workshop.html", false}, // same template
 	}
 	for _, tt := range tests {
-		out, err := runCmd(t, "compare", "--format", "json", filepath.Join(pagesDir, tt.a), filepath.Join(pagesDir, tt.b))
+		out, err := runCmd(t, "compare", "--format", "jsonl", filepath.Join(pagesDir, tt.a), filepath.Join(pagesDir, tt.b))
 		if err != nil {
 			t.Fatalf("compare %s %s: %v", tt.a, tt.b, err)
 		}

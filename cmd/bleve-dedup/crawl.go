@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,30 +18,34 @@ import (
 )
 
 type crawlCmd struct {
-	config, dir, log string
-	warc             string
-	warcMaxSize      int64
+	config, log string
+	index       indexFlags
+	warc        string
+	warcMaxSize byteSize
 }
 
 func (o *crawlCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.config, "config", "", "crawl config file, YAML (required)")
-	fs.StringVar(&o.dir, "index", "", "index directory; the crawl state is kept in DIR/crawl (required)")
+	o.index.addIndex(fs, "the index directory `DIR`, created when absent; the crawl state is kept in DIR/crawl (required)")
 	fs.StringVar(&o.log, "log", "", "append one JSON line per fetched page to this file")
 	fs.StringVar(&o.warc, "warc", "", "archive every HTTP exchange (request and response records) in this WARC file, NAME.warc.gz or NAME.warc; later files NAME-00001.warc.gz, ...")
-	fs.Int64Var(&o.warcMaxSize, "warc-max-size", warcout.DefaultMaxSize, "with --warc, start the next file once one has grown past this many bytes (0: one file)")
+	o.warcMaxSize = warcout.DefaultMaxSize
+	fs.Var(&o.warcMaxSize, "warc-max-size", "with --warc, start the next file once one has grown past this size (0: one file)")
 }
 
 func newCrawlCmd() *cobra.Command {
 	var o crawlCmd
 	cmd := &cobra.Command{
-		Use:   "crawl --config crawl.yaml --index DIR [--log FILE] [--warc NAME.warc.gz [--warc-max-size BYTES]]",
+		Use:   "crawl --config crawl.yaml --index DIR [--log FILE] [--warc NAME.warc.gz [--warc-max-size SIZE]]",
 		Short: "Crawl the web for a topic and index the relevant pages",
 		Long: `crawl fetches pages from the config's seeds, best-first by predicted link
 value (the link-value paper) or breadth-first, scores each page against the
 topic (the topic-crawler paper) and indexes the relevant ones into DIR through the near-duplicate
 filter, with their relevance in the numeric field "relevance". The crawl
 state (frontier, seen URLs, learnt link weights) lives in DIR/crawl: after
-SIGINT, the same command continues where it stopped. --log appends one
+SIGINT or SIGTERM (exit status 1), the same command continues where it
+stopped. A crawl that fetched nothing into a new DIR leaves no index
+behind. --log appends one
 JSON line per fetched page: {"url","status","depth","link_value",
 "relevance","relevant","duplicate_of"?,"error"?}.
 
@@ -72,36 +77,69 @@ Config (YAML; durations like 500ms or 2s):
   weights: learned                  # or fixed (equal)
   weights_file: weights.json        # start from a training crawl's weights; learnt ones are written back
   max_bytes: 4194304   max_links: 500`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
+		Example: `  # A topic crawl of at most 200 pages, archived as it goes
+  cat > crawl.yaml <<'EOF'
+  seeds: [https://example.com/]
+  topic: {name: bees, keywords: {bee: 1, hive: 1, honey: 0.5}}
+  max_pages: 200
+  EOF
+  bleve-dedup crawl --config crawl.yaml --index /tmp/crawl-idx --log crawl.jsonl --warc crawl.warc.gz
+
+  # Stopped (Ctrl-C), or to raise max_pages: the same command goes on
+  bleve-dedup crawl --config crawl.yaml --index /tmp/crawl-idx --log crawl.jsonl --warc crawl.warc.gz
+
+  # The pages found, folded by duplicate cluster
+  bleve-dedup search --index /tmp/crawl-idx 'honey OR hive'`,
+		Args: needArgs(0, 0, "no arguments (the config and index are flags)"),
+		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd) }),
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagRequired("config")
-	cmd.MarkFlagRequired("index")
 	return cmd
 }
 
-func (o *crawlCmd) run(cmd *cobra.Command) error {
+func (o *crawlCmd) run(cmd *cobra.Command) (err error) {
+	if err := need(cmd, "crawl: name the crawl config: --config crawl.yaml (see bleve-dedup crawl --help)", "config"); err != nil {
+		return err
+	}
+	if err := need(cmd, "crawl: name the index to fill: --index DIR (created when absent; the crawl state is kept in DIR/crawl)", "index"); err != nil {
+		return err
+	}
+	dir, err := o.index.dir()
+	if err != nil {
+		return err
+	}
 	cfg, err := crawler.ReadConfig(o.config)
 	if err != nil {
 		return err
 	}
-	opts, err := cfg.Options(filepath.Join(o.dir, "crawl"))
+	opts, err := cfg.Options(filepath.Join(dir, "crawl"))
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.config, err)
 	}
-	iopts, err := savedOptions(o.dir)
+	iopts, err := savedOptions(dir)
 	if err != nil {
 		return err
 	}
-	ix, err := indexer.Open(o.dir, iopts)
+	ix, discard, err := openIndex(dir, iopts)
 	if err != nil {
 		return err
 	}
+	// Last, after everything that writes in dir is closed: a new index
+	// of a crawl that failed before fetching a page is not left behind.
+	fetched := 0 // pages fetched without an error
+	defer func() {
+		if discard != nil && err != nil && fetched == 0 {
+			if derr := discard(); derr != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "bleve-dedup: removing", dir+":", derr)
+			}
+		}
+	}()
 	defer ix.Close()
+	ctx := cmd.Context()
 	// Relevant pages go through the index's batch pipeline; the feed ends
-	// (its last batch committed) before the index closes.
-	feed, err := ix.Feed(cmd.Context(), indexer.DefaultRunOptions())
+	// (its last batch committed) before the index closes, after a stop
+	// too: the pages the crawler hands it are indexed.
+	feed, err := ix.Feed(context.WithoutCancel(ctx), indexer.DefaultRunOptions())
 	if err != nil {
 		return err
 	}
@@ -120,7 +158,7 @@ func (o *crawlCmd) run(cmd *cobra.Command) error {
 	var rec *warcout.Recorder
 	if o.warc != "" {
 		wo := warcout.DefaultOptions()
-		wo.MaxSize = o.warcMaxSize
+		wo.MaxSize = int64(o.warcMaxSize)
 		if rec, err = warcout.Open(o.warc, wo); err != nil {
 			return err
 		}
@@ -135,9 +173,8 @@ func (o *crawlCmd) run(cmd *cobra.Command) error {
 		return err
 	}
 	defer c.Close()
-	ctx, stop := stopOnSignal(cmd.Context())
-	defer stop()
 	sum, runErr := c.Run(ctx)
+	fetched = sum.Fetched - sum.Errors
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out,
 		"fetched %d, relevant %d, duplicates %d, errors %d, disallowed %d, indexed %d; harvest rate %.3f; %.1f pages/s; %d links left\n",
@@ -146,16 +183,16 @@ func (o *crawlCmd) run(cmd *cobra.Command) error {
 	if err := cfg.SaveWeights(c.LinkScorer()); err != nil {
 		return err
 	}
-	if errors.Is(runErr, ctx.Err()) && ctx.Err() != nil {
-		fmt.Fprintln(cmd.ErrOrStderr(), "stopped; run the same command again to continue")
-		runErr = nil
+	if ctx.Err() != nil {
+		runErr = fmt.Errorf("%w after %d pages fetched; the same command again goes on from there", context.Cause(ctx), sum.Fetched)
 	}
 	var recErr error
 	if rec != nil {
 		recErr = rec.Close()
 		printWARC(out, rec.Stats())
 	}
-	return errors.Join(runErr, recErr, c.Close(), ix.Close())
+	_, feedErr := feed.Close()
+	return errors.Join(runErr, recErr, c.Close(), feedErr, ix.Close())
 }
 
 // printWARC says where this run's exchanges went.

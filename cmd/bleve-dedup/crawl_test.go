@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -166,7 +168,7 @@ func TestCrawlCmdLateServer(t *testing.T) {
 	dead := freeAddr(t)
 	config = "seeds: [http://" + dead + "/]\ntopic: {name: fish, keywords: {fish: 1}}\nretry_for: 1s\n"
 	cfg := writeConfig(t, config)
-	if code := run([]string{"crawl", "--config", cfg, "--index", t.TempDir()}); code != 1 {
+	if code := run(context.Background(), []string{"crawl", "--config", cfg, "--index", t.TempDir()}, io.Discard, io.Discard); code != 1 {
 		t.Errorf("crawl of no server: exit status %d, want 1", code)
 	}
 	_, err = runCmd(t, "crawl", "--config", cfg, "--index", t.TempDir())

@@ -145,9 +145,12 @@ func TestCrawlWARCReindex(t *testing.T) {
 			}
 			// The home page was fetched twice: indexed once, then
 			// unchanged. robots.txt is not HTML; the redirects and the
-			// missing page have a bad status.
+			// missing page have a bad status. With several workers a
+			// link may fetch the redirect's target while the redirect is
+			// still being followed: the archive then holds it twice too.
 			out, err = runCmd(t, append([]string{"index", "--index", reindexed}, files...)...)
-			if err != nil || !strings.Contains(out, "errors 0,") || !strings.Contains(out, "unchanged 1,") ||
+			unchanged := strings.Contains(out, "unchanged 1,") || tt.workers > 1 && strings.Contains(out, "unchanged 2,")
+			if err != nil || !strings.Contains(out, "errors 0,") || !unchanged ||
 				!strings.Contains(out, "(not HTML 1, HTTP status 3)") {
 				t.Errorf("index: %v\n%s\nwant the home page once and unchanged once, robots.txt, two redirects and a 404 skipped", err, out)
 			}

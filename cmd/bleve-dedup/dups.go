@@ -16,17 +16,16 @@ import (
 
 type dupsCmd struct {
 	index  indexFlags
-	server string
+	server serverFlag
 	all    bool
-	format format
+	format formatFlag
 }
 
 func (o *dupsCmd) AddFlags(fs *pflag.FlagSet) {
-	o.index.AddFlags(fs)
-	fs.StringVar(&o.server, "server", "", "read the clusters through the JSON API of a running serve at this URL")
+	o.index.AddFlags(fs, "the index directory `DIR`; several, with --store, are shards read together")
+	o.server.AddFlags(fs, "read the clusters through the JSON API of the running serve at this `URL`")
 	fs.BoolVar(&o.all, "all", false, "every cluster, those of one document too: each document with its cluster id (not with --server)")
-	o.format = newFormat("table", "table", "jsonl")
-	o.format.addFlag(fs)
+	o.format.AddFlags(fs, `{"cluster","representative","members"} a line`)
 }
 
 func newDupsCmd() *cobra.Command {
@@ -37,16 +36,36 @@ func newDupsCmd() *cobra.Command {
 		Long: `dups lists every cluster of two or more documents: its id, its representative
 (the copy in search results) and its members, representative and suppressed
 copies included (--all: every cluster, so every document). --format jsonl
-prints one {"cluster","representative","members"} object a line.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
+prints one {"cluster","representative","members"} object a line.
+--store alone reads the clusters of a shared store without its shards.`,
+		Example: `  # The clusters of the shipped pages: the bee story and its two reprints, ...
+  bleve-dedup index --index /tmp/idx testdata/pages
+  bleve-dedup dups --index /tmp/idx
+
+  # Every document with its cluster id, one JSON object a cluster
+  bleve-dedup dups --index /tmp/idx --all --format jsonl
+
+  # The clusters of a store shared by shards, or of a running serve
+  bleve-dedup dups --store redis://127.0.0.1:6379/crawl
+  bleve-dedup dups --server http://127.0.0.1:8080`,
+		Args: needArgs(0, 0, "no arguments (the index is --index)"),
+		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd) }),
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagsOneRequired("index", "store", "server")
-	cmd.MarkFlagsMutuallyExclusive("index", "server")
-	cmd.MarkFlagsMutuallyExclusive("store", "server")
-	cmd.MarkFlagsMutuallyExclusive("all", "server")
 	return cmd
+}
+
+// check refuses flags that do not go together.
+func (o *dupsCmd) check(cmd *cobra.Command) error {
+	if err := need(cmd, "dups: name the clusters to list: --index DIR, --store URL of a shared store, or --server URL of a running serve", "index", "store", "server"); err != nil {
+		return err
+	}
+	for _, f := range []string{"index", "store", "all"} {
+		if err := notBoth(cmd, f, "server", "a server reads its own index"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // clusterLine is the JSON-lines form of a cluster.
@@ -57,7 +76,11 @@ type clusterLine struct {
 }
 
 func (o *dupsCmd) run(cmd *cobra.Command) error {
-	walk, done, err := o.clusters(cmd.Context())
+	if err := o.check(cmd); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	walk, done, err := o.clusters(ctx)
 	if err != nil {
 		return err
 	}
@@ -65,12 +88,15 @@ func (o *dupsCmd) run(cmd *cobra.Command) error {
 	out := cmd.OutOrStdout()
 	enc := jsonLines(out)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	table := o.format.value == "table"
+	table := !o.format.jsonl
 	if table {
 		fmt.Fprintln(tw, "CLUSTER\tREPRESENTATIVE\tSIZE\tMEMBERS")
 	}
 	n := 0
 	err = walk(func(c clusterLine) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		n++
 		if !table {
 			return enc.Encode(c)
@@ -93,8 +119,8 @@ func (o *dupsCmd) run(cmd *cobra.Command) error {
 // with --all), from
 // the index or through the server, and what closes the index.
 func (o *dupsCmd) clusters(ctx context.Context) (walk func(func(clusterLine) error) error, done func(), err error) {
-	if o.server != "" {
-		c, err := newClient(o.server)
+	if o.server.url != "" {
+		c, err := o.server.client()
 		if err != nil {
 			return nil, nil, err
 		}

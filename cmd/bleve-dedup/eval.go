@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -17,7 +18,8 @@ type evalCmd struct {
 	labels    string
 	keepIndex string
 	recluster bool
-	format    format
+	format    formatFlag
+	store     indexFlags // --store only: eval makes its own index
 	filter    filterFlags
 	methods   methodFlags
 	ingest    ingestFlags
@@ -27,12 +29,11 @@ func (o *evalCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.labels, "labels", "", `labels file, {"id","cluster"} a line (required)`)
 	fs.BoolVar(&o.recluster, "recluster", false, "after indexing, refine the clusters as recluster does and score them again")
 	fs.StringVar(&o.keepIndex, "keep-index", "", "build the index in this new directory and keep it (default: a temporary one, removed)")
-	o.format = newFormat("table", "table", "jsonl")
-	o.format.addFlag(fs)
+	o.format.AddFlags(fs, "the scores as one JSON object")
 	o.filter.AddFlags(fs)
 	o.methods.AddFlags(fs)
-	o.ingest.AddFlags(fs, indexer.DefaultRunOptions())
-	addStoreFlag(fs, &o.ingest.store)
+	o.ingest.AddFlags(fs, indexer.DefaultRunOptions(), bulkBatches)
+	o.store.addStore(fs)
 }
 
 func newEvalCmd() *cobra.Command {
@@ -45,12 +46,21 @@ compares the clusters it finds with the labels ({"id","cluster"} a line):
 pairwise precision, recall and F1 over duplicate pairs, the adjusted Rand
 index, and the indexing rate. Indexed documents the labels do not know are
 left out of the scores and counted; labelled documents that could not be
-indexed count as clusters of their own.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
+indexed count as clusters of their own. The index is removed afterwards
+unless --keep-index; a run that fails or is stopped removes that one too.`,
+		Example: `  # The shipped pages against their labels (precision and recall 1)
+  bleve-dedup eval --labels testdata/pages-labels.jsonl testdata/pages
+
+  # Another measure, and the clusters after recluster, as JSON
+  bleve-dedup eval --labels testdata/pages-labels.jsonl --measure featurestring --recluster --format jsonl testdata/pages
+
+  # The development set, keeping the index to look at its clusters
+  bleve-dedup eval --labels ../shared/data/neardup/dev-labels.jsonl --keep-index /tmp/dev-idx ../shared/data/neardup/dev-corpus.jsonl.gz
+  bleve-dedup dups --index /tmp/dev-idx`,
+		Args: needArgs(1, -1, "the pages to index: directories, .jsonl or .warc files"),
+		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) }),
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagRequired("labels")
 	return cmd
 }
 
@@ -73,7 +83,10 @@ type reclusterScores struct {
 	Seconds float64     `json:"seconds"`
 }
 
-func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
+func (o *evalCmd) run(cmd *cobra.Command, inputs []string) (err error) {
+	if err := need(cmd, "eval: name the labels to score against: --labels LABELS.jsonl ({\"id\",\"cluster\"} a line)", "labels"); err != nil {
+		return err
+	}
 	lf, err := os.Open(o.labels)
 	if err != nil {
 		return fmt.Errorf("--labels: %w", err)
@@ -83,7 +96,7 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := indexOptions("", &o.filter, &o.ingest)
+	opts, err := indexOptions("", &o.store, &o.filter, &o.ingest)
 	if err != nil {
 		return err
 	}
@@ -101,10 +114,15 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 	} else if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("--keep-index %s: exists already (eval builds a new index)", dir)
 	}
-	ix, err := indexer.Open(dir, opts)
+	ix, discard, err := openIndex(dir, opts)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil && discard != nil {
+			err = errors.Join(err, discard())
+		}
+	}()
 	defer ix.Close()
 	st, err := runIndex(cmd.Context(), ix, inputs, &o.ingest, cmd.ErrOrStderr())
 	if err != nil {
@@ -129,7 +147,7 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) error {
 		line.Recluster = &reclusterScores{after, len(plan.Merges), len(plan.Splits), time.Since(start).Seconds()}
 	}
 	out := cmd.OutOrStdout()
-	if o.format.value == "jsonl" {
+	if o.format.jsonl {
 		if err := jsonLines(out).Encode(line); err != nil {
 			return err
 		}

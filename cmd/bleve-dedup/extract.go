@@ -12,28 +12,37 @@ import (
 )
 
 type extractCmd struct {
-	format   format
-	maxBytes int64
+	format formatFlag
+	pages  pageFlags
 }
 
 func (o *extractCmd) AddFlags(fs *pflag.FlagSet) {
-	o.format = newFormat("text", "text", "jsonl")
-	o.format.addFlag(fs)
-	fs.Int64Var(&o.maxBytes, "max-bytes", page.DefaultMaxBytes, "skip pages larger than this many bytes (0: no limit)")
+	o.format.AddFlags(fs, `{"id","url"?,"title","text","charset","charset_source"} a page`)
+	o.pages.AddFlags(fs)
 }
 
 func newExtractCmd() *cobra.Command {
 	var o extractCmd
 	cmd := &cobra.Command{
-		Use:   "extract [--format jsonl] INPUT...",
+		Use:   "extract [--format table|jsonl] INPUT...",
 		Short: "Print the main text the dedup filter sees for each page",
 		Long: `extract reads pages like index does and prints the title and main text that
-the analyzers see: a readable block per page, or with --format jsonl one
-{"id","title","text","charset","charset_source"} object a line (paragraphs
-joined by newlines; charset_source is bom, header, meta, sniffed,
-overridden or jsonl).`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
+the analyzers see: a readable block per page (--format table, the
+default: "== ID", the title, the paragraphs), or with --format jsonl one
+{"id","url"?,"title","text","charset","charset_source"} object a line
+(paragraphs joined by newlines; charset_source is bom, header, meta,
+sniffed, overridden or jsonl).`,
+		Example: `  # The main text of one page, without its site's navigation and sidebars
+  bleve-dedup extract testdata/pages/en/harbor-gazette/library-bees.html
+
+  # A GBK page with no charset declared: the charset found, and how
+  bleve-dedup extract --format jsonl testdata/pages/zh/forum/greenway-repost.html
+
+  # Every page of a directory or a crawl's archive
+  bleve-dedup extract --format jsonl testdata/pages > pages.jsonl
+  bleve-dedup extract crawl.warc.gz | less`,
+		Args: needArgs(1, -1, "the pages to read: directories, .html, .txt, .jsonl or .warc files"),
+		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) }),
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
@@ -50,12 +59,14 @@ type extractLine struct {
 }
 
 func (o *extractCmd) run(cmd *cobra.Command, inputs []string) error {
+	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
 	enc := jsonLines(out)
-	opts := page.DefaultOptions()
-	opts.MaxBytes = o.maxBytes
 	var errs int
-	for p, err := range page.Read(inputs, opts) {
+	for p, err := range page.Read(inputs, o.pages.options()) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		var c extract.Content
 		if err == nil {
 			if c, err = extract.FromPage(p); err != nil {
@@ -67,7 +78,7 @@ func (o *extractCmd) run(cmd *cobra.Command, inputs []string) error {
 			fmt.Fprintln(cmd.ErrOrStderr(), "bleve-dedup: extract:", err)
 			continue
 		}
-		if o.format.value == "jsonl" {
+		if o.format.jsonl {
 			if err := enc.Encode(extractLine{p.ID, p.URL, c.Title, c.Text(), p.Charset, p.CharsetSource}); err != nil {
 				return err // the output is gone; stop
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -13,18 +14,17 @@ import (
 )
 
 type indexCmd struct {
-	dir    string
-	server string
+	index  indexFlags
+	server serverFlag
 	filter filterFlags
 	ingest ingestFlags
 }
 
 func (o *indexCmd) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.dir, "index", "", "index directory")
-	fs.StringVar(&o.server, "server", "", "send the pages to a running serve --ingest at this URL instead (its index and settings apply)")
+	o.index.AddFlags(fs, "the index directory `DIR`, created when absent")
+	o.server.AddFlags(fs, "send the pages to the running serve --ingest at this `URL` instead (its index and settings apply)")
 	o.filter.AddFlags(fs)
-	o.ingest.AddFlags(fs, indexer.DefaultRunOptions())
-	addStoreFlag(fs, &o.ingest.store)
+	o.ingest.AddFlags(fs, indexer.DefaultRunOptions(), bulkBatches)
 }
 
 func newIndexCmd() *cobra.Command {
@@ -37,36 +37,64 @@ JSONL files ({"id","url"?,"title"?,"html"|"text"} a line) and WARC archives
 (.warc, .warc.gz; a page's id is its canonical URL), extracts their main
 text and indexes them into the bleve index in DIR (created when absent) through
 the near-duplicate filter. Unreadable pages are reported on stderr and
-counted; the run goes on. SIGINT or SIGTERM stops it cleanly, keeping what
-was indexed; running the same command again skips the pages the index
-holds already with the same content ("unchanged" in the summary) and goes
-on where it stopped, with the clusters an uninterrupted run would make.
+counted; the run goes on. A run that indexes nothing into a new DIR
+leaves no index behind.
+
+SIGINT or SIGTERM stops it once the commit under way is done, keeping
+what was committed; of the batch being gathered only the first pages
+(64 KiB of text) are committed, the rest left for the next run. A commit
+is at most a batch (--batch-bytes of text), which bleve cannot cut: a
+second or so a MiB, more on a busy machine; --batch-bytes 256KiB stops
+sooner and holds less memory, for some 15% more CPU. A second signal ends
+the process at once (the next run repairs the bleve write it cut).
+Running the same command again skips the pages the index holds already
+with the same content ("unchanged" in the summary) and goes on where it
+stopped, with the clusters an uninterrupted run would make.
+
+An index remembers the settings it was made with (--store, --policy,
+--keep, --measure, --delimiters): a flag not given takes the index's own,
+and one that differs is refused unless --reconfigure.
 
 With --server, the pages are read here and sent to a running
 "bleve-dedup serve --ingest" (the process holding the index), which
 indexes them with its own settings while it serves searches.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
+		Example: `  # Index the shipped pages (15 pages: 9 indexed, 6 duplicates suppressed)
+  bleve-dedup index --index /tmp/idx testdata/pages
+
+  # Keep duplicates in the index, each marked with its cluster
+  bleve-dedup index --index /tmp/idx-mark --policy mark testdata/pages
+
+  # A crawl's WARC archives and a JSONL file, in smaller batches
+  bleve-dedup index --index /tmp/idx crawl.warc.gz crawl-00001.warc.gz pages.jsonl.gz --batch-bytes 256KiB
+
+  # Send the pages to a running "bleve-dedup serve --ingest"
+  bleve-dedup index --server http://127.0.0.1:8080 testdata/pages`,
+		Args: needArgs(1, -1, "the pages to index: directories, .jsonl or .warc files"),
+		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) }),
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagsOneRequired("index", "server")
-	cmd.MarkFlagsMutuallyExclusive("index", "server")
 	return cmd
 }
 
 func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
-	if o.server != "" {
+	if err := need(cmd, "index: name the index to write: --index DIR (created when absent), or --server URL of a running serve --ingest", "index", "server"); err != nil {
+		return err
+	}
+	if err := notBoth(cmd, "index", "server", "the index a server holds is written through it"); err != nil {
+		return err
+	}
+	if o.server.url != "" {
 		return o.send(cmd, inputs)
 	}
-	opts, err := indexOptions(o.dir, &o.filter, &o.ingest)
+	dir, err := o.index.dir()
 	if err != nil {
 		return err
 	}
-	// Before the index opens: a signal while it opens stops the run
-	// once open, instead of killing the process.
-	ctx, stop := stopOnSignal(cmd.Context())
-	defer stop()
-	ix, err := indexer.Open(o.dir, opts)
+	opts, err := indexOptions(dir, &o.index, &o.filter, &o.ingest)
+	if err != nil {
+		return err
+	}
+	ix, discard, err := openIndex(dir, opts)
 	if err != nil {
 		return err
 	}
@@ -74,10 +102,22 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 	if n := ix.Repaired(); n > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "repaired %d bleve writes left pending by an interrupted run\n", n)
 	}
+	ctx := cmd.Context()
 	st, err := runIndex(ctx, ix, inputs, &o.ingest, cmd.ErrOrStderr())
 	m := procmem.Read()
 	fmt.Fprintf(cmd.OutOrStdout(), "%s, %.1f docs/s, %s, peak RSS %d MiB\n",
 		countsLine(st), st.DocsPerSecond(), st.Elapsed.Round(time.Millisecond), m.VmHWM>>20)
+	if discard != nil && st.Indexed+st.Duplicates == 0 {
+		// A new index that holds nothing is not left behind for a
+		// search to find empty.
+		fmt.Fprintf(cmd.ErrOrStderr(), "bleve-dedup: nothing was indexed: %s is not created\n", dir)
+		if derr := discard(); derr != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "bleve-dedup: removing", dir+":", derr)
+		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w after %d pages; the same command again goes on from there", context.Cause(ctx), st.Read)
+	}
 	if err != nil {
 		return err
 	}
@@ -89,15 +129,14 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 
 // send reads the inputs and sends their pages to a serve --ingest.
 func (o *indexCmd) send(cmd *cobra.Command, inputs []string) error {
-	c, err := newClient(o.server)
+	c, err := o.server.client()
 	if err != nil {
 		return err
 	}
-	ctx, stop := stopOnSignal(cmd.Context())
-	defer stop()
+	ctx := cmd.Context()
 	errw := cmd.ErrOrStderr()
 	skips := skipLog{w: errw}
-	sum, err := c.ingest(ctx, page.Read(inputs, o.ingest.pageOptions()), skips.add)
+	sum, err := c.ingest(ctx, page.Read(inputs, o.ingest.options()), skips.add)
 	local := skips.n
 	for _, e := range sum.ErrorList {
 		fmt.Fprintln(errw, "bleve-dedup: skipped by the server:", e)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,39 +70,6 @@ func TestIndexCmdBadInput(t *testing.T) {
 	out, err := runCmd(t, "search", "--index", dir, "--format", "jsonl", "--syntax", "querystring", "*")
 	if err != nil || strings.Count(out, "\n") != 2 || !strings.Contains(out, `"id":"truncated"`) || !strings.Contains(out, `"id":"bad-jsonl/good"`) {
 		t.Errorf("after bad input, index holds:\n%s (err %v), want the truncated page and the good JSONL line", out, err)
-	}
-}
-
-// TestExitStatus: 0 when everything was read, 2 when pages were skipped,
-// 1 when the run failed, for index and extract alike.
-func TestExitStatus(t *testing.T) {
-	dir := t.TempDir()
-	tests := []struct {
-		name string
-		args []string
-		want int
-	}{
-		{"index, all read", []string{"index", "--index", filepath.Join(dir, "a"), pagesDir}, 0},
-		{"index, pages skipped", []string{"index", "--index", filepath.Join(dir, "b"), badDir}, 2},
-		{"index, missing input", []string{"index", "--index", filepath.Join(dir, "c"), "no-such-dir"}, 1},
-		{"index, bad flag", []string{"index", "--index", filepath.Join(dir, "d"), "--policy", "drop", pagesDir}, 1},
-		{"extract, all read", []string{"extract", "--format", "jsonl", pagesDir}, 0},
-		{"extract, pages skipped", []string{"extract", badDir}, 2},
-		{"dups, no index", []string{"dups", "--index", filepath.Join(dir, "none")}, 1},
-	}
-	for _, tt := range tests {
-		stdout, stderr := os.Stdout, os.Stderr
-		null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Stdout, os.Stderr = null, null
-		got := run(tt.args)
-		os.Stdout, os.Stderr = stdout, stderr
-		null.Close()
-		if got != tt.want {
-			t.Errorf("%s: exit status %d, want %d", tt.name, got, tt.want)
-		}
 	}
 }
 

@@ -3,28 +3,33 @@
 // a thin client of the library packages; see README.md.
 //
 // Exit status: 0 when everything was read, 2 when the run finished but
-// skipped some pages (each named on stderr), 1 when it failed.
+// skipped some pages (each named on stderr), 1 when it failed or SIGINT
+// or SIGTERM stopped it; serve exits 0 when a signal stops it cleanly.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run runs the command line args and returns the exit status.
-func run(args []string) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
-	err := root.Execute()
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, "bleve-dedup:", err)
+	fmt.Fprintln(stderr, "bleve-dedup:", err)
 	if errors.As(err, new(*skippedError)) {
 		return 2
 	}

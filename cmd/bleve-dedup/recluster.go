@@ -14,25 +14,24 @@ import (
 )
 
 type reclusterCmd struct {
-	dir         string
+	index       indexFlags
 	dryRun      bool
 	minST       float64
 	maxPairwise int
 	policy      policyFlags
-	format      format
+	format      formatFlag
 	filter      filterFlags
 	methods     methodFlags
 }
 
 func (o *reclusterCmd) AddFlags(fs *pflag.FlagSet) {
 	def := dedupfilter.DefaultReclusterOptions()
-	fs.StringVar(&o.dir, "index", "", "index directory (required)")
+	o.index.addIndex(fs, "the index directory `DIR` (required)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "report the merges and splits without making them")
 	fs.Float64Var(&o.minST, "min-st", def.MinST, "lower end of the range t of ST_m (shared block fingerprints over m) within which documents of different clusters are verified")
 	fs.IntVar(&o.maxPairwise, "max-pairwise", def.MaxPairwise, "check clusters of at most this many members for a split (every pair is verified)")
 	o.policy.AddFlags(fs)
-	o.format = newFormat("table", "table", "jsonl")
-	o.format.addFlag(fs)
+	o.format.AddFlags(fs, `{"op":"merge"|"split"|"summary",...} a line`)
 	o.filter.AddFlags(fs)
 	o.methods.AddFlags(fs)
 }
@@ -58,12 +57,18 @@ merge and split is printed with its evidence, then applied unless
 ones, and the search index follows (under mark every moved document is
 indexed again with its new cluster id; under suppress and replace each
 cluster keeps one indexed copy). --format jsonl prints one
-{"op":"merge"|"split"|"summary",...} object a line.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
+{"op":"merge"|"split"|"summary",...} object a line. SIGINT or SIGTERM stop
+it while it plans, with nothing changed; changes once begun are finished.`,
+		Example: `  # What recluster would change in the shipped pages' index (a mark index)
+  bleve-dedup index --index /tmp/idx-mark --policy mark testdata/pages
+  bleve-dedup recluster --index /tmp/idx-mark --dry-run
+
+  # Apply it, verifying across clusters from a lower ST_m, as JSON lines
+  bleve-dedup recluster --index /tmp/idx-mark --min-st 0.2 --format jsonl`,
+		Args: needArgs(0, 0, "no arguments (the index is --index)"),
+		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd) }),
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagRequired("index")
 	return cmd
 }
 
@@ -115,10 +120,17 @@ type reclusterSummary struct {
 }
 
 func (o *reclusterCmd) run(cmd *cobra.Command) error {
-	if !indexer.Exists(o.dir) {
-		return fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", o.dir)
+	if err := need(cmd, "recluster: name the index to refine: --index DIR", "index"); err != nil {
+		return err
 	}
-	iopts, err := savedOptions(o.dir)
+	dir, err := o.index.dir()
+	if err != nil {
+		return err
+	}
+	if err := findIndex(dir); err != nil {
+		return err
+	}
+	iopts, err := savedOptions(dir)
 	if err != nil {
 		return err
 	}
@@ -131,18 +143,21 @@ func (o *reclusterCmd) run(cmd *cobra.Command) error {
 	if err := o.policy.apply(&iopts.Filter); err != nil {
 		return err
 	}
-	iopts.ReadOnly = o.dryRun && !canWrite(o.dir)
-	ix, err := indexer.Open(o.dir, iopts)
+	iopts.ReadOnly = o.dryRun && !canWrite(dir)
+	ix, err := indexer.Open(dir, iopts)
 	if err != nil {
-		return err
+		verb := "write"
+		if iopts.ReadOnly {
+			verb = "read"
+		}
+		return accessError(dir, err, verb)
 	}
 	defer ix.Close()
 	ro := dedupfilter.DefaultReclusterOptions()
 	ro.MinST, ro.MaxPairwise = o.minST, o.maxPairwise
 	var peak procmem.Memory
 	ro.Progress = func(string, int) { peak = maxMemory(peak, procmem.Read()) }
-	ctx, stop := stopOnSignal(cmd.Context())
-	defer stop()
+	ctx := cmd.Context()
 	start := time.Now()
 	plan, err := ix.Recluster(ctx, ro, o.dryRun)
 	if plan == nil {
@@ -169,7 +184,7 @@ func (o *reclusterCmd) print(cmd *cobra.Command, p *dedupfilter.Plan, took time.
 	out := cmd.OutOrStdout()
 	sum := reclusterSummary{"summary", p.Docs, p.Clusters, p.Classes, p.Pairs, p.Unchecked, len(p.Merges), len(p.Splits), !o.dryRun, took.Seconds(),
 		peak.RSSAnon >> 20, peak.HeapLive >> 20}
-	if o.format.value == "jsonl" {
+	if o.format.jsonl {
 		enc := jsonLines(out)
 		for _, m := range p.Merges {
 			ev := make([]linkJSON, len(m.Evidence))

@@ -16,18 +16,17 @@ import (
 
 type searchCmd struct {
 	index      indexFlags
-	server     string
-	format     format
+	server     serverFlag
+	format     formatFlag
 	syntax     string
 	size, from int
 	collapse   bool
 }
 
 func (o *searchCmd) AddFlags(fs *pflag.FlagSet) {
-	o.index.AddFlags(fs)
-	fs.StringVar(&o.server, "server", "", "search through the JSON API of a running serve at this URL (an index it holds cannot be opened here)")
-	o.format = newFormat("table", "table", "jsonl")
-	o.format.addFlag(fs)
+	o.index.AddFlags(fs, "the index directory `DIR`; several, with --store, are shards searched together")
+	o.server.AddFlags(fs, "search through the JSON API of the running serve at this `URL` (an index it holds cannot be opened here)")
+	o.format.AddFlags(fs, "one hit a line")
 	fs.StringVar(&o.syntax, "syntax", boolquery.Boolean.String(), "query syntax: boolean or querystring")
 	fs.BoolVar(&o.collapse, "collapse", true, "fold each duplicate cluster into one hit")
 	fs.IntVar(&o.size, "size", collapse.DefaultSize, "hits per page")
@@ -50,16 +49,33 @@ AND and AND tighter than OR; bare terms search the title and the text:
 
 --syntax querystring takes bleve's query-string syntax instead. --from and
 --size page over clusters (over documents with --collapse=false).`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, strings.Join(args, " ")) },
+		Example: `  # The bee story once, with its two reprints folded under it
+  bleve-dedup index --index /tmp/idx testdata/pages
+  bleve-dedup search --index /tmp/idx bees
+
+  # Boolean syntax and Chinese terms; every copy, in an index that keeps them
+  bleve-dedup index --index /tmp/idx-mark --policy mark testdata/pages
+  bleve-dedup search --index /tmp/idx-mark --collapse=false '(图书馆 OR 绿道) NOT 茶'
+
+  # One JSON object a hit, the second page of two
+  bleve-dedup search --index /tmp/idx --format jsonl --size 2 --from 2 'library OR tide OR bees'
+
+  # Through a running serve, which holds the index
+  bleve-dedup search --server http://127.0.0.1:8080 bees`,
+		Args: needArgs(1, -1, "the query"),
+		RunE: stoppable(func(cmd *cobra.Command, args []string) error { return o.run(cmd, strings.Join(args, " ")) }),
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagsOneRequired("index", "server")
-	cmd.MarkFlagsMutuallyExclusive("index", "server")
 	return cmd
 }
 
 func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
+	if err := need(cmd, "search: name the index to search: --index DIR, or --server URL of a running serve", "index", "server"); err != nil {
+		return err
+	}
+	if err := notBoth(cmd, "index", "server", "the index a server holds is searched through it"); err != nil {
+		return err
+	}
 	syn, err := boolquery.ParseSyntax(o.syntax)
 	if err != nil {
 		return fmt.Errorf("--syntax: %w", err)
@@ -75,8 +91,8 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 		return err
 	}
 	var res *collapse.Result
-	if o.server != "" {
-		c, err := newClient(o.server)
+	if o.server.url != "" {
+		c, err := o.server.client()
 		if err != nil {
 			return err
 		}
@@ -96,7 +112,7 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 			return err
 		}
 	}
-	if o.format.value == "jsonl" {
+	if o.format.jsonl {
 		enc := jsonLines(cmd.OutOrStdout())
 		for _, h := range res.Hits {
 			if err := enc.Encode(h); err != nil {

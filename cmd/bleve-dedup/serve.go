@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
@@ -26,14 +25,14 @@ type serveCmd struct {
 	ingest      bool
 	ingestOpts  ingestFlags
 	filter      filterFlags
-	ingestBytes int64
+	ingestBytes byteSize
 	flushAfter  time.Duration
 	tokenFile   string
 	logFormat   string
 }
 
 func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
-	o.index.AddFlags(fs)
+	o.index.AddFlags(fs, "the index directory `DIR`; several, with --store, are shards searched together (with --ingest, one, created when absent)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	o.opts = server.DefaultOptions()
 	fs.DurationVar(&o.opts.SearchTimeout, "search-timeout", o.opts.SearchTimeout, "longest time one search may run")
@@ -44,9 +43,9 @@ func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.tokenFile, "token-file", "", "with --ingest, a file holding the token a POST must carry (Authorization: Bearer TOKEN); else $BLEVE_DEDUP_TOKEN; needed unless --addr is loopback")
 	o.filter.AddFlags(fs)
 	def := server.DefaultIngest(nil)
-	o.ingestOpts.AddFlags(fs, def.Run)
-	o.ingestBytes = def.MaxBytes
-	fs.Var((*byteSize)(&o.ingestBytes), "ingest-max-body", "with --ingest, the largest request body (8MiB, 1GiB, ...), as sent and after gunzipping")
+	o.ingestOpts.AddFlags(fs, def.Run, serverBatches)
+	o.ingestBytes = byteSize(def.MaxBytes)
+	fs.Var(&o.ingestBytes, "ingest-max-body", "with --ingest, the largest request body (8MiB, 1GiB, ...), as sent and after gunzipping")
 	fs.DurationVar(&o.flushAfter, "flush-after", def.Run.FlushAfter, "with --ingest, the longest a page waits for its batch to be committed (and searchable)")
 	fs.StringVar(&o.logFormat, "log-format", "auto", "request log lines on stderr: json, text, none, or auto (text on a terminal, else json)")
 }
@@ -102,17 +101,29 @@ docs/security.md.
 
 SIGINT or SIGTERM stop it gracefully: a running ingest is cut after the
 batch being decided and its client told what was kept, searches in flight
-are cancelled, and serve exits 0 once no request is left, or 1 after
---shutdown-timeout.`,
-		Args: cobra.NoArgs,
+are cancelled, and serve exits 0 once no request is left (a server
+stopped on purpose has done its work), or 1 after --shutdown-timeout.`,
+		Example: `  # Search the shipped pages in a browser at http://127.0.0.1:8080/
+  bleve-dedup index --index /tmp/idx testdata/pages
+  bleve-dedup serve --index /tmp/idx
+
+  # Also take pages while serving, and send some from another shell
+  bleve-dedup serve --index /tmp/idx --ingest
+  bleve-dedup index --server http://127.0.0.1:8080 testdata/pages
+
+  # On the network, behind a TLS proxy named search.example.com
+  BLEVE_DEDUP_TOKEN=$(cat /etc/bleve-dedup/token) bleve-dedup serve --index /tmp/idx --ingest --addr 10.0.0.5:8080 --allowed-hosts search.example.com`,
+		Args: needArgs(0, 0, "no arguments (the index is --index)"),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.MarkFlagRequired("index")
 	return cmd
 }
 
 func (o *serveCmd) run(cmd *cobra.Command) error {
+	if err := need(cmd, "serve: name the index to serve: --index DIR (see bleve-dedup serve --help)", "index"); err != nil {
+		return err
+	}
 	host, _, err := net.SplitHostPort(o.addr)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
@@ -190,22 +201,22 @@ func (o *serveCmd) open(token string) (interface {
 	if !o.ingest {
 		return o.index.open()
 	}
-	if len(o.index.dirs) != 1 {
-		return nil, errors.New("--ingest: name one --index to index into")
+	dir, err := o.index.dir()
+	if err != nil {
+		return nil, fmt.Errorf("--ingest: %w", err)
 	}
-	opts, err := indexOptions(o.index.dirs[0], &o.filter, &o.ingestOpts)
+	opts, err := indexOptions(dir, &o.index, &o.filter, &o.ingestOpts)
 	if err != nil {
 		return nil, err
 	}
-	opts.SharedStore = o.index.store
-	ix, err := indexer.Open(o.index.dirs[0], opts)
+	ix, _, err := openIndex(dir, opts)
 	if err != nil {
 		return nil, err
 	}
 	in := server.DefaultIngest(ix)
 	in.Run = o.ingestOpts.runOptions()
 	in.Run.FlushAfter = o.flushAfter
-	in.Pages, in.MaxBytes, in.Token = o.ingestOpts.pageOptions(), o.ingestBytes, token
+	in.Pages, in.MaxBytes, in.Token = o.ingestOpts.options(), int64(o.ingestBytes), token
 	o.opts.Ingest = in
 	return ix, nil
 }

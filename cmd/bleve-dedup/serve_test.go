@@ -104,7 +104,7 @@ func TestServeCmdErrors(t *testing.T) {
 	}{
 		{"no index", "", []string{"serve", "--index", t.TempDir()}, "no index there"},
 		{"bad address", "", []string{"serve", "--index", fixtureIndex(t), "--addr", "127.0.0.1:99999"}, "invalid port"},
-		{"extra argument", "", []string{"serve", "--index", "x", "y"}, "unknown command"},
+		{"extra argument", "", []string{"serve", "--index", "x", "y"}, "takes no arguments"},
 		{"ingest on the network without a token", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--addr", "0.0.0.0:0"}, "needs a token"},
 		{"ingest on all addresses without a token", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--addr", ":0"}, "needs a token"},
 		{"ingest behind a proxy without a token", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--allowed-hosts", "search.example.com"}, "needs a token"},

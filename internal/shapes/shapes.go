@@ -13,7 +13,7 @@ type Shape struct {
 	Page func(size int) string
 }
 
-// All are the shapes of issue 12.
+// All are the pathological shapes the extraction and indexing benchmarks run.
 var All = []Shape{
 	// Long paragraphs of lower-case words without end punctuation: every
 	// paragraph continues the one before (see extract's joinBroken).

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Probabilities of the edits a copy gets, one draw each (the kinds of the
@@ -175,4 +176,36 @@ func swapPunct(s, lang string) string {
 		return zhHalf.Replace(s)
 	}
 	return enStraight.Replace(s)
+}
+
+// splitSentences cuts paragraphs back into sentences at their ends, the
+// inverse of joinSentences for a copy that is reprinted again.
+func splitSentences(paras []string, lang string) [][]string {
+	out := make([][]string, 0, len(paras))
+	for _, p := range paras {
+		var sents []string
+		start := 0
+		for i, ch := range p {
+			end := false
+			if lang == "zh" {
+				end = ch == '。' || ch == '！' || ch == '？'
+			} else {
+				end = (ch == '.' || ch == '!' || ch == '?') && (i+1 == len(p) || p[i+1] == ' ')
+			}
+			if end {
+				stop := i + utf8.RuneLen(ch)
+				if s := strings.TrimSpace(p[start:stop]); s != "" {
+					sents = append(sents, s)
+				}
+				start = stop
+			}
+		}
+		if s := strings.TrimSpace(p[start:]); s != "" {
+			sents = append(sents, s)
+		}
+		if len(sents) > 0 {
+			out = append(out, sents)
+		}
+	}
+	return out
 }

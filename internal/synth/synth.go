@@ -29,6 +29,7 @@ import (
 	"iter"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -58,6 +59,17 @@ type Options struct {
 	// SameSiteShare is the share of copies re-posted on their original's
 	// own site (same template); the others are reprints on another site.
 	SameSiteShare float64
+	// ChainShare is the share of copies of a recent article that reprint
+	// one of its earlier copies (with that copy's edits, and more of their
+	// own) rather than the original: chains of copies of copies, whose
+	// later links may be far from the first. Default 0.
+	ChainShare float64
+	// Skew makes some articles far more copied than others while they are
+	// recent: each article draws a popularity u^-Skew (u uniform in (0, 1],
+	// at most 1000), and a copy picks a recent article in proportion to it,
+	// so that clusters grow to tens of copies. Default 0: every recent
+	// article alike.
+	Skew float64
 }
 
 // DefaultOptions returns the options of the scale benchmark for n pages.
@@ -86,7 +98,7 @@ func (o Options) validate() error {
 	switch {
 	case o.Pages < 0:
 		return bad("pages %d < 0", o.Pages)
-	case !share(o.DupShare) || !share(o.ZhShare) || !share(o.RecentShare) || !share(o.SameSiteShare):
+	case !share(o.DupShare) || !share(o.ZhShare) || !share(o.RecentShare) || !share(o.SameSiteShare) || !share(o.ChainShare):
 		return bad("shares must lie in [0, 1]")
 	case o.Sites < 2:
 		return bad("sites %d < 2 (one per language at least)", o.Sites)
@@ -94,6 +106,8 @@ func (o Options) validate() error {
 		return bad("text bytes %d < 200", o.TextBytes)
 	case o.Recent < 1:
 		return bad("recent %d < 1", o.Recent)
+	case o.Skew < 0:
+		return bad("skew %v < 0", o.Skew)
 	}
 	return nil
 }
@@ -166,6 +180,15 @@ type gen struct {
 	cum       map[string][]float64 // their cumulative weights
 	originals int                  // articles emitted so far
 	epoch     time.Time
+	// copies are the copies made of each recent article (ChainShare), so
+	// that a later copy can reprint one of them.
+	copies map[int][]copyText
+}
+
+// copyText is what a copy of an article says: its title and paragraphs.
+type copyText struct {
+	title string
+	paras []string
 }
 
 func newGen(m *Model, o Options) *gen {
@@ -177,7 +200,35 @@ func newGen(m *Model, o Options) *gen {
 	for lang, idx := range g.byLang {
 		g.cum[lang] = siteWeights(len(idx))
 	}
+	if o.ChainShare > 0 {
+		g.copies = map[int][]copyText{}
+	}
 	return g
+}
+
+// popularity is article j's weight among the recent articles (Skew).
+func (g *gen) popularity(j int) float64 {
+	u := 1 - rng(g.o.Seed, saltArticle, uint64(j)^0x9090).Float64() // (0, 1]
+	return min(1000, math.Pow(u, -g.o.Skew))
+}
+
+// pickRecent picks one of the recent articles lo..g.originals-1, in
+// proportion to their popularity.
+func (g *gen) pickRecent(r *rand.Rand, lo int) int {
+	if g.o.Skew == 0 {
+		return lo + r.IntN(g.originals-lo)
+	}
+	total := 0.0
+	for j := lo; j < g.originals; j++ {
+		total += g.popularity(j)
+	}
+	x := r.Float64() * total
+	for j := lo; j < g.originals; j++ {
+		if x -= g.popularity(j); x < 0 {
+			return j
+		}
+	}
+	return g.originals - 1
 }
 
 func (g *gen) chain(lang string) *chain {
@@ -260,11 +311,14 @@ func (g *gen) page(k int) Page {
 	r := rng(g.o.Seed, saltPage, uint64(k))
 	var a article
 	copied := g.originals > 0 && r.Float64() < g.o.DupShare
+	var from *copyText // the earlier copy this one reprints, if any
 	if copied {
 		var j int
 		if r.Float64() < g.o.RecentShare {
-			lo := max(0, g.originals-g.o.Recent)
-			j = lo + r.IntN(g.originals-lo)
+			j = g.pickRecent(r, max(0, g.originals-g.o.Recent))
+			if cs := g.copies[j]; len(cs) > 0 && r.Float64() < g.o.ChainShare {
+				from = &cs[r.IntN(len(cs))]
+			}
 		} else {
 			j = r.IntN(g.originals)
 		}
@@ -272,6 +326,7 @@ func (g *gen) page(k int) Page {
 	} else {
 		a = g.article(g.originals)
 		g.originals++
+		delete(g.copies, g.originals-1-g.o.Recent) // out of the recent window
 	}
 	s := g.sites[a.site]
 	title, paras := a.title, joinSentences(a.paras, a.lang)
@@ -289,7 +344,13 @@ func (g *gen) page(k int) Page {
 			}
 			sect = s.sections[r.IntN(len(s.sections))]
 		}
+		if from != nil {
+			a.title, a.paras = from.title, splitSentences(from.paras, a.lang)
+		}
 		title, paras, source, sourceTop = g.edit(r, a, g.sites[a.site], s)
+		if g.copies != nil && a.j >= g.originals-g.o.Recent {
+			g.copies[a.j] = append(g.copies[a.j], copyText{title, slices.Clone(paras)})
+		}
 	}
 	p := Page{
 		ID:      fmt.Sprintf("p%08d", k),

@@ -376,3 +376,30 @@ func TestPageSeq(t *testing.T) {
 		t.Errorf("got %d pages, want %d", i, len(want))
 	}
 }
+
+// TestChainsAndSkew: with Skew some articles gather many copies, and with
+// ChainShare copies of copies drift from the original.
+func TestChainsAndSkew(t *testing.T) {
+	m := testModel(t)
+	largest := func(o Options) int {
+		n := map[string]int{}
+		pages, err := m.Pages(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := range pages {
+			n[p.Cluster]++
+		}
+		best := 0
+		for _, c := range n {
+			best = max(best, c)
+		}
+		return best
+	}
+	o := DefaultOptions(3000)
+	flat := largest(o)
+	o.Skew, o.ChainShare = 1.2, 0.5
+	if skewed := largest(o); skewed < 10 || skewed <= flat {
+		t.Errorf("largest cluster %d with skew, %d without; want 10 or more, and more than without", skewed, flat)
+	}
+}

@@ -25,7 +25,11 @@ type config struct {
 	Pages    int     `json:"pages"`
 	Seed     uint64  `json:"seed"`
 	DupShare float64 `json:"dup_share"`
-	Batch    int     `json:"batch"`
+	// ChainShare and Skew grow large clusters of copies of copies (see
+	// synth.Options); 0 in the default corpus.
+	ChainShare float64 `json:"chain_share,omitempty"`
+	Skew       float64 `json:"skew,omitempty"`
+	Batch      int     `json:"batch"`
 	// BatchBytes also ends a batch once its documents' text reaches it,
 	// in every mode (0: batches end at Batch documents only), so that
 	// plain bleve's batches are the dedup mode's. Default the indexer's
@@ -176,7 +180,11 @@ func output(rp *report, cfg config, stdout, stderr io.Writer) error {
 // prepareCorpus writes the corpus, its labels and the queries under work,
 // or reuses those a run with the same settings left there.
 func prepareCorpus(cfg config, work string, log io.Writer) (corpus, error) {
-	dir := filepath.Join(work, fmt.Sprintf("corpus-%s-n%d-s%d-d%g", synth.Version, cfg.Pages, cfg.Seed, cfg.DupShare))
+	name := fmt.Sprintf("corpus-%s-n%d-s%d-d%g", synth.Version, cfg.Pages, cfg.Seed, cfg.DupShare)
+	if cfg.ChainShare > 0 || cfg.Skew > 0 {
+		name += fmt.Sprintf("-c%g-k%g", cfg.ChainShare, cfg.Skew)
+	}
+	dir := filepath.Join(work, name)
 	c := corpus{Pages: filepath.Join(dir, "pages.jsonl"), Labels: filepath.Join(dir, "labels.jsonl")}
 	if cfg.Queries > 0 {
 		c.Queries = filepath.Join(dir, fmt.Sprintf("queries-%d.json", cfg.Queries))
@@ -202,7 +210,7 @@ func prepareCorpus(cfg config, work string, log io.Writer) (corpus, error) {
 		return c, err
 	}
 	o := synth.DefaultOptions(cfg.Pages)
-	o.Seed, o.DupShare = cfg.Seed, cfg.DupShare
+	o.Seed, o.DupShare, o.ChainShare, o.Skew = cfg.Seed, cfg.DupShare, cfg.ChainShare, cfg.Skew
 	pages, err := m.Pages(o)
 	if err != nil {
 		return c, err

@@ -53,6 +53,8 @@ func mainArgs(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.Pages, "n", cfg.Pages, "pages to generate and index (also the first argument)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "corpus seed")
 	fs.Float64Var(&cfg.DupShare, "dup-share", cfg.DupShare, "share of near-duplicate copies in the corpus")
+	fs.Float64Var(&cfg.ChainShare, "chain-share", cfg.ChainShare, "share of copies of a recent article that reprint one of its copies (chains of copies of copies)")
+	fs.Float64Var(&cfg.Skew, "skew", cfg.Skew, "popularity skew of the articles copied: with 1 or more, clusters grow to tens of copies")
 	fs.IntVar(&cfg.Batch, "batch", cfg.Batch, "documents per batch")
 	fs.IntVar(&cfg.BatchBytes, "batch-bytes", cfg.BatchBytes, "also end a batch once its text reaches this many bytes, in every mode (0: -batch documents only)")
 	fs.StringVar(&cfg.Policy, "policy", cfg.Policy, "dedup policy: suppress, mark or replace")

@@ -336,6 +336,8 @@ func rerun(c config) string {
 	}
 	add(c.Seed != d.Seed, "seed", c.Seed)
 	add(c.DupShare != d.DupShare, "dup-share", c.DupShare)
+	add(c.ChainShare != d.ChainShare, "chain-share", c.ChainShare)
+	add(c.Skew != d.Skew, "skew", c.Skew)
 	add(c.Batch != d.Batch, "batch", c.Batch)
 	add(c.BatchBytes != d.BatchBytes, "batch-bytes", c.BatchBytes)
 	add(c.Policy != d.Policy, "policy", c.Policy)

@@ -8,6 +8,7 @@
 //	go run ./tools/methods -index /tmp/dev-index -labels LABELS score
 //	go run ./tools/methods -index /tmp/dev-index -labels LABELS snippets
 //	go run ./tools/methods -index /tmp/dev-index-copy -labels LABELS splits
+//	go run ./tools/methods -index /tmp/dev-index -labels LABELS sizes
 //
 // candidates replays candidate gathering (dedupfilter.EarlierCandidates)
 // under today's settings and under structure-cell gates and the
@@ -19,10 +20,15 @@
 // verdict of each. splits changes the index: in every cluster whose
 // members' verified pairs hang on one member (the only link between two
 // halves), it deletes that member, runs recluster, and checks that each
-// such cluster is split into the halves.
+// such cluster is split into the halves. sizes prints, by the size of the
+// labelled clusters, how many the index splits, and why each document
+// that does not sit with the earliest copy of its article is apart: no
+// earlier copy among its candidates, earlier copies among them that
+// verification turns down, or a verified one in another part already.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -66,7 +72,10 @@ func run(dir, labels, measure, what string) error {
 	if err != nil {
 		return err
 	}
-	o := indexer.DefaultOptions()
+	o, err := indexer.SavedOptions(dir)
+	if err != nil {
+		return err
+	}
 	o.ReadOnly = what != "splits"
 	if o.Filter.Measure, err = similarity.ParseMeasure(measure); err != nil {
 		return err
@@ -87,6 +96,8 @@ func run(dir, labels, measure, what string) error {
 		return snippetCost(ix)
 	case "splits":
 		return splits(ix)
+	case "sizes":
+		return sizes(ix.Filter(), gold)
 	case "score":
 		pred, err := eval.Predicted(ix.Filter())
 		if err != nil {
@@ -97,7 +108,7 @@ func run(dir, labels, measure, what string) error {
 			r.Docs, r.GoldPairs, r.PredPairs, r.TruePairs, r.Precision, r.Recall, r.F1, r.ARI)
 		return nil
 	}
-	return fmt.Errorf("want candidates, missed, wrong, score, snippets or splits, got %q", what)
+	return fmt.Errorf("want candidates, missed, wrong, score, snippets, splits or sizes, got %q", what)
 }
 
 type setting struct {
@@ -451,4 +462,89 @@ func components(ids []string, dup map[[2]string]bool) [][]string {
 		out = append(out, group)
 	}
 	return out
+}
+
+// sizes reports the labelled clusters the index splits, by size, and the
+// cause for each document apart from its article's first copy.
+func sizes(f *dedupfilter.Filter, gold eval.Clustering) error {
+	pred, err := eval.Predicted(f)
+	if err != nil {
+		return err
+	}
+	seqs := map[string]uint64{}
+	byLabel := map[string][]string{}
+	for id, g := range gold {
+		e, err := f.Meta(id)
+		if err != nil {
+			continue // not indexed
+		}
+		seqs[id] = e.Seq
+		byLabel[g] = append(byLabel[g], id)
+	}
+	type row struct{ clusters, split int }
+	bySize := map[int]*row{}
+	apart := map[string]bool{} // documents not with their article's first copy
+	for _, ids := range byLabel {
+		slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(seqs[a], seqs[b]) })
+		r := bySize[len(ids)]
+		if r == nil {
+			r = &row{}
+			bySize[len(ids)] = r
+		}
+		r.clusters++
+		first, isSplit := pred[ids[0]], false
+		for _, id := range ids[1:] {
+			if pred[id] != first {
+				isSplit, apart[id] = true, true
+			}
+		}
+		if isSplit {
+			r.split++
+		}
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "copies\tclusters\tsplit\tshare\t")
+	for _, n := range slices.Sorted(maps.Keys(bySize)) {
+		r := bySize[n]
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%.4f\t\n", n, r.clusters, r.split, float64(r.split)/float64(r.clusters))
+	}
+	tw.Flush()
+	// Why each document apart is apart: its candidates (replayed) and
+	// their verdicts against the earlier copies of its article.
+	var noCandidate, turnedDown, elsewhere int
+	err = f.EarlierCandidates(f.Options(), func(id string, cands []string) error {
+		if !apart[id] {
+			return nil
+		}
+		var earlier []string
+		for _, c := range cands {
+			if gold[c] == gold[id] {
+				earlier = append(earlier, c)
+			}
+		}
+		switch {
+		case len(earlier) == 0:
+			noCandidate++
+		default:
+			verified := false
+			for _, c := range earlier {
+				if v, err := f.CompareStored(id, c); err == nil && v.Duplicate {
+					verified = true
+					break
+				}
+			}
+			if verified {
+				elsewhere++
+			} else {
+				turnedDown++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("documents apart from their article's first copy: %d: no earlier copy among the candidates %d, earlier copies turned down by verification %d, a verified earlier copy in another part %d\n",
+		len(apart), noCandidate, turnedDown, elsewhere)
+	return nil
 }
