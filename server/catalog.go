@@ -233,6 +233,10 @@ func englishShare(text string) float64 {
 	return float64(common) / float64(words)
 }
 
+// errClosed is returned by catalog once Close has stopped the walks, when
+// none has ended.
+var errClosed = errors.New("server: closed: no catalog of the store")
+
 // catalogs holds the current catalog and makes the next one.
 type catalogs struct {
 	mu  sync.Mutex
@@ -240,6 +244,11 @@ type catalogs struct {
 	err error // the last walk's, when it failed
 	// walking is closed when the walk running ends; nil when none runs.
 	walking chan struct{}
+	// stop ends the walk running, and no other begins, once Close cancels
+	// it; walks counts the walks running.
+	stop   context.Context
+	cancel context.CancelFunc
+	walks  sync.WaitGroup
 	// extra holds the documents and clusters met since the current
 	// catalog was made.
 	extraMu sync.Mutex
@@ -261,9 +270,11 @@ func (s *Server) catalog(ctx context.Context, wait bool) (*catalog, error) {
 	cs.mu.Lock()
 	cur, walking := cs.cur, cs.walking
 	stale := cur == nil || (cur.gen != gen && time.Since(cur.made) >= catalogRefresh)
-	if stale && walking == nil {
+	closed := cs.stop.Err() != nil
+	if stale && walking == nil && !closed {
 		walking = make(chan struct{})
 		cs.walking = walking
+		cs.walks.Add(1)
 		go s.walk(gen, walking)
 	}
 	cs.mu.Unlock()
@@ -272,6 +283,8 @@ func (s *Server) catalog(ctx context.Context, wait bool) (*catalog, error) {
 		return cur, nil
 	case !wait:
 		return &catalog{}, nil
+	case walking == nil:
+		return nil, errClosed
 	}
 	select {
 	case <-walking:
@@ -288,8 +301,9 @@ func (s *Server) catalog(ctx context.Context, wait bool) (*catalog, error) {
 
 // walk makes a catalog and makes it current, then closes done.
 func (s *Server) walk(gen uint64, done chan struct{}) {
-	c, err := s.walkCatalog(context.Background(), gen)
 	cs := &s.cat
+	defer cs.walks.Done()
+	c, err := s.walkCatalog(cs.stop, gen)
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	defer close(done)
@@ -297,7 +311,7 @@ func (s *Server) walk(gen uint64, done chan struct{}) {
 	if err != nil {
 		// The current catalog, if any, serves until a walk succeeds.
 		cs.err = fmt.Errorf("server: catalog: %w", err)
-		if s.opts.Logger != nil {
+		if s.opts.Logger != nil && cs.stop.Err() == nil {
 			s.opts.Logger.Error("catalog walk", "error", err.Error())
 		}
 		return
@@ -353,4 +367,17 @@ func since[T any](mu *sync.Mutex, m *map[string]T, key string, read func() T) T 
 	(*m)[key] = v
 	mu.Unlock()
 	return v
+}
+
+// Close stops the walk of the store the Server may be running in the
+// background to count facets (started by a request) and waits for it to
+// end; the Server answers on from what it has read. Serve closes the
+// Server as it returns; a caller that runs the Server as an http.Handler
+// of its own calls Close before closing the index.
+func (s *Server) Close() {
+	cs := &s.cat
+	cs.cancel()
+	cs.mu.Lock() // a walk begun before the cancel has been counted
+	cs.mu.Unlock()
+	cs.walks.Wait()
 }

@@ -180,6 +180,7 @@ func New(ix Index, opts Options) (*Server, error) {
 	}
 	s := &Server{ix: ix, searcher: collapse.New(ix.Bleve(), ix.Filter()), opts: opts, mux: http.NewServeMux(),
 		allowedHosts: hosts, crossOrigin: crossOrigin}
+	s.cat.stop, s.cat.cancel = context.WithCancel(context.Background())
 	s.metrics = s.newMetrics()
 	sub, _ := fs.Sub(static, "static") // cannot fail: the directory is embedded
 	files := http.FileServerFS(sub)
@@ -220,11 +221,13 @@ func (s *Server) routes() map[string]http.Handler {
 // cancelled; requests that come meanwhile get 503 with Retry-After; then
 // it takes no more connections. It returns nil once no request runs, or
 // an error after ShutdownTimeout; either way no request reads the index
-// any more, and the caller may close it.
+// any more, nor does the Server in the background (Serve calls Close),
+// and the caller may close it.
 //
 // Every answer carries the security headers, net/http's own (a malformed
 // request's 400, 431 past its header limit) included.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	defer s.Close()
 	base, cut := context.WithCancel(context.WithoutCancel(ctx))
 	defer cut()
 	hs := &http.Server{
