@@ -135,7 +135,7 @@ func (m *metrics) countIngest(read, indexed, duplicates, errors int) {
 	m.last = now
 }
 
-// dirBytes sums the sizes of the files under DIR/sub of every index
+// dirBytes sums the disk space of the files under DIR/sub of every index
 // directory.
 func (s *Server) dirBytes(sub string) float64 {
 	var n int64
@@ -145,7 +145,7 @@ func (s *Server) dirBytes(sub string) float64 {
 				return nil // a file removed by a merge while walking
 			}
 			if info, err := e.Info(); err == nil && !e.IsDir() {
-				n += info.Size()
+				n += allocated(info)
 			}
 			return nil
 		})
