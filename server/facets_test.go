@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
@@ -107,18 +108,38 @@ func bruteFacets(t *testing.T, ix *indexer.Index, qs string) map[string]map[stri
 // count over every match, and narrowing to a value finds exactly the
 // documents and clusters counted for it.
 func TestFacetsBruteForce(t *testing.T) {
-	ix := fixture(t)
+	checkFacets(t, fixture(t), []string{"bees", "library OR 图书馆", "bees OR tide OR 绿道", "NOT qqqq", "图书馆"})
+}
+
+// TestFacetsBruteForceDevSet is TestFacetsBruteForce on the development
+// pages: hundreds of clusters, sites and matches a query.
+func TestFacetsBruteForceDevSet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes the development pages")
+	}
+	checkFacets(t, devIndex(t), []string{"China", "music OR film", "university OR college", "中国", "(经济 OR 公司) NOT 北京"})
+}
+
+func checkFacets(t *testing.T, ix *indexer.Index, queries []string) {
+	t.Helper()
 	h := newServer(t, ix, server.DefaultOptions())
-	for _, q := range []string{"bees", "library OR 图书馆", "bees OR tide OR 绿道", "NOT qqqq", "图书馆"} {
+	for _, q := range queries {
 		res := searchFacets(t, h, "q="+url.QueryEscape(q))
 		want := bruteFacets(t, ix, q)
 		for name, f := range res.Facets {
-			got := map[string]facetValue{}
+			// The response lists the values with most clusters, up to 20.
+			got, listed, fewest := map[string]facetValue{}, map[string]facetValue{}, math.MaxInt
 			for _, v := range f.Values {
-				got[v.Value] = v
+				got[v.Value], listed[v.Value] = v, want[name][v.Value]
+				fewest = min(fewest, v.Clusters)
 			}
-			if fmt.Sprint(got) != fmt.Sprint(want[name]) {
-				t.Errorf("%q facet %s:\n got %v\nwant %v", q, name, got, want[name])
+			if fmt.Sprint(got) != fmt.Sprint(listed) || f.Total != len(want[name]) {
+				t.Errorf("%q facet %s: %d values in all\n got %v\nwant %d values: %v", q, name, f.Total, got, len(want[name]), want[name])
+			}
+			for v, n := range want[name] {
+				if _, ok := got[v]; !ok && n.Clusters > fewest {
+					t.Errorf("%q facet %s: %q of %d clusters left out, %d listed", q, name, v, n.Clusters, fewest)
+				}
 			}
 			for _, v := range f.Values {
 				narrowed := searchFacets(t, h, "q="+url.QueryEscape(q)+"&"+name+"="+url.QueryEscape(v.Value))
