@@ -96,7 +96,7 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 		if err != nil {
 			return err
 		}
-		res, err = c.search(ctx, qs, syn.String(), o.from, o.size, o.collapse)
+		res, err = c.Search(ctx, server.Query{Q: qs, Syntax: syn.String(), From: o.from, Size: o.size, Uncollapsed: !o.collapse})
 		if err != nil {
 			return err
 		}
