@@ -1,29 +1,34 @@
 package server
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/registry"
-	"github.com/blevesearch/bleve/v2/search/highlight"
-	simpleFragmenter "github.com/blevesearch/bleve/v2/search/highlight/fragmenter/simple"
-	simpleHighlighter "github.com/blevesearch/bleve/v2/search/highlight/highlighter/simple"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
-// Snippets: a passage of each hit's text with the query's terms marked,
-// made by bleve's highlighter in a second search restricted to the page's
-// hits (collapse.Searcher returns hits without them), over their texts as
-// the filter's store keeps them. The passage comes
-// back as segments, marked or not, so the page shows it through
-// textContent like everything else, never as markup.
+// Snippets: a passage of each hit's text with the query's terms marked.
+// The texts come from the filter's store (the payload /api/doc shows:
+// the default mapping does not store them in bleve), and the terms are
+// found in them directly: the query's words and phrases are analysed as
+// bleve analyses them for the field, and each token is looked for in the
+// lower-cased text, on word boundaries for letters and digits. The
+// analysers this package's indexes use (cjk, standard, simple) lower-case
+// words and cut Han text into bigrams without stemming, so a token as
+// analysed is a piece of the text as written; a stemming analyser's
+// stems still match the words they begin. Nothing is indexed per request
+// (an index in memory made for every page cost 44-65 ms a page on the
+// development pages, against 0.4 ms without snippets).
+//
+// The passage comes back as segments, marked or not, so the page shows
+// it through textContent like everything else, never as markup.
 
 // Segment is a piece of a snippet; Mark is set on the query's terms.
 type Segment struct {
@@ -31,245 +36,329 @@ type Segment struct {
 	Mark bool   `json:"mark,omitempty"`
 }
 
-// The highlighter: bleve's simple one (best-scoring fragment, overlapping
-// term locations merged, so Chinese bigrams mark whole runs) with a
-// formatter that brackets terms with two control characters a text field
-// cannot hold once they are stripped from it.
 const (
-	highlighterName = "bleve-dedup-segments"
-	markStart       = '\x02'
-	markEnd         = '\x03'
-	// snippetChars is the fragment size in characters: about 25 English
-	// words, or a Chinese sentence or two.
+	// snippetChars is the passage's length in characters: about 25
+	// English words, or a Chinese sentence or two.
 	snippetChars = 140
+	// snippetLead is how much text a passage shows before its first
+	// mark, in characters.
+	snippetLead = 30
+	// snippetSource is how much of a hit's text is searched for its
+	// terms, so the cost of a page stays bounded whatever the pages'
+	// lengths. A hit whose matches all lie past it gets the beginning of
+	// its text.
+	snippetSource = 64 << 10
+	// maxOccurrences caps the places of one term looked at in a text.
+	maxOccurrences = 256
 )
 
-func init() {
-	err := registry.RegisterHighlighter(highlighterName, func(map[string]any, *registry.Cache) (highlight.Highlighter, error) {
-		return simpleHighlighter.NewHighlighter(simpleFragmenter.NewFragmenter(snippetChars), markFormatter{}, "…"), nil
-	})
-	if err != nil {
-		panic(err) // only a second registration of the name, a programming error
-	}
+// snippetTerm is a token to mark: the whole word, or with prefix, any
+// word it begins (a prefix or wildcard query's).
+type snippetTerm struct {
+	text   string
+	prefix bool
 }
 
-// markFormatter formats a fragment with its terms between markStart and
-// markEnd.
-type markFormatter struct{}
-
-func (markFormatter) Format(f *highlight.Fragment, locs highlight.TermLocations) string {
-	var b strings.Builder
-	clean := func(p []byte) {
-		for _, r := range string(p) {
-			if r != markStart && r != markEnd {
-				b.WriteRune(r)
+// queryTerms returns the tokens of q's positive clauses (not those under
+// a NOT) on the text fields, analysed as m analyses each field.
+func queryTerms(q query.Query, m mapping.IndexMapping) []snippetTerm {
+	var out []snippetTerm
+	seen := map[snippetTerm]bool{}
+	add := func(t snippetTerm) {
+		if t.text != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	analyse := func(field, analyzer, text string) {
+		if !textField(field) {
+			return
+		}
+		if analyzer == "" {
+			if field == "" {
+				field = m.DefaultSearchField()
+			}
+			analyzer = m.AnalyzerNameForPath(field)
+		}
+		a := m.AnalyzerNamed(analyzer)
+		if a == nil {
+			add(snippetTerm{text: strings.ToLower(text)})
+			return
+		}
+		for _, tok := range a.Analyze([]byte(text)) {
+			add(snippetTerm{text: string(tok.Term)})
+		}
+	}
+	var walk func(q query.Query)
+	walk = func(q query.Query) {
+		switch q := q.(type) {
+		case *query.BooleanQuery:
+			walk(q.Must)
+			walk(q.Should)
+			walk(q.Filter)
+		case *query.ConjunctionQuery:
+			for _, c := range q.Conjuncts {
+				walk(c)
+			}
+		case *query.DisjunctionQuery:
+			for _, c := range q.Disjuncts {
+				walk(c)
+			}
+		case *query.QueryStringQuery:
+			if p, err := q.Parse(); err == nil {
+				walk(p)
+			}
+		case *query.MatchQuery:
+			analyse(q.FieldVal, q.Analyzer, q.Match)
+		case *query.MatchPhraseQuery:
+			analyse(q.FieldVal, q.Analyzer, q.MatchPhrase)
+		case *query.TermQuery:
+			if textField(q.FieldVal) {
+				add(snippetTerm{text: q.Term})
+			}
+		case *query.PhraseQuery:
+			if textField(q.FieldVal) {
+				for _, t := range q.Terms {
+					add(snippetTerm{text: t})
+				}
+			}
+		case *query.PrefixQuery:
+			if textField(q.FieldVal) {
+				add(snippetTerm{text: q.Prefix, prefix: true})
+			}
+		case *query.WildcardQuery:
+			// The literal text before the first wildcard character.
+			if i := strings.IndexAny(q.Wildcard, "*?"); i > 0 && textField(q.FieldVal) {
+				add(snippetTerm{text: q.Wildcard[:i], prefix: true})
+			}
+		case *query.FuzzyQuery:
+			if textField(q.FieldVal) {
+				add(snippetTerm{text: q.Term})
 			}
 		}
 	}
-	curr := f.Start
-	for _, l := range locs {
-		if l == nil || !l.ArrayPositions.Equals(f.ArrayPositions) || l.Start < curr {
-			continue
-		}
-		if l.End > f.End {
-			break
-		}
-		clean(f.Orig[curr:l.Start])
-		b.WriteRune(markStart)
-		clean(f.Orig[l.Start:l.End])
-		b.WriteRune(markEnd)
-		curr = l.End
-	}
-	clean(f.Orig[curr:f.End])
-	return b.String()
-}
-
-// segments splits a formatted fragment into its segments.
-func segments(s string) []Segment {
-	var out []Segment
-	mark := false
-	start := 0
-	flush := func(end int) {
-		if end > start {
-			out = append(out, Segment{Text: s[start:end], Mark: mark})
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case markStart:
-			flush(i)
-			mark, start = true, i+1
-		case markEnd:
-			flush(i)
-			mark, start = false, i+1
-		}
-	}
-	flush(len(s))
+	walk(q)
 	return out
 }
 
-// snippetSource is how much of a hit's text storedSnippets looks for its
-// snippet in: it indexes the text again for every search page, so the
-// cost of a page stays bounded whatever the pages' lengths. A hit whose
-// matches all lie past it gets the beginning of its text.
-const snippetSource = 64 << 10
+// textField reports whether a query on field searches the text: the
+// default field ("", _all) or one of the indexer's text fields.
+func textField(field string) bool {
+	return field == "" || field == "_all" || slices.Contains(indexer.TextFields(), field)
+}
 
-// snippets returns the snippet of each hit of q, by id: one search of
-// the hits' ids and q, with highlighting. The highlighter needs each hit's
-// text and its terms' positions: when the search index stores them (the
-// text field stored, with term vectors: indexes made before
-// indexer.NewMapping stopped storing the text) the search runs there;
-// otherwise over the hits' texts as the filter's store keeps them (see
-// storedSnippets). A hit whose text has
-// none of the query's terms (a query of NOT only) gets the beginning of
-// its text.
-func (s *Server) snippets(ctx context.Context, q query.Query, hits []collapse.Hit) (map[string][]Segment, error) {
+// span is a marked byte range of a text.
+type span struct{ start, end, term int }
+
+// findTerms returns where terms occur in text, sorted, overlapping and
+// touching ranges merged (so the bigrams of a Chinese word mark it
+// whole); each span keeps the lowest term index it covers.
+func findTerms(text string, terms []snippetTerm) []span {
+	lower := lowerSameLength(text, terms)
+	var spans []span
+	for ti, t := range terms {
+		wordy := isWordRune(firstRune(t.text))
+		found := 0
+		for at := 0; found < maxOccurrences; {
+			i := strings.Index(lower[at:], t.text)
+			if i < 0 {
+				break
+			}
+			start, end := at+i, at+i+len(t.text)
+			at = end
+			if wordy && (wordBefore(lower, start) || (!t.prefix && wordAfter(lower, end))) {
+				continue
+			}
+			if t.prefix {
+				for end < len(lower) {
+					r, w := utf8.DecodeRuneInString(lower[end:])
+					if !isWordRune(r) {
+						break
+					}
+					end += w
+				}
+			}
+			spans = append(spans, span{start, end, ti})
+			found++
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	merged := spans[:0]
+	for _, s := range spans {
+		if n := len(merged); n > 0 && s.start <= merged[n-1].end {
+			merged[n-1].end = max(merged[n-1].end, s.end)
+			merged[n-1].term = min(merged[n-1].term, s.term)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	return merged
+}
+
+// lowerSameLength is text in lower case with its byte offsets kept:
+// ASCII letters folded, and other letters too when a term has a cased
+// letter beyond ASCII (é, ß) and lower-casing keeps the text's length.
+// Han text has no case, so most texts need the cheap loop only.
+func lowerSameLength(text string, terms []snippetTerm) string {
+	for _, t := range terms {
+		for _, r := range t.text {
+			if r >= utf8.RuneSelf && unicode.ToUpper(r) != r {
+				if l := strings.ToLower(text); len(l) == len(text) {
+					return l
+				}
+			}
+		}
+	}
+	b := []byte(text)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+// isWordRune reports whether r belongs to a word that spaces delimit:
+// letters and digits other than Han, kana and Hangul, whose tokens are
+// bigrams found anywhere.
+func isWordRune(r rune) bool {
+	if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+		return false
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func wordBefore(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return i > 0 && isWordRune(r)
+}
+
+func wordAfter(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return i < len(s) && isWordRune(r)
+}
+
+// snippet returns the passage of text that holds the most distinct terms
+// (ties: the most marks, then the first), with its marks; the text's
+// beginning when no term occurs.
+func snippet(text string, terms []snippetTerm) []Segment {
+	spans := findTerms(text, terms)
+	if len(spans) == 0 {
+		if text == "" {
+			return nil
+		}
+		return []Segment{{Text: prefix(text, snippetChars)}}
+	}
+	// Each window starts snippetLead characters before a span and runs
+	// snippetChars characters.
+	best, bestTerms, bestMarks := 0, -1, 0
+	for i, s := range spans {
+		start := back(text, s.start, snippetLead)
+		end := forward(text, start, snippetChars)
+		distinct := map[int]bool{}
+		marks := 0
+		for _, o := range spans[i:] {
+			if o.end > end {
+				break
+			}
+			distinct[o.term] = true
+			marks++
+		}
+		if len(distinct) > bestTerms || (len(distinct) == bestTerms && marks > bestMarks) {
+			best, bestTerms, bestMarks = i, len(distinct), marks
+		}
+	}
+	start := back(text, spans[best].start, snippetLead)
+	end := forward(text, start, snippetChars)
+	var segs []Segment
+	if start > 0 {
+		segs = append(segs, Segment{Text: "…"})
+	}
+	at := start
+	for _, s := range spans[best:] {
+		if s.start >= end {
+			break
+		}
+		if s.start > at {
+			segs = append(segs, Segment{Text: text[at:s.start]})
+		}
+		e := min(s.end, end)
+		segs = append(segs, Segment{Text: text[s.start:e], Mark: true})
+		at = e
+	}
+	if end > at {
+		segs = append(segs, Segment{Text: text[at:end]})
+	}
+	if end < len(text) {
+		segs = append(segs, Segment{Text: "…"})
+	}
+	return trimWords(joinPlain(segs))
+}
+
+// joinPlain merges neighbouring unmarked segments.
+func joinPlain(segs []Segment) []Segment {
+	out := segs[:0]
+	for _, s := range segs {
+		if n := len(out); n > 0 && !s.Mark && !out[n-1].Mark {
+			out[n-1].Text += s.Text
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// back returns the byte offset n characters before i in s (0 at most),
+// moved forward past white space.
+func back(s string, i, n int) int {
+	for ; n > 0 && i > 0; n-- {
+		_, w := utf8.DecodeLastRuneInString(s[:i])
+		i -= w
+	}
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// forward returns the byte offset n characters after i in s (len(s) at
+// most).
+func forward(s string, i, n int) int {
+	for ; n > 0 && i < len(s); n-- {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return i
+}
+
+// snippets returns the snippet of each hit of q, by id, from the texts
+// the filter's store keeps. A hit whose text has none of the query's
+// terms (a query of NOT only) gets the beginning of its text.
+func (s *Server) snippets(q query.Query, hits []collapse.Hit) (map[string][]Segment, error) {
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	if s.snippetMapping != nil {
-		return s.storedSnippets(ctx, q, hits)
-	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), q), len(ids), 0, false)
-	req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
-	req.Highlight.Fields = []string{indexer.FieldText}
-	req.Fields = []string{indexer.FieldText}
-	res, err := s.ix.Bleve().SearchInContext(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("server: snippets: %w", err)
-	}
-	out := make(map[string][]Segment, len(res.Hits))
-	for _, h := range res.Hits {
-		if fr := h.Fragments[indexer.FieldText]; len(fr) > 0 {
-			out[h.ID] = trimWords(segments(fr[0]))
-			continue
-		}
-		if text, ok := h.Fields[indexer.FieldText].(string); ok && text != "" {
-			out[h.ID] = []Segment{{Text: prefix(text, snippetChars)}}
-		}
-	}
-	return out, nil
-}
-
-// storedSnippets is snippets for a search index that does not keep the
-// text or its term vectors: the hits' texts come from the filter's store
-// (the payload /api/doc shows), are indexed in a small index in memory
-// with the search index's analysers, the text stored with its term
-// vectors, and q runs there. It costs more (BenchmarkSnippets: about
-// 20 ms a page of the test pages' hits, against 0.6 ms when the index
-// keeps the text), and looks only at the first snippetSource bytes of each
-// text.
-func (s *Server) storedSnippets(ctx context.Context, q query.Query, hits []collapse.Hit) (map[string][]Segment, error) {
-	mem, err := bleve.NewMemOnly(s.snippetMapping)
-	if err != nil {
-		return nil, fmt.Errorf("server: snippets: %w", err)
-	}
-	defer mem.Close()
-	b := mem.NewBatch()
-	texts := make(map[string]string, len(hits))
-	ids := make([]string, 0, len(hits))
+	terms := queryTerms(q, s.ix.Bleve().Mapping())
+	out := make(map[string][]Segment, len(hits))
 	for _, h := range hits {
 		e, err := s.ix.Doc(h.ID)
 		if err != nil || len(e.Payload) == 0 {
 			continue // removed since the search, or stored by another shard: no snippet
 		}
-		body := map[string]any{}
-		if err := json.Unmarshal(e.Payload, &body); err != nil {
-			return nil, fmt.Errorf("server: snippets: document %q: stored payload: %w", h.ID, err)
-		}
-		text, _ := body[indexer.FieldText].(string)
-		if len(text) > snippetSource {
-			text = strings.ToValidUTF8(text[:snippetSource], "")
-			body[indexer.FieldText] = text
-		}
-		body[indexer.FieldCluster] = e.Cluster
-		if err := b.Index(h.ID, body); err != nil {
-			return nil, fmt.Errorf("server: snippets: %w", err)
-		}
-		texts[h.ID] = text
-		ids = append(ids, h.ID)
-	}
-	if err := mem.Batch(b); err != nil {
-		return nil, fmt.Errorf("server: snippets: %w", err)
-	}
-	out := make(map[string][]Segment, len(ids))
-	if len(ids) > 0 {
-		req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), q), len(ids), 0, false)
-		req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
-		req.Highlight.Fields = []string{indexer.FieldText}
-		res, err := mem.SearchInContext(ctx, req)
+		text, err := payloadText(e.Payload, snippetSource)
 		if err != nil {
-			return nil, fmt.Errorf("server: snippets: %w", err)
+			return nil, fmt.Errorf("server: snippets: document %q: %w", h.ID, err)
 		}
-		for _, h := range res.Hits {
-			if fr := h.Fragments[indexer.FieldText]; len(fr) > 0 {
-				out[h.ID] = trimWords(segments(fr[0]))
-			}
-		}
-	}
-	for id, text := range texts {
-		if _, ok := out[id]; !ok && text != "" {
-			out[id] = []Segment{{Text: prefix(text, snippetChars)}}
+		if segs := snippet(text, terms); segs != nil {
+			out[h.ID] = segs
 		}
 	}
 	return out, nil
-}
-
-// snippetMapping is nil when m (the search index's mapping) stores the
-// text field with its term vectors, which is what the highlighter reads;
-// otherwise m (indexer.NewMapping when m is nil) with the text fields
-// stored and their term vectors kept, for storedSnippets.
-func snippetMapping(m mapping.IndexMapping) (*mapping.IndexMappingImpl, error) {
-	if keepsText(m) {
-		return nil, nil
-	}
-	out := indexer.NewMapping()
-	if m != nil {
-		j, err := json.Marshal(m)
-		if err != nil {
-			return nil, fmt.Errorf("server: the index mapping: %w", err)
-		}
-		out = bleve.NewIndexMapping()
-		if err := json.Unmarshal(j, out); err != nil {
-			return nil, fmt.Errorf("server: the index mapping: %w", err)
-		}
-	}
-	for _, name := range indexer.TextFields() {
-		p := out.DefaultMapping.Properties[name]
-		if p == nil || len(p.Fields) == 0 {
-			f := bleve.NewTextFieldMapping()
-			f.Analyzer = out.DefaultAnalyzer
-			out.DefaultMapping.AddFieldMappingsAt(name, f)
-			continue
-		}
-		for _, f := range p.Fields {
-			f.Store, f.IncludeTermVectors = true, true
-		}
-	}
-	return out, nil
-}
-
-// keepsText reports whether m stores the text field with its term
-// vectors.
-func keepsText(m mapping.IndexMapping) bool {
-	im, ok := m.(*mapping.IndexMappingImpl)
-	if !ok || im.DefaultMapping == nil || len(im.TypeMapping) > 0 {
-		return false
-	}
-	p := im.DefaultMapping.Properties[indexer.FieldText]
-	if p == nil || len(p.Fields) == 0 {
-		return false
-	}
-	for _, f := range p.Fields {
-		if !f.Store || !f.IncludeTermVectors {
-			return false
-		}
-	}
-	return true
 }
 
 // prefix is s cut to at most n characters, with "…" when cut.
@@ -283,10 +372,9 @@ func prefix(s string, n int) string {
 	return s
 }
 
-// trimWords drops the pieces of words a fragment was cut through at
-// either end (the fragmenter counts characters, not words), keeping the
-// "…" that says text was left out. Han text has no spaces and is left
-// as is.
+// trimWords drops the pieces of words a passage was cut through at
+// either end (it is cut by characters, not words), keeping the "…" that
+// says text was left out. Han text has no spaces and is left as is.
 func trimWords(segs []Segment) []Segment {
 	const ellipsis, reach = "…", 16
 	if len(segs) == 0 {
