@@ -8,6 +8,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/bleve-dedup/bleve-dedup/align"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
@@ -328,11 +329,11 @@ func representativeNote(p dedupfilter.Policy, k dedupfilter.Keep) string {
 
 // comparison is the body of /api/compare.
 type comparison struct {
-	A     document  `json:"a"`
-	B     document  `json:"b"`
-	Left  []Passage `json:"left"`
-	Right []Passage `json:"right"`
-	Stats DiffStats `json:"stats"`
+	A     document        `json:"a"`
+	B     document        `json:"b"`
+	Left  []align.Passage `json:"left"`
+	Right []align.Passage `json:"right"`
+	Stats align.Stats     `json:"stats"`
 	// Verdict is the filter's, from the stored signatures; absent when
 	// this process' store has no signature of one of them.
 	Verdict *verdict `json:"verdict,omitempty"`
@@ -356,7 +357,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	left, right, stats := Diff(docs[0].Text, docs[1].Text, s.opts.MaxCompareSentences)
+	left, right, stats := align.Diff(docs[0].Text, docs[1].Text, s.opts.MaxCompareSentences)
 	docs[0].Text, docs[1].Text = "", ""
 	writeJSON(w, http.StatusOK, comparison{A: docs[0], B: docs[1], Left: left, Right: right, Stats: stats, Verdict: v})
 	return nil

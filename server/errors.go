@@ -14,8 +14,4 @@ var (
 	// ErrQueryTooLong is returned, wrapped, by Options.CheckQuery for a
 	// query longer than Options.MaxQueryLen.
 	ErrQueryTooLong = errors.New("query too long")
-
-	// ErrServer is returned, wrapped with the server's message, by a
-	// Client whose request the server answered with an error.
-	ErrServer = errors.New("the server refused")
 )

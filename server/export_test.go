@@ -1,14 +1,8 @@
 package server
 
 import (
-	"hash/maphash"
 	"slices"
 )
-
-// TrimWords exports trimWords to the tests.
-var TrimWords = trimWords
-
-var testSeed = maphash.MakeSeed()
 
 // Routes returns the paths s routes besides the page's files, sorted.
 func Routes(s *Server) []string {

@@ -10,6 +10,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/boolquery"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/snippet"
 )
 
 // Sort orders of /api/search.
@@ -41,11 +42,11 @@ type searchResponse struct {
 // hit is a search hit with its snippet and what the catalog knows of it.
 type hit struct {
 	collapse.Hit
-	Snippet     []Segment `json:"snippet"`
-	Site        string    `json:"site"`
-	Lang        string    `json:"lang"`
-	Date        time.Time `json:"date"`
-	ClusterSize int       `json:"cluster_size"`
+	Snippet     []snippet.Segment `json:"snippet"`
+	Site        string            `json:"site"`
+	Lang        string            `json:"lang"`
+	Date        time.Time         `json:"date"`
+	ClusterSize int               `json:"cluster_size"`
 	// CopyTitle, for a hit without a title, is the title of a folded
 	// copy that has one.
 	CopyTitle string `json:"copy_title,omitempty"`
@@ -139,7 +140,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	}
-	var snips map[string][]Segment
+	var snips map[string][]snippet.Segment
 	if s.opts.Snippets {
 		if snips, err = s.snippets(q, res.Hits); err != nil {
 			return err

@@ -25,7 +25,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 	"github.com/bleve-dedup/bleve-dedup/page"
-	"github.com/bleve-dedup/bleve-dedup/server"
+	"github.com/bleve-dedup/bleve-dedup/remote"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
@@ -533,8 +533,8 @@ func (f *serverFlag) AddFlags(fs *pflag.FlagSet, usage string) {
 
 // client returns a client of the server, with the token in
 // BLEVE_DEDUP_TOKEN (or the file BLEVE_DEDUP_TOKEN_FILE names).
-func (f *serverFlag) client() (*server.Client, error) {
-	c, err := server.NewClient(f.url)
+func (f *serverFlag) client() (*remote.Client, error) {
+	c, err := remote.New(f.url)
 	if err != nil {
 		return nil, fmt.Errorf("--server: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
-	"github.com/bleve-dedup/bleve-dedup/server"
+	"github.com/bleve-dedup/bleve-dedup/remote"
 	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
 
@@ -131,7 +131,7 @@ func (o *dupsCmd) clusters(ctx context.Context) (walk func(func(clusterLine) err
 			return nil, nil, err
 		}
 		return func(fn func(clusterLine) error) error {
-			return c.Clusters(ctx, 2, func(ci server.ClusterInfo) error { return fn(clusterLine{ci.ID, ci.Representative, ci.Members}) })
+			return c.Clusters(ctx, 2, func(ci remote.ClusterInfo) error { return fn(clusterLine{ci.ID, ci.Representative, ci.Members}) })
 		}, func() {}, nil
 	}
 	filter, done, err := o.filter()

@@ -1,9 +1,14 @@
-package server
+// Package remote reads and writes a bleve-dedup index through the JSON
+// API of a running server (package server, bleve-dedup serve): a process
+// other than the one holding the index open (which another cannot open)
+// searches it, lists its clusters and sends it pages.
+package remote
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -15,28 +20,30 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/server"
 )
+
+// ErrServer is returned, wrapped with the server's message, when the
+// server answers a request with an error.
+var ErrServer = errors.New("the server refused")
 
 // maxAnswer bounds the answer of a GET the client reads.
 const maxAnswer = 64 << 20
 
-// Client reads and writes an index through the JSON API of a running
-// Server: a process other than the one holding the index open (which
-// another cannot open) searches it, lists its clusters and sends it
-// pages.
+// Client is the API of one server.
 type Client struct {
 	base *url.URL
 	http *http.Client
-	// Token, when set, goes with every request (Ingest.Token).
+	// Token, when set, goes with every request (server.Ingest.Token).
 	Token string
 }
 
-// NewClient returns a client of the server at base, an http:// or
-// https:// URL.
-func NewClient(base string) (*Client, error) {
+// New returns a client of the server at base, an http:// or https://
+// URL.
+func New(base string) (*Client, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("server: client: %q: want an http:// or https:// URL of a bleve-dedup serve", base)
+		return nil, fmt.Errorf("remote: %q: want an http:// or https:// URL of a bleve-dedup serve", base)
 	}
 	return &Client{base: u, http: &http.Client{Timeout: time.Minute}}, nil
 }
@@ -47,25 +54,25 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, v any) 
 	u.RawQuery = query.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return fmt.Errorf("server: client: %w", err)
+		return fmt.Errorf("remote: %w", err)
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("server: client: %w", err)
+		return fmt.Errorf("remote: %w", err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
-		return fmt.Errorf("server: client: %s: %w", u, err)
+		return fmt.Errorf("remote: %s: %w", u, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return answerError(u.String(), resp.Status, body)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("server: client: %s: %w", u, err)
+		return fmt.Errorf("remote: %s: %w", u, err)
 	}
 	return nil
 }
@@ -75,9 +82,9 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, v any) 
 func answerError(u, status string, body []byte) error {
 	var e struct{ Error string }
 	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		return fmt.Errorf("server: client: %w: %s", ErrServer, e.Error)
+		return fmt.Errorf("remote: %w: %s", ErrServer, e.Error)
 	}
-	return fmt.Errorf("server: client: %s: %w: %s", u, ErrServer, status)
+	return fmt.Errorf("remote: %s: %w: %s", u, ErrServer, status)
 }
 
 // Query is a search a Client asks for, as GET /api/search takes it.
@@ -97,7 +104,7 @@ type ClusterInfo struct {
 	Members        []string `json:"members"`
 }
 
-// Search runs q as collapse.Searcher would on the index itself.
+// Search runs q as collapse.Searcher does on the index itself.
 func (c *Client) Search(ctx context.Context, q Query) (*collapse.Result, error) {
 	var r struct {
 		Total         uint64         `json:"total"`
@@ -138,7 +145,7 @@ func (c *Client) Clusters(ctx context.Context, min int, fn func(ClusterInfo) err
 	}
 }
 
-// Ingest sends pages to the server's /api/ingest (a server with Ingest
+// Ingest sends pages to the server's /api/ingest (a server with server.Options.Ingest
 // set) as JSONL bodies and returns the sum of their summaries. A body stays below the largest the
 // server takes (its GET /api/ingest says), so a large input goes as
 // several requests, one after the other; a page larger than that alone
@@ -146,17 +153,17 @@ func (c *Client) Clusters(ctx context.Context, min int, fn func(ClusterInfo) err
 // only once the server takes it (Expect: 100-continue): while another
 // ingest runs, the request is made again after the server's
 // Retry-After, until ctx is done.
-func (c *Client) Ingest(ctx context.Context, pages iter.Seq2[page.Page, error], onError func(error)) (IngestSummary, error) {
+func (c *Client) Ingest(ctx context.Context, pages iter.Seq2[page.Page, error], onError func(error)) (server.IngestSummary, error) {
 	var status struct {
 		MaxBody int64 `json:"max_body"` // 0 from a server that does not say: no bound
 	}
 	if err := c.get(ctx, "/api/ingest", nil, &status); err != nil {
-		return IngestSummary{}, err
+		return server.IngestSummary{}, err
 	}
 	next, stop := iter.Pull2(pages)
 	defer stop()
 	src := &pageSource{next: next, onError: onError, limit: status.MaxBody}
-	total := IngestSummary{ErrorList: []string{}}
+	total := server.IngestSummary{ErrorList: []string{}}
 	for {
 		sum, err := c.post(ctx, &pageBody{src: src})
 		total.Add(sum)
@@ -167,7 +174,7 @@ func (c *Client) Ingest(ctx context.Context, pages iter.Seq2[page.Page, error], 
 }
 
 // post sends one body of pages and returns the server's summary.
-func (c *Client) post(ctx context.Context, body *pageBody) (IngestSummary, error) {
+func (c *Client) post(ctx context.Context, body *pageBody) (server.IngestSummary, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ExpectContinueTimeout = 10 * time.Second
 	hc := &http.Client{Transport: tr} // no overall time-out: the run lasts as long as the input
@@ -175,7 +182,7 @@ func (c *Client) post(ctx context.Context, body *pageBody) (IngestSummary, error
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, body)
 		if err != nil {
-			return IngestSummary{}, fmt.Errorf("server: client: %w", err)
+			return server.IngestSummary{}, fmt.Errorf("remote: %w", err)
 		}
 		req.Header.Set("Content-Type", "application/x-ndjson")
 		req.Header.Set("Expect", "100-continue")
@@ -185,13 +192,13 @@ func (c *Client) post(ctx context.Context, body *pageBody) (IngestSummary, error
 		resp, err := hc.Do(req)
 		body.Close()
 		if err != nil {
-			return IngestSummary{}, fmt.Errorf("server: client: %w", err)
+			return server.IngestSummary{}, fmt.Errorf("remote: %w", err)
 		}
-		var sum IngestSummary
+		var sum server.IngestSummary
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 		resp.Body.Close()
 		if err != nil {
-			return IngestSummary{}, fmt.Errorf("server: client: %s: %w", u, err)
+			return server.IngestSummary{}, fmt.Errorf("remote: %s: %w", u, err)
 		}
 		if resp.StatusCode == http.StatusTooManyRequests && !body.wasRead() {
 			wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
@@ -200,17 +207,17 @@ func (c *Client) post(ctx context.Context, body *pageBody) (IngestSummary, error
 				body.reopen()
 				continue
 			case <-ctx.Done():
-				return IngestSummary{}, ctx.Err()
+				return server.IngestSummary{}, ctx.Err()
 			}
 		}
 		if json.Unmarshal(data, &sum) != nil || (resp.StatusCode != http.StatusOK && sum.Error == "" && resp.StatusCode != http.StatusRequestEntityTooLarge) {
-			return IngestSummary{}, answerError(u, resp.Status, data)
+			return server.IngestSummary{}, answerError(u, resp.Status, data)
 		}
 		if sum.Error != "" {
-			return sum, fmt.Errorf("server: client: %w: %s", ErrServer, sum.Error)
+			return sum, fmt.Errorf("remote: %w: %s", ErrServer, sum.Error)
 		}
 		if resp.StatusCode == http.StatusRequestEntityTooLarge {
-			return sum, fmt.Errorf("server: client: %w: the input is larger than the server takes in one request (Ingest.MaxBytes); the pages before the limit are indexed", ErrServer)
+			return sum, fmt.Errorf("remote: %w: the input is larger than the server takes in one request (server.Ingest.MaxBytes); the pages before the limit are indexed", ErrServer)
 		}
 		return sum, nil
 	}

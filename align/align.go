@@ -1,4 +1,14 @@
-package server
+// Package align compares two texts word by word (a Han, kana or Hangul
+// character counts as a word), not passage by passage: paragraphs merged
+// or split, lines re-wrapped and punctuation changed leave the words in
+// their order, so a reflowed copy shows as shared. The alignment is a
+// patience diff: word runs (shingles) that occur once in each text
+// anchor it, their longest increasing sequence fixes the order, and the
+// gaps between anchors are aligned again the same way, with shorter
+// shingles, down to a longest common subsequence when a gap is small.
+// Its cost grows with the texts' length and their differences, not with
+// the product of their lengths. The search page's comparison shows it.
+package align
 
 import (
 	"hash/maphash"
@@ -8,17 +18,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 )
-
-// A comparison aligns two texts word by word (a Han, kana or Hangul
-// character counts as a word), not passage by passage: paragraphs merged
-// or split, lines re-wrapped and punctuation changed leave the words in
-// their order, so a reflowed copy shows as shared. The alignment is a
-// patience diff: words runs (shingles) that occur once in each text
-// anchor it, their longest increasing sequence fixes the order, and the
-// gaps between anchors are aligned again the same way, with shorter
-// shingles, down to a longest common subsequence when a gap is small.
-// Its cost grows with the texts' length and their differences, not with
-// the product of their lengths.
 
 // Passage is a sentence of a document's main text in a comparison.
 type Passage struct {
@@ -55,9 +54,9 @@ const (
 // for the passage to count as shared.
 const sharedPassage = 0.8
 
-// DiffStats sums a comparison up: the share of each text's words that
+// Stats sums a comparison up: the share of each text's words that
 // are shared, and of its passages.
-type DiffStats struct {
+type Stats struct {
 	LeftShare           float64 `json:"left_share"`
 	RightShare          float64 `json:"right_share"`
 	LeftPassages        int     `json:"left_passages"`
@@ -76,7 +75,7 @@ type token struct {
 
 // Diff splits the texts a and b (paragraphs separated by newlines) into
 // at most maxSentences sentences each and aligns their words.
-func Diff(a, b string, maxSentences int) (left, right []Passage, stats DiffStats) {
+func Diff(a, b string, maxSentences int) (left, right []Passage, stats Stats) {
 	left, right = sentences(a, maxSentences), sentences(b, maxSentences)
 	seed := maphash.MakeSeed()
 	ta, tb := tokens(left, seed), tokens(right, seed)
@@ -109,7 +108,7 @@ func tokens(ps []Passage, seed maphash.Seed) []token {
 			r, w := utf8.DecodeRuneInString(text[i:])
 			r = fold(r)
 			switch {
-			case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+			case oneCharWord(r):
 				b.Reset()
 				b.WriteRune(r)
 				out = append(out, token{key: maphash.String(seed, b.String()), pass: pi, start: i, end: i + w})
@@ -120,7 +119,7 @@ func tokens(ps []Passage, seed maphash.Seed) []token {
 				for i < len(text) {
 					r, w := utf8.DecodeRuneInString(text[i:])
 					r = fold(r)
-					if !isWordRune(r) {
+					if oneCharWord(r) || !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 						break
 					}
 					b.WriteRune(unicode.ToLower(r))
@@ -133,6 +132,12 @@ func tokens(ps []Passage, seed maphash.Seed) []token {
 		}
 	}
 	return out
+}
+
+// oneCharWord reports whether r is a word by itself: Han, kana and
+// Hangul, which spaces do not delimit.
+func oneCharWord(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // fold maps full-width ASCII to ASCII.

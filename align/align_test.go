@@ -1,13 +1,17 @@
-package server
+package align
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
 )
+
+// testSeed hashes the words of the tests' passages.
+var testSeed = maphash.MakeSeed()
 
 func TestDiff(t *testing.T) {
 	tests := []struct {

@@ -1,4 +1,4 @@
-package server_test
+package remote_test
 
 import (
 	"context"
@@ -13,24 +13,44 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/remote"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
+
+// ingestServer is a server over a new index that takes pages with the
+// token.
+func ingestServer(t *testing.T, token string) (*server.Server, *indexer.Index) {
+	t.Helper()
+	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := server.DefaultOptions()
+	o.Ingest = server.DefaultIngest(ix)
+	o.Ingest.Token = token
+	srv, err := server.New(ix, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close(); ix.Close() })
+	return srv, ix
+}
 
 // TestClient: pages sent through a Client are decided as the server's
 // index decides them; its clusters and searches are the index's own; a
 // refusal is ErrServer with the server's message.
 func TestClient(t *testing.T) {
 	const token = "0123456789abcdef0123456789abcdef"
-	srv, ix := ingestServer(t, func(in *server.Ingest) { in.Token = token })
+	srv, ix := ingestServer(t, token)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	ctx := context.Background()
-	c, err := server.NewClient(ts.URL)
+	c, err := remote.New(ts.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pages := page.Read([]string{testindex.PagesDir(t)}, page.DefaultOptions())
-	if _, err := c.Ingest(ctx, pages, func(err error) { t.Error(err) }); !errors.Is(err, server.ErrServer) {
+	if _, err := c.Ingest(ctx, pages, func(err error) { t.Error(err) }); !errors.Is(err, remote.ErrServer) {
 		t.Fatalf("ingest without the token: %v, want ErrServer", err)
 	}
 	c.Token = token
@@ -39,27 +59,27 @@ func TestClient(t *testing.T) {
 		t.Fatalf("ingest: %+v, %v; want 15 read, 9 indexed, 6 duplicates", sum, err)
 	}
 
-	var got, want []server.ClusterInfo
-	if err := c.Clusters(ctx, 2, func(ci server.ClusterInfo) error { got = append(got, ci); return nil }); err != nil {
+	var got, want []remote.ClusterInfo
+	if err := c.Clusters(ctx, 2, func(ci remote.ClusterInfo) error { got = append(got, ci); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	err = ix.Filter().Clusters(func(cl dedupfilter.Cluster) error {
 		if len(cl.Members) >= 2 {
-			want = append(want, server.ClusterInfo{ID: cl.ID, Representative: cl.Representative, Members: cl.Members})
+			want = append(want, remote.ClusterInfo{ID: cl.ID, Representative: cl.Representative, Members: cl.Members})
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.EqualFunc(got, want, func(a, b server.ClusterInfo) bool {
+	if !slices.EqualFunc(got, want, func(a, b remote.ClusterInfo) bool {
 		return a.ID == b.ID && a.Representative == b.Representative && slices.Equal(a.Members, b.Members)
 	}) || len(got) == 0 {
 		t.Errorf("clusters through the client:\n%v\nwant the index's:\n%v", got, want)
 	}
 
 	for _, uncollapsed := range []bool{false, true} {
-		res, err := c.Search(ctx, server.Query{Q: "library", Size: 10, Uncollapsed: uncollapsed})
+		res, err := c.Search(ctx, remote.Query{Q: "library", Size: 10, Uncollapsed: uncollapsed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +96,7 @@ func TestClient(t *testing.T) {
 		}
 	}
 
-	if _, err := server.NewClient("ftp://example.com"); err == nil {
+	if _, err := remote.New("ftp://example.com"); err == nil {
 		t.Error("NewClient took an ftp URL")
 	}
 }
