@@ -58,3 +58,17 @@ func ExampleBands() {
 	// Output:
 	// 32 <nil>
 }
+
+// CharIndex names the dimensions of Features.CharFreq: GB2312's
+// characters in its order, then the Latin letters.
+func ExampleCharIndex() {
+	for _, r := range "啊中Bz!" {
+		fmt.Printf("%q %d\n", r, analyzer.CharIndex(r))
+	}
+	// Output:
+	// '啊' 0
+	// '中' 3619
+	// 'B' 6764
+	// 'z' 6788
+	// '!' -1
+}

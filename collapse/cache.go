@@ -138,7 +138,12 @@ func (sn *snapshotClusters) cluster(id index.IndexInternalID, seed maphash.Seed)
 	if o := sc.ords[n-sn.offsets[i]]; o > 0 {
 		return sc.hashes[o-1], sc.keys[o-1]
 	}
+	return docKey(n, seed), ""
+}
+
+// docKey is the hash of the document numbered n as a group of its own.
+func docKey(n uint64, seed maphash.Seed) uint64 {
 	var b [9]byte // a prefix no cluster id's hash input has
 	binary.BigEndian.PutUint64(b[1:], n)
-	return maphash.Bytes(seed, b[:]), ""
+	return maphash.Bytes(seed, b[:])
 }

@@ -37,6 +37,11 @@ type collapser struct {
 	total    uint64
 	maxScore float64
 
+	// visit is Request.Visit; each: every document is a group of its own
+	// (collapsing off).
+	visit func(*Match) bool
+	each  bool
+
 	cache  *clusterCache
 	reader index.IndexReader
 	snap   *snapshotClusters
@@ -62,6 +67,22 @@ func (c *collapser) handler(sctx *search.SearchContext) (search.DocumentMatchHan
 func (c *collapser) counting() bool { return c.exact && (c.bound < 0 || len(c.seen) <= c.bound) }
 
 func (c *collapser) collect(d *search.DocumentMatch) error {
+	var key uint64
+	var cluster string
+	looked := false
+	if c.visit != nil {
+		id, err := c.reader.ExternalID(d.IndexInternalID)
+		if err != nil {
+			return err
+		}
+		key, cluster = c.key(d)
+		looked = true
+		m := Match{ID: id, Cluster: cluster, Score: d.Score}
+		if !c.visit(&m) {
+			return nil
+		}
+		d.ID, d.Score = id, m.Score
+	}
 	c.total++
 	c.maxScore = max(c.maxScore, d.Score)
 	full := len(c.heap) == c.k
@@ -69,7 +90,9 @@ func (c *collapser) collect(d *search.DocumentMatch) error {
 	if !competitive && !c.counting() {
 		return nil
 	}
-	key, cluster := c.snap.cluster(d.IndexInternalID, c.cache.seed)
+	if !looked {
+		key, cluster = c.key(d)
+	}
 	if c.counting() {
 		if _, ok := c.seen[key]; !ok {
 			if c.bound >= 0 && len(c.seen) == c.bound {
@@ -125,6 +148,15 @@ func (c *collapser) collect(d *search.DocumentMatch) error {
 	g.score, g.id = d.Score, id
 	heap.Fix((*groupHeap)(c), g.pos)
 	return nil
+}
+
+// key returns the hash d is grouped by, and its cluster id.
+func (c *collapser) key(d *search.DocumentMatch) (uint64, string) {
+	key, cluster := c.snap.cluster(d.IndexInternalID, c.cache.seed)
+	if c.each {
+		key = docKey(d.IndexInternalID.Value(), c.cache.seed)
+	}
+	return key, cluster
 }
 
 // finish makes the page of hits from the top k clusters, with their

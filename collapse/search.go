@@ -52,6 +52,24 @@ type Request struct {
 	// MaxMembers caps Hit.Members (Hit.Folded still counts them all); 0
 	// means DefaultMaxMembers, negative lists none.
 	MaxMembers int
+	// Visit, when set, sees every matching document before it is counted
+	// or ranked: it may change m.Score, to rank by something other than
+	// relevance (a date, say: clusters then rank by their best member's
+	// new score, and that member stands for the cluster), and returns
+	// false to leave the document out (not counted in Total or Clusters,
+	// not ranked). Facets and filters on what the index does not hold
+	// are made this way. It costs a stored-id read a match; Collapse off
+	// then uses this package's collector too, in the same order as
+	// without. An alias of shards calls it from each shard's goroutine
+	// at once, so it must be safe for concurrent use.
+	Visit func(m *Match) bool
+}
+
+// Match is a matching document as Request.Visit sees it.
+type Match struct {
+	ID      string
+	Cluster string // "" for a document written around the filter
+	Score   float64
 }
 
 // Hit is one search result: with collapsing, the best-scoring indexed
@@ -190,7 +208,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 	start := time.Now()
 	var res *Result
 	var err error
-	if req.Collapse {
+	if req.Collapse || req.Visit != nil {
 		res, err = s.collapsed(ctx, req)
 	} else {
 		res, err = s.plain(ctx, req)
@@ -240,7 +258,7 @@ func (s *Searcher) collapsed(ctx context.Context, req Request) (*Result, error) 
 	var shards []*collapser
 	handler := func(sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
 		c := &collapser{k: req.From + req.Size, from: req.From, load: !sharded, fields: s.fields, bound: req.ClusterBound, exact: true,
-			groups: map[uint64]*group{}, seen: map[uint64]struct{}{}, cache: s.clusters}
+			groups: map[uint64]*group{}, seen: map[uint64]struct{}{}, cache: s.clusters, visit: req.Visit, each: !req.Collapse}
 		if sharded {
 			c.from = 0
 		}
@@ -267,6 +285,10 @@ func (s *Searcher) collapsed(ctx context.Context, req Request) (*Result, error) 
 			return nil, err
 		}
 	}
+	if !req.Collapse { // every document a hit of its own, as plain's
+		res.Clusters, res.ClustersExact = 0, false
+		return res, nil
+	}
 	if err := s.fold(res.Hits, req.MaxMembers); err != nil {
 		return nil, err
 	}
@@ -288,7 +310,7 @@ func (s *Searcher) merge(ctx context.Context, shards []*collapser, req Request) 
 		}
 		for _, h := range c.page {
 			key := h.Cluster
-			if key == "" { // a document without a cluster is one of its own
+			if key == "" || !req.Collapse { // a document without a cluster is one of its own
 				key = fmt.Sprintf("\x00%d\x00%s", i, h.ID)
 			}
 			if b, ok := best[key]; !ok || h.Score > b.Score || (h.Score == b.Score && h.ID < b.ID) {

@@ -482,3 +482,94 @@ func TestSearchCollapsedAfterWrites(t *testing.T) {
 	}
 	<-done
 }
+
+// TestSearchVisit: a Visit that leaves documents out and ranks by another
+// score gives the pages the reference gives over the documents kept, with
+// the new scores, collapsed or not, and sees every match once.
+func TestSearchVisit(t *testing.T) {
+	ix := synthIndex(t, 300, 11)
+	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	q := bleve.NewMatchAllQuery()
+	// keep: ids whose last digit is even; the new score: the id's number
+	// modulo 7 (many ties, broken by id).
+	keep := func(id string) bool { return (id[len(id)-1]-'0')%2 == 0 }
+	score := func(id string) float64 {
+		n := 0
+		for _, r := range id[1:] {
+			n = n*10 + int(r-'0')
+		}
+		return float64(n % 7)
+	}
+	req := bleve.NewSearchRequestOptions(q, 1<<20, 0, false)
+	req.Fields = []string{indexer.FieldCluster}
+	all, err := ix.Search(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []collapse.Hit
+	for _, h := range all.Hits {
+		if keep(h.ID) {
+			kept = append(kept, collapse.Hit{ID: h.ID, Score: score(h.ID), Cluster: h.Fields[indexer.FieldCluster].(string)})
+		}
+	}
+	slices.SortFunc(kept, func(a, b collapse.Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	var wantCollapsed []collapse.Hit
+	seen := map[string]bool{}
+	for _, h := range kept {
+		if !seen[h.Cluster] {
+			seen[h.Cluster] = true
+			wantCollapsed = append(wantCollapsed, h)
+		}
+	}
+	for _, fold := range []bool{true, false} {
+		want := kept
+		if fold {
+			want = wantCollapsed
+		}
+		visited := 0
+		visit := func(m *collapse.Match) bool {
+			visited++
+			if m.Cluster == "" {
+				t.Errorf("%s: no cluster", m.ID)
+			}
+			m.Score = score(m.ID)
+			return keep(m.ID)
+		}
+		var got []collapse.Hit
+		var total uint64
+		for from := 0; from < len(want)+7; from += 7 {
+			res, err := searcher.Search(context.Background(), collapse.Request{Query: q, From: from, Size: 7, Collapse: fold, Visit: visit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, total = append(got, res.Hits...), res.Total
+			if fold && res.Clusters != len(wantCollapsed) {
+				t.Errorf("collapse %v: clusters %d, want %d", fold, res.Clusters, len(wantCollapsed))
+			}
+		}
+		if visited != 300*((len(want)+7+6)/7) {
+			t.Errorf("collapse %v: visited %d matches, want 300 a page", fold, visited)
+		}
+		if total != uint64(len(kept)) {
+			t.Errorf("collapse %v: total %d, want %d", fold, total, len(kept))
+		}
+		gotIDs, wantIDs := ids(got), ids(want)
+		if !slices.Equal(gotIDs, wantIDs) {
+			t.Errorf("collapse %v: pages concatenated\n got %v\nwant %v", fold, gotIDs, wantIDs)
+		}
+		for i := range min(len(got), len(want)) {
+			if got[i].Score != want[i].Score {
+				t.Errorf("collapse %v: hit %d score %v, want %v", fold, i, got[i].Score, want[i].Score)
+				break
+			}
+		}
+	}
+}

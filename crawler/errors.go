@@ -4,26 +4,31 @@ import (
 	"errors"
 
 	"github.com/bleve-dedup/bleve-dedup/canon"
+	"github.com/bleve-dedup/bleve-dedup/internal/errs"
+	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
 // Sentinel errors; test with errors.Is. The per-page ones appear in
 // Record.Error and are counted, they do not stop a crawl.
 var (
 	// ErrInvalidOptions reports an Options field out of range.
-	ErrInvalidOptions = errors.New("invalid options")
+	ErrInvalidOptions = errs.InvalidOptions
 	// ErrBadURL reports a URL that cannot be crawled (unparsable, not
 	// http(s), no host). It is canon.ErrBadURL, which canonicalisation
 	// returns.
 	ErrBadURL = canon.ErrBadURL
-	// ErrNotHTML reports a response whose Content-Type is not HTML.
-	ErrNotHTML = errors.New("not html")
-	// ErrTooLarge reports a response larger than Options.MaxBytes.
-	ErrTooLarge = errors.New("response too large")
+	// ErrNotHTML reports a response whose Content-Type is not HTML. It
+	// is page.ErrNotHTML, which a WARC record of one gives when read.
+	ErrNotHTML = page.ErrNotHTML
+	// ErrTooLarge reports a response larger than Options.MaxBytes. It is
+	// page.ErrTooLarge.
+	ErrTooLarge = page.ErrTooLarge
 	// ErrTooManyRedirects reports a redirect chain longer than
 	// Options.MaxRedirects, or one that loops.
 	ErrTooManyRedirects = errors.New("too many redirects")
-	// ErrHTTPStatus reports a non-2xx final status.
-	ErrHTTPStatus = errors.New("http status")
+	// ErrHTTPStatus reports a non-2xx final status. It is
+	// page.ErrHTTPStatus.
+	ErrHTTPStatus = page.ErrHTTPStatus
 	// ErrOffSite reports a redirect to a host outside Options.AllowedHosts
 	// or to a URL robots.txt disallows.
 	ErrOffSite = errors.New("redirect off site")

@@ -1,6 +1,10 @@
 package extract
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/errs"
+)
 
 // Sentinel errors; test with errors.Is.
 var (
@@ -9,5 +13,5 @@ var (
 	// Content.Title may still be set.
 	ErrNoContent = errors.New("no main content")
 	// ErrInvalidOptions reports an Options field out of range.
-	ErrInvalidOptions = errors.New("invalid options")
+	ErrInvalidOptions = errs.InvalidOptions
 )

@@ -1,11 +1,15 @@
 package relevance
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/errs"
+)
 
 // Sentinel errors; test with errors.Is.
 var (
 	// ErrInvalidOptions reports an Options or LinkOptions field out of range.
-	ErrInvalidOptions = errors.New("invalid options")
+	ErrInvalidOptions = errs.InvalidOptions
 	// ErrNoKeywords reports a profile whose keywords yield no terms.
 	ErrNoKeywords = errors.New("profile has no keywords")
 	// ErrBadWeight reports a keyword weight that is negative, NaN or infinite.

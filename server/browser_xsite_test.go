@@ -54,7 +54,7 @@ func (w *statusWriter) WriteHeader(code int) {
 // attackPage is a page of another site (another loopback port) that tries
 // to write into the index at target as pages could before: a text/plain
 // form post, a no-cors fetch, a JSONL fetch (which needs the server's
-// consent, asked first), and a read of the search API.
+// consent in a CORS preflight), and a read of the search API.
 const attackPage = `<!doctype html><html><head><title>cute cats</title></head><body>
 <form id="f" method="POST" action="%[1]s/api/ingest?format=jsonl" enctype="text/plain" target="sink">
 <input name='{"id":"form","text":"injected by a form' value='"}'>

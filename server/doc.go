@@ -10,20 +10,35 @@
 // "found".
 //
 //	/api/search?q=QUERY[&syntax=boolean|querystring][&collapse=true][&from=0][&size=10]
+//	    [&sort=relevance|newest|oldest][&facets=true][&site=H][&lang=L][&cluster_size=B][&date=YYYY-MM]
 //	    one hit per duplicate cluster (collapse.Searcher), with the
-//	    folded members; from and size count clusters
-//	/api/doc?id=ID          a stored document with its main text
+//	    folded members; from and size count clusters; facets counted over
+//	    clusters and over documents; site, lang, cluster_size and date
+//	    narrow the search (values of one facet OR-ed, facets AND-ed)
+//	/api/overview           the index at a glance
+//	/api/doc?id=ID          a stored document with its main text and its
+//	    nearest copies
 //	/api/clusters[?min=2][&from=0][&size=100]
 //	    the clusters of at least min members, in creation order
-//	/api/cluster?id=CLUSTER (or ?doc=ID)  a cluster's members
-//	/api/compare?a=ID&b=ID  two documents' text as sentences, each marked
-//	    shared with the other document or not (see Diff)
+//	/api/cluster?id=CLUSTER (or ?doc=ID)  a cluster's members with the
+//	    filter's evidence against the representative
+//	/api/compare?a=ID&b=ID  two documents' text aligned word by word (see
+//	    Diff), with the filter's verdict
 //	/api/ingest             with Options.Ingest: GET the progress of the
 //	    ingest running, POST a JSONL or WARC body of pages to index
+//	/api/openapi.json       the API in OpenAPI 3.1
 //
-// The page (/, /app.js, /style.css) searches, unfolds the "N similar
-// pages" of a hit and shows two members of a cluster side by side, shared
-// passages green and differing ones red.
+// /healthz answers while the process runs, /readyz when the index
+// answers a search and the store a read; /metrics serves Prometheus
+// metrics; Options.Logger gets a line a request with its id
+// (X-Request-Id). Facets, sorting by date and the overview read a
+// catalog of the store that a request starts walking in the background;
+// Close stops it.
+//
+// The page (/, /app.js, /style.css) shows the overview, searches with
+// facets, sort and page numbers, shows a cluster's and a document's page,
+// and compares two members of a cluster word by word, all of it kept in
+// the URL. docs/server.md describes it.
 //
 // # Safety
 //

@@ -1,10 +1,17 @@
 package server
 
-import "errors"
+import (
+	"errors"
 
-// ErrInvalidOptions is returned, wrapped, by New for Options out of range.
-var ErrInvalidOptions = errors.New("invalid options")
+	"github.com/bleve-dedup/bleve-dedup/internal/errs"
+)
 
-// ErrQueryTooLong is returned, wrapped, by Options.CheckQuery for a query
-// longer than Options.MaxQueryLen.
-var ErrQueryTooLong = errors.New("query too long")
+var (
+	// ErrInvalidOptions is returned, wrapped, by New for Options out of
+	// range.
+	ErrInvalidOptions = errs.InvalidOptions
+
+	// ErrQueryTooLong is returned, wrapped, by Options.CheckQuery for a
+	// query longer than Options.MaxQueryLen.
+	ErrQueryTooLong = errors.New("query too long")
+)

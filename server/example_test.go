@@ -33,6 +33,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
+	defer s.Close() // before ix.Close: it stops the server's work in the background
 	// In a program: ln, err := net.Listen("tcp", "127.0.0.1:8080"), then
 	// s.Serve(ctx, ln) until ctx is done.
 	ts := httptest.NewServer(s)

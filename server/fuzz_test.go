@@ -75,6 +75,7 @@ func FuzzIngestBody(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	f.Cleanup(s.Close)
 	f.Fuzz(func(t *testing.T, body []byte, warc, enc bool) {
 		req := localRequest("POST", "/api/ingest", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/x-ndjson")

@@ -282,7 +282,11 @@ func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error
 	var sum IngestSummary
 	status := http.StatusOK
 	run := in.Run
-	run.Progress = func(st indexer.Stats) { s.progress.update(st, false) }
+	run.Progress = func(st indexer.Stats) {
+		s.progress.update(st, false)
+		s.metrics.countIngest(st.Read, st.Indexed, st.Duplicates, st.Errors)
+		s.changed()
+	}
 	run.OnError = func(err error) { // called on this goroutine
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			status = http.StatusRequestEntityTooLarge
@@ -293,6 +297,8 @@ func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error
 	}
 	st, err := in.Index.IndexPages(ctx, pages, run)
 	s.progress.update(st, true)
+	s.metrics.countIngest(st.Read, st.Indexed, st.Duplicates, st.Errors)
+	s.changed()
 	sum.Read, sum.Indexed, sum.Duplicates = st.Read, st.Indexed, st.Duplicates
 	sum.Unchanged, sum.Updated, sum.Truncated, sum.NotHTML, sum.BadStatus = st.Unchanged, st.Updated, st.Truncated, st.NotHTML, st.BadStatus
 	sum.Errors, sum.ElapsedMS = st.Errors, st.Elapsed.Milliseconds()

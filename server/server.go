@@ -7,21 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/bleve-dedup/bleve-dedup/boolquery"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 )
 
@@ -49,8 +46,10 @@ type Options struct {
 	// cap). A search past it gets 400.
 	MaxQueryLen   int
 	MaxQueryTerms int
-	// MaxCompareSentences caps the sentences compared per document
-	// (default 400): the comparison table grows with the square.
+	// MaxCompareSentences caps the sentences compared and shown per
+	// document (default 2000, about 100 KB of text): the alignment's cost
+	// grows with the texts' length and differences (see Diff), the
+	// answer and the page with the length.
 	MaxCompareSentences int
 	// MaxClusterMembers caps the members /api/cluster lists (default
 	// 200), each a store read.
@@ -74,12 +73,16 @@ type Options struct {
 	// ShutdownTimeout bounds Serve's graceful stop (default 5s).
 	ShutdownTimeout time.Duration
 	// Snippets gives every search hit a passage of its text with the
-	// query's terms marked (default true), at the cost of a second search
-	// restricted to the page's hits (BenchmarkSnippets). A search index
-	// that does not store the text with its term vectors (a mapping other
-	// than indexer.NewMapping's) still gets them, from the texts the
-	// filter's store keeps, at a higher cost.
+	// query's terms marked (default true), from the texts the filter's
+	// store keeps: a store read a hit (BenchmarkSnippets).
 	Snippets bool
+	// Logger, when set, gets a line for every request answered (its id,
+	// method, path, status, size, time and query) and the errors behind
+	// 5xx answers.
+	Logger *slog.Logger
+	// Dirs are the index directories, when the caller knows them: the
+	// metrics then report the bytes of their bleve indexes and stores.
+	Dirs []string
 	// Ingest, when set, takes pages on POST /api/ingest; nil (the
 	// default) leaves the server read-only.
 	Ingest *Ingest
@@ -93,7 +96,7 @@ func DefaultOptions() Options {
 		MaxQueryBytes:       4096,
 		MaxQueryLen:         1024,
 		MaxQueryTerms:       1024,
-		MaxCompareSentences: 400,
+		MaxCompareSentences: 2000,
 		MaxHeaderBytes:      16 << 10,
 		MaxClusterMembers:   200,
 		ShutdownTimeout:     5 * time.Second,
@@ -140,11 +143,15 @@ type Server struct {
 	searcher *collapse.Searcher
 	opts     Options
 	mux      *http.ServeMux
-	// snippetMapping is the mapping storedSnippets indexes the hits'
-	// texts with; nil when the search index keeps the text itself.
-	snippetMapping *mapping.IndexMappingImpl
-	allowedHosts   []hostPattern
-	crossOrigin    *http.CrossOriginProtection
+	metrics  *metrics
+	// cat is the catalog facets and the overview read; gen counts the
+	// changes this server made to the index (ingests), which make it
+	// stale; lastChange is the time of the latest.
+	cat          catalogs
+	gen          atomic.Uint64
+	lastChange   atomic.Int64
+	allowedHosts []hostPattern
+	crossOrigin  *http.CrossOriginProtection
 	// ingesting is held by the one ingest that may run.
 	ingesting sync.Mutex
 	progress  ingestProgress
@@ -173,11 +180,8 @@ func New(ix Index, opts Options) (*Server, error) {
 	}
 	s := &Server{ix: ix, searcher: collapse.New(ix.Bleve(), ix.Filter()), opts: opts, mux: http.NewServeMux(),
 		allowedHosts: hosts, crossOrigin: crossOrigin}
-	if opts.Snippets {
-		if s.snippetMapping, err = snippetMapping(ix.Bleve().Mapping()); err != nil {
-			return nil, err
-		}
-	}
+	s.cat.stop, s.cat.cancel = context.WithCancel(context.Background())
+	s.metrics = s.newMetrics()
 	sub, _ := fs.Sub(static, "static") // cannot fail: the directory is embedded
 	files := http.FileServerFS(sub)
 	s.mux.Handle("/", get(func(w http.ResponseWriter, r *http.Request) error {
@@ -187,13 +191,28 @@ func New(ix Index, opts Options) (*Server, error) {
 		files.ServeHTTP(w, r)
 		return nil
 	}))
-	s.mux.Handle("/api/search", get(s.search))
-	s.mux.Handle("/api/doc", get(s.doc))
-	s.mux.Handle("/api/clusters", get(s.clusters))
-	s.mux.Handle("/api/cluster", get(s.cluster))
-	s.mux.Handle("/api/compare", get(s.compare))
-	s.mux.Handle("/api/ingest", handler(s.ingest))
+	for path, h := range s.routes() {
+		s.mux.Handle(path, h)
+	}
 	return s, nil
+}
+
+// routes are the endpoints besides the page's files; those under /api/
+// are described in openapi.json.
+func (s *Server) routes() map[string]http.Handler {
+	return map[string]http.Handler{
+		"/api/search":       get(s.search),
+		"/api/doc":          get(s.doc),
+		"/api/clusters":     get(s.clusters),
+		"/api/cluster":      get(s.cluster),
+		"/api/compare":      get(s.compare),
+		"/api/overview":     get(s.overview),
+		"/api/openapi.json": get(serveOpenAPI),
+		"/api/ingest":       handler(s.ingest),
+		"/healthz":          get(s.healthz),
+		"/readyz":           get(s.readyz),
+		"/metrics":          get(func(w http.ResponseWriter, r *http.Request) error { s.metricsHandler().ServeHTTP(w, r); return nil }),
+	}
 }
 
 // Serve answers on ln until ctx is done, then stops gracefully: a running
@@ -202,11 +221,13 @@ func New(ix Index, opts Options) (*Server, error) {
 // cancelled; requests that come meanwhile get 503 with Retry-After; then
 // it takes no more connections. It returns nil once no request runs, or
 // an error after ShutdownTimeout; either way no request reads the index
-// any more, and the caller may close it.
+// any more, nor does the Server in the background (Serve calls Close),
+// and the caller may close it.
 //
 // Every answer carries the security headers, net/http's own (a malformed
 // request's 400, 431 past its header limit) included.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	defer s.Close()
 	base, cut := context.WithCancel(context.WithoutCancel(ctx))
 	defer cut()
 	hs := &http.Server{
@@ -270,14 +291,23 @@ func headerBytes(r *http.Request) int {
 
 // ServeHTTP sets the security headers, checks r against the limits and
 // the cross-site checks every request passes, and routes it.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	s.running.Add(1)
 	defer s.running.Add(-1)
+	start := time.Now()
+	s.metrics.inFlight.Inc()
+	defer s.metrics.inFlight.Dec()
+	w := &statusWriter{ResponseWriter: rw}
+	info := &requestInfo{id: requestID(r)}
+	r = r.WithContext(context.WithValue(r.Context(), requestInfoKey, info))
+	defer func() { s.observe(r, w, info, start) }()
 	h := w.Header()
 	for _, kv := range securityHeaders {
 		h.Set(kv[0], kv[1])
 	}
+	h.Set("X-Request-Id", info.id)
 	if err := s.admit(w, r); err != nil {
+		info.err = err.Error()
 		writeError(w, err)
 		return
 	}
@@ -356,6 +386,9 @@ func handler(h func(http.ResponseWriter, *http.Request) error) http.Handler {
 			err = errStopping(w)
 		}
 		if err != nil {
+			if info, ok := r.Context().Value(requestInfoKey).(*requestInfo); ok {
+				info.err = err.Error()
+			}
 			writeError(w, err)
 		}
 	})
@@ -404,299 +437,8 @@ func stringParam(r *http.Request, name string) (string, error) {
 	return v, nil
 }
 
-// searchResponse is the body of /api/search.
-type searchResponse struct {
-	Query         string  `json:"query"`
-	Syntax        string  `json:"syntax"`
-	Collapse      bool    `json:"collapse"`
-	From          int     `json:"from"`
-	Size          int     `json:"size"`
-	Total         uint64  `json:"total"`
-	Clusters      int     `json:"clusters"`
-	ClustersExact bool    `json:"clusters_exact"`
-	TookMS        float64 `json:"took_ms"`
-	Hits          []hit   `json:"hits"`
-}
-
-// hit is a search hit with its snippet.
-type hit struct {
-	collapse.Hit
-	Snippet []Segment `json:"snippet"`
-}
-
-// search serves GET /api/search?q=QUERY[&syntax=boolean|querystring]
-// [&collapse=true][&from=0][&size=10].
-func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
-	qs, err := stringParam(r, "q")
-	if err != nil {
-		return err
-	}
-	p := r.URL.Query()
-	syntax := boolquery.Boolean
-	if v := p.Get("syntax"); v != "" {
-		if syntax, err = boolquery.ParseSyntax(v); err != nil {
-			return badRequest("parameter syntax: want boolean or querystring, got %q", v)
-		}
-	}
-	fold := true
-	if v := p.Get("collapse"); v != "" {
-		if fold, err = strconv.ParseBool(v); err != nil {
-			return badRequest("parameter collapse: want true or false, got %q", v)
-		}
-	}
-	size, err := intParam(r, "size", collapse.DefaultSize, 1, s.opts.MaxPageSize)
-	if err != nil {
-		return err
-	}
-	from, err := intParam(r, "from", 0, 0, collapse.MaxWindow-size)
-	if err != nil {
-		return err
-	}
-	bounded, err := s.opts.CheckQuery(r.Context(), qs)
-	if err != nil {
-		return badRequest("parameter q: %d bytes, longer than %d", len(qs), s.opts.MaxQueryLen)
-	}
-	q, err := boolquery.Query(qs, boolquery.Options{Fields: indexer.TextFields(), Syntax: syntax})
-	if err != nil {
-		he := &httpError{status: http.StatusBadRequest, msg: err.Error()}
-		if se, ok := errors.AsType[*boolquery.SyntaxError](err); ok {
-			he.extra = map[string]any{"pos": se.Pos, "expected": se.Expected, "found": se.Found}
-		}
-		return he
-	}
-	ctx, cancel := context.WithTimeout(bounded, s.opts.SearchTimeout)
-	defer cancel()
-	start := time.Now()
-	res, err := s.searcher.Search(ctx, collapse.Request{Query: q, From: from, Size: size, Collapse: fold})
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
-	case tooManyTerms(err):
-		return badRequest("query opens more than %d term searchers: use fewer terms, or wildcards that match fewer words", s.opts.MaxQueryTerms)
-	case err != nil:
-		return err
-	}
-	var snips map[string][]Segment
-	if s.opts.Snippets {
-		snips, err = s.snippets(ctx, q, res.Hits)
-		if errors.Is(err, context.DeadlineExceeded) {
-			return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	hits := make([]hit, len(res.Hits))
-	for i, h := range res.Hits {
-		hits[i] = hit{Hit: h, Snippet: snips[h.ID]}
-	}
-	writeJSON(w, http.StatusOK, searchResponse{
-		Query: qs, Syntax: syntax.String(), Collapse: fold, From: from, Size: size,
-		Total: res.Total, Clusters: res.Clusters, ClustersExact: res.ClustersExact,
-		TookMS: float64(time.Since(start).Microseconds()) / 1000, Hits: hits,
-	})
-	return nil
-}
-
 // tooManyTerms reports whether err is bleve's for a search past
 // MaxTermSearchersKey, which has no sentinel.
 func tooManyTerms(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "TooManyTermSearchers")
-}
-
-// document is the body of /api/doc: a stored document with its text.
-type document struct {
-	ID      string `json:"id"`
-	URL     string `json:"url"`
-	Title   string `json:"title"`
-	Cluster string `json:"cluster"`
-	Indexed bool   `json:"indexed"`
-	Text    string `json:"text,omitempty"`
-}
-
-// loadDoc reads id from the dedup store, text from its payload.
-func (s *Server) loadDoc(id string) (document, error) {
-	e, err := s.ix.Doc(id)
-	if errors.Is(err, dedupfilter.ErrNotFound) {
-		return document{}, &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no document %q", id)}
-	}
-	if err != nil {
-		return document{}, err
-	}
-	d := document{ID: id, URL: e.URL, Title: e.Title, Cluster: e.Cluster, Indexed: e.Indexed}
-	var body struct {
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(e.Payload, &body); err != nil {
-		return document{}, fmt.Errorf("document %q: stored payload: %w", id, err)
-	}
-	d.Text = body.Text
-	return d, nil
-}
-
-// doc serves GET /api/doc?id=ID.
-func (s *Server) doc(w http.ResponseWriter, r *http.Request) error {
-	id, err := stringParam(r, "id")
-	if err != nil {
-		return err
-	}
-	d, err := s.loadDoc(id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, d)
-	return nil
-}
-
-// clusterSummary is a cluster in /api/clusters.
-type clusterSummary struct {
-	ID             string   `json:"id"`
-	Representative string   `json:"representative"`
-	Size           int      `json:"size"`
-	Members        []string `json:"members"`
-}
-
-// clusters serves GET /api/clusters[?min=2][&from=0][&size=100], the
-// clusters of at least min members in creation order, with their total
-// (a walk of the whole store); or, with after=CLUSTER, the page after that
-// cluster, without a total and with "next", the cursor of the page after
-// it ("" at the end): paging through a large store that way costs time
-// linear in what is read.
-func (s *Server) clusters(w http.ResponseWriter, r *http.Request) error {
-	if r.URL.Query().Has("after") {
-		return s.clustersAfter(w, r)
-	}
-	minSize, err := intParam(r, "min", 2, 1, 1<<30)
-	if err != nil {
-		return err
-	}
-	size, err := intParam(r, "size", s.opts.MaxPageSize, 1, s.opts.MaxPageSize)
-	if err != nil {
-		return err
-	}
-	from, err := intParam(r, "from", 0, 0, 1<<30)
-	if err != nil {
-		return err
-	}
-	page := []clusterSummary{}
-	total := 0
-	err = s.ix.Filter().Clusters(func(c dedupfilter.Cluster) error {
-		if len(c.Members) < minSize {
-			return nil
-		}
-		if total >= from && len(page) < size {
-			page = append(page, clusterSummary{ID: c.ID, Representative: c.Representative, Size: len(c.Members), Members: c.Members})
-		}
-		total++
-		return r.Context().Err()
-	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"total": total, "from": from, "clusters": page})
-	return nil
-}
-
-// errPageFull stops a walk once a page is full.
-var errPageFull = errors.New("page full")
-
-func (s *Server) clustersAfter(w http.ResponseWriter, r *http.Request) error {
-	minSize, err := intParam(r, "min", 2, 1, 1<<30)
-	if err != nil {
-		return err
-	}
-	size, err := intParam(r, "size", s.opts.MaxPageSize, 1, s.opts.MaxPageSize)
-	if err != nil {
-		return err
-	}
-	page := []clusterSummary{}
-	next := ""
-	err = s.ix.Filter().ClustersAfter(r.URL.Query().Get("after"), func(c dedupfilter.Cluster) error {
-		if len(c.Members) < minSize {
-			return r.Context().Err()
-		}
-		if len(page) == size {
-			next = page[len(page)-1].ID
-			return errPageFull
-		}
-		page = append(page, clusterSummary{ID: c.ID, Representative: c.Representative, Size: len(c.Members), Members: c.Members})
-		return r.Context().Err()
-	})
-	if err != nil && !errors.Is(err, errPageFull) {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"clusters": page, "next": next})
-	return nil
-}
-
-// clusterDetail is the body of /api/cluster.
-type clusterDetail struct {
-	ID             string     `json:"id"`
-	Representative string     `json:"representative"`
-	Size           int        `json:"size"` // members, listed or not
-	Members        []document `json:"members"`
-}
-
-// cluster serves GET /api/cluster?id=CLUSTER, or ?doc=ID for the cluster
-// of a document: up to MaxClusterMembers members (the representative
-// first), without their text.
-func (s *Server) cluster(w http.ResponseWriter, r *http.Request) error {
-	p := r.URL.Query()
-	var c dedupfilter.Cluster
-	var err error
-	switch {
-	case p.Get("id") != "":
-		c, err = s.ix.Filter().Cluster(p.Get("id"))
-	case p.Get("doc") != "":
-		c, err = s.ix.Filter().ClusterOf(p.Get("doc"))
-	default:
-		return badRequest("missing parameter id or doc")
-	}
-	if errors.Is(err, dedupfilter.ErrNotFound) {
-		return &httpError{status: http.StatusNotFound, msg: "no such cluster"}
-	}
-	if err != nil {
-		return err
-	}
-	others := slices.DeleteFunc(slices.Clone(c.Members), func(id string) bool { return id == c.Representative })
-	ids := append([]string{c.Representative}, others...)
-	ids = ids[:min(len(ids), s.opts.MaxClusterMembers)]
-	out := clusterDetail{ID: c.ID, Representative: c.Representative, Size: len(c.Members), Members: make([]document, 0, len(ids))}
-	for _, id := range ids {
-		d, err := s.loadDoc(id)
-		if err != nil {
-			return err
-		}
-		d.Text = ""
-		out.Members = append(out.Members, d)
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
-}
-
-// comparison is the body of /api/compare.
-type comparison struct {
-	A     document  `json:"a"`
-	B     document  `json:"b"`
-	Left  []Passage `json:"left"`
-	Right []Passage `json:"right"`
-}
-
-// compare serves GET /api/compare?a=ID&b=ID: both documents' text as
-// sentences marked shared or not (see Diff).
-func (s *Server) compare(w http.ResponseWriter, r *http.Request) error {
-	var docs [2]document
-	for i, name := range []string{"a", "b"} {
-		id, err := stringParam(r, name)
-		if err != nil {
-			return err
-		}
-		if docs[i], err = s.loadDoc(id); err != nil {
-			return err
-		}
-	}
-	left, right := Diff(docs[0].Text, docs[1].Text, s.opts.MaxCompareSentences)
-	docs[0].Text, docs[1].Text = "", ""
-	writeJSON(w, http.StatusOK, comparison{A: docs[0], B: docs[1], Left: left, Right: right})
-	return nil
 }

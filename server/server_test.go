@@ -41,6 +41,7 @@ func newServer(tb testing.TB, ix *indexer.Index, o server.Options) *server.Serve
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(s.Close) // before the index closes
 	return s
 }
 

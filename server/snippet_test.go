@@ -3,7 +3,6 @@ package server_test
 import (
 	"encoding/json"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -12,11 +11,12 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 	"github.com/bleve-dedup/bleve-dedup/server"
+	"github.com/bleve-dedup/bleve-dedup/snippet"
 )
 
 type snippetHit struct {
-	ID      string           `json:"id"`
-	Snippet []server.Segment `json:"snippet"`
+	ID      string            `json:"id"`
+	Snippet []snippet.Segment `json:"snippet"`
 }
 
 func searchHits(t *testing.T, o server.Options, q string) []snippetHit {
@@ -116,18 +116,12 @@ func TestSnippetsOff(t *testing.T) {
 }
 
 // BenchmarkSnippets is a search page's cost with and without snippets
-// (the second, highlighted search of the page's hits).
-// "unstored" is an index that keeps neither the text nor its term
-// vectors, whose snippets come from the filter's store.
+// (each hit's text read from the store and its terms found in it).
 func BenchmarkSnippets(b *testing.B) {
-	stored, unstored := fixture(b), unstoredFixture(b)
-	for _, name := range []string{"off", "on", "unstored"} {
+	ix := fixture(b)
+	for _, name := range []string{"off", "on"} {
 		o := server.DefaultOptions()
-		o.Snippets = name != "off"
-		ix := stored
-		if name == "unstored" {
-			ix = unstored
-		}
+		o.Snippets = name == "on"
 		h := newServer(b, ix, o)
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
@@ -136,26 +130,5 @@ func BenchmarkSnippets(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-func TestTrimWords(t *testing.T) {
-	tests := []struct {
-		in, want []server.Segment
-	}{
-		{[]server.Segment{{Text: "…oof Becomes a "}, {Text: "Home", Mark: true}, {Text: " for the volunteers wo…"}},
-			[]server.Segment{{Text: "… Becomes a "}, {Text: "Home", Mark: true}, {Text: " for the volunteers …"}}},
-		{[]server.Segment{{Text: "Library roof "}, {Text: "bees", Mark: true}}, // not cut: left alone
-			[]server.Segment{{Text: "Library roof "}, {Text: "bees", Mark: true}}},
-		{[]server.Segment{{Text: "…书馆将延长"}, {Text: "开放", Mark: true}, {Text: "时间…"}}, // Han: no words to trim
-			[]server.Segment{{Text: "…书馆将延长"}, {Text: "开放", Mark: true}, {Text: "时间…"}}},
-		{[]server.Segment{{Text: "…, and "}, {Text: "bees", Mark: true}}, // cut at punctuation: kept
-			[]server.Segment{{Text: "…, and "}, {Text: "bees", Mark: true}}},
-		{nil, nil},
-	}
-	for _, tt := range tests {
-		if got := server.TrimWords(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("TrimWords(%+v) = %+v, want %+v", tt.in, got, tt.want)
-		}
 	}
 }

@@ -48,6 +48,7 @@ func TestServerClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer srv.Close()
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	for i, c := range commands {
@@ -151,5 +152,6 @@ func ingestServer(t *testing.T, change func(*server.Ingest)) (*indexer.Index, *s
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(srv.Close)
 	return ix, srv
 }

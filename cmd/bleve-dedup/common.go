@@ -25,6 +25,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/remote"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
@@ -530,7 +531,18 @@ func (f *serverFlag) AddFlags(fs *pflag.FlagSet, usage string) {
 	fs.StringVar(&f.url, "server", "", usage)
 }
 
-func (f *serverFlag) client() (*client, error) { return newClient(f.url) }
+// client returns a client of the server, with the token in
+// BLEVE_DEDUP_TOKEN (or the file BLEVE_DEDUP_TOKEN_FILE names).
+func (f *serverFlag) client() (*remote.Client, error) {
+	c, err := remote.New(f.url)
+	if err != nil {
+		return nil, fmt.Errorf("--server: %w", err)
+	}
+	if c.Token, err = loadToken(os.Getenv("BLEVE_DEDUP_TOKEN_FILE")); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
 
 // canWrite reports whether this process can create files in dir.
 func canWrite(dir string) bool {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/remote"
 	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
 
@@ -19,6 +21,7 @@ type dupsCmd struct {
 	server serverFlag
 	all    bool
 	format formatFlag
+	shards *indexer.Shards // the indexes read, when --index
 }
 
 func (o *dupsCmd) AddFlags(fs *pflag.FlagSet) {
@@ -104,6 +107,9 @@ func (o *dupsCmd) run(cmd *cobra.Command) error {
 		_, err := fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.Cluster, c.Representative, len(c.Members), strings.Join(c.Members, " "))
 		return err
 	})
+	if err == nil && o.shards != nil {
+		err = o.reportUnseen(ctx, cmd.ErrOrStderr())
+	}
 	if err != nil || !table {
 		return err
 	}
@@ -124,7 +130,9 @@ func (o *dupsCmd) clusters(ctx context.Context) (walk func(func(clusterLine) err
 		if err != nil {
 			return nil, nil, err
 		}
-		return func(fn func(clusterLine) error) error { return c.clusters(ctx, fn) }, func() {}, nil
+		return func(fn func(clusterLine) error) error {
+			return c.Clusters(ctx, 2, func(ci remote.ClusterInfo) error { return fn(clusterLine{ci.ID, ci.Representative, ci.Members}) })
+		}, func() {}, nil
 	}
 	filter, done, err := o.filter()
 	if err != nil {
@@ -148,6 +156,7 @@ func (o *dupsCmd) filter() (*dedupfilter.Filter, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		o.shards = ix
 		return ix.Filter(), func() { ix.Close() }, nil
 	}
 	b, err := rediscluster.Open(o.index.store, nil)
@@ -160,4 +169,28 @@ func (o *dupsCmd) filter() (*dedupfilter.Filter, func(), error) {
 		return nil, nil, err
 	}
 	return f, func() { f.Close() }, nil
+}
+
+// reportUnseen names on w the documents of the bleve indexes the filter
+// has not decided: written into them around it, they are in no cluster.
+func (o *dupsCmd) reportUnseen(ctx context.Context, w io.Writer) error {
+	const named = 5
+	var n int
+	var first []string
+	err := indexer.Unseen(ctx, o.shards.Bleve(), o.shards.Filter(), func(id string) error {
+		if n++; n <= named {
+			first = append(first, id)
+		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		return err
+	}
+	more := ""
+	if n > named {
+		more = ", ..."
+	}
+	fmt.Fprintf(w, "bleve-dedup: documents written into the bleve index around the filter, in no cluster: %d (%s%s); index their pages again with bleve-dedup index\n",
+		n, strings.Join(first, ", "), more)
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2"
 )
 
 func TestDupsCmd(t *testing.T) {
@@ -82,5 +84,32 @@ func TestDupsAll(t *testing.T) {
 	}
 	if _, err := runCmd(t, "dups", "--server", "http://127.0.0.1:1", "--all"); err == nil {
 		t.Error("--all with --server: no error")
+	}
+}
+
+// TestDupsUnseen: a document written into the bleve index around the
+// filter is named, and the clusters are listed as before.
+func TestDupsUnseen(t *testing.T) {
+	dir := fixtureIndex(t)
+	before, err := runCmd(t, "dups", "--index", dir)
+	if err != nil || strings.Contains(before, "around the filter") {
+		t.Fatalf("dups before: %v\n%s", err, before)
+	}
+	idx, err := bleve.Open(filepath.Join(dir, "bleve"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Index("sneaked-in", map[string]any{"text": "written without the filter"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runStatus("dups", "--index", dir)
+	if code != 0 || out != before {
+		t.Errorf("dups after: exit %d\n%s\nwant exit 0 and the clusters as before:\n%s", code, out, before)
+	}
+	if want := "documents written into the bleve index around the filter, in no cluster: 1 (sneaked-in)"; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q, want %q", errs, want)
 	}
 }

@@ -78,7 +78,7 @@ func TestFormatFlag(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"compare", "dups", "eval", "extract", "recluster", "search"}
+	want := []string{"adopt", "compare", "dups", "eval", "extract", "recluster", "search"}
 	slices.Sort(with)
 	if !slices.Equal(with, want) {
 		t.Errorf("commands with --format %v, want %v", with, want)
@@ -257,11 +257,12 @@ func exampleLines(c *cobra.Command) []string {
 }
 
 // runnable reports whether an example runs on the shipped pages alone: no
-// server, network, crawl or data set outside testdata, and no shell.
+// server, network, crawl, index of the user's (adopt) or data set
+// outside testdata, and no shell.
 func runnable(args []string) bool {
 	for _, a := range args {
 		if strings.Contains(a, "://") || strings.Contains(a, "..") || strings.ContainsAny(a, "|>$") ||
-			a == "serve" || a == "crawl" || strings.Contains(a, ".warc") || strings.Contains(a, "pages.jsonl") {
+			a == "serve" || a == "crawl" || a == "adopt" || strings.Contains(a, ".warc") || strings.Contains(a, "pages.jsonl") {
 			return false
 		}
 	}

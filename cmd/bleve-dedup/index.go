@@ -136,7 +136,7 @@ func (o *indexCmd) send(cmd *cobra.Command, inputs []string) error {
 	ctx := cmd.Context()
 	errw := cmd.ErrOrStderr()
 	skips := skipLog{w: errw}
-	sum, err := c.ingest(ctx, page.Read(inputs, o.ingest.options()), skips.add)
+	sum, err := c.Ingest(ctx, page.Read(inputs, o.ingest.options()), skips.add)
 	local := skips.n
 	for _, e := range sum.ErrorList {
 		fmt.Fprintln(errw, "bleve-dedup: skipped by the server:", e)

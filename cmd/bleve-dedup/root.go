@@ -42,6 +42,10 @@ func (m *memoryLimit) Set(v string) error {
 	return nil
 }
 
+// noMemoryLimit annotates a command that takes no --memory-limit by
+// default.
+const noMemoryLimit = "no-memory-limit"
+
 func newRootCmd() *cobra.Command {
 	memLimit := memoryLimit{defaultMemoryLimit}
 	root := &cobra.Command{
@@ -85,7 +89,11 @@ repairs what was cut).`,
 		SilenceErrors: true,
 		PersistentPreRun: func(cmd *cobra.Command, args []string) {
 			// GOMEMLIMIT, when set, wins over the default, not over the flag.
-			if cmd.Flags().Changed("memory-limit") || os.Getenv("GOMEMLIMIT") == "" {
+			// A command whose memory the user's own mapping sets has no
+			// default: under a limit below its live heap the collector
+			// would run without end (adopt of raw HTML: 3.6 times slower).
+			_, noDefault := cmd.Annotations[noMemoryLimit]
+			if cmd.Flags().Changed("memory-limit") || os.Getenv("GOMEMLIMIT") == "" && !noDefault {
 				if memLimit.byteSize > 0 {
 					debug.SetMemoryLimit(int64(memLimit.byteSize))
 				} else {
@@ -95,11 +103,12 @@ repairs what was cut).`,
 		},
 	}
 	root.PersistentFlags().Var(&memLimit, "memory-limit",
-		"soft limit of the Go heap and runtime (512MiB, 2GiB, ...): the garbage collector works harder near it (0: none; GOMEMLIMIT, when set, replaces the default)")
+		"soft limit of the Go heap and runtime (512MiB, 2GiB, ...): the garbage collector works harder near it (0: none; GOMEMLIMIT, when set, replaces the default; adopt has none by default, its index's mapping sets what it needs)")
 	root.AddCommand(
 		newIndexCmd(),
 		newCrawlCmd(),
 		newDupsCmd(),
+		newAdoptCmd(),
 		newSearchCmd(),
 		newServeCmd(),
 		newExtractCmd(),

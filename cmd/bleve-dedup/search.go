@@ -11,6 +11,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/boolquery"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/remote"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
@@ -96,7 +97,7 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 		if err != nil {
 			return err
 		}
-		res, err = c.search(ctx, qs, syn.String(), o.from, o.size, o.collapse)
+		res, err = c.Search(ctx, remote.Query{Q: qs, Syntax: syn.String(), From: o.from, Size: o.size, Uncollapsed: !o.collapse})
 		if err != nil {
 			return err
 		}

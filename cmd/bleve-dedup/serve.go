@@ -3,10 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"strings"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,6 +28,7 @@ type serveCmd struct {
 	ingestBytes byteSize
 	flushAfter  time.Duration
 	tokenFile   string
+	logFormat   string
 }
 
 func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
@@ -42,6 +47,27 @@ func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
 	o.ingestBytes = byteSize(def.MaxBytes)
 	fs.Var(&o.ingestBytes, "ingest-max-body", "with --ingest, the largest request body (8MiB, 1GiB, ...), as sent and after gunzipping")
 	fs.DurationVar(&o.flushAfter, "flush-after", def.Run.FlushAfter, "with --ingest, the longest a page waits for its batch to be committed (and searchable)")
+	fs.StringVar(&o.logFormat, "log-format", "auto", "request log lines on stderr: json, text, none, or auto (text on a terminal, else json)")
+}
+
+// logger returns the request logger --log-format asks for, writing to w.
+func (o *serveCmd) logger(w io.Writer) (*slog.Logger, error) {
+	format := o.logFormat
+	if format == "auto" {
+		format = "json"
+		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			format = "text"
+		}
+	}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "none":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("--log-format: want json, text, none or auto, got %q", o.logFormat)
 }
 
 func newServeCmd() *cobra.Command {
@@ -52,7 +78,10 @@ func newServeCmd() *cobra.Command {
 		Long: `serve opens the index in DIR and serves, on --addr, a web page to search it
 with duplicates folded and to compare the members of a cluster side by side,
 and the JSON API the page uses (/api/search, /api/doc, /api/clusters,
-/api/cluster, /api/compare; see package server).
+/api/cluster, /api/compare, /api/overview; described in OpenAPI at
+/api/openapi.json, see docs/server.md). /healthz and /readyz answer
+probes, /metrics Prometheus; a log line a request goes to stderr
+(--log-format).
 
 With --ingest it also indexes the pages POSTed to /api/ingest, a JSONL
 (Content-Type application/x-ndjson) or WARC (application/warc) body,
@@ -99,6 +128,10 @@ func (o *serveCmd) run(cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
+	if o.opts.Logger, err = o.logger(cmd.ErrOrStderr()); err != nil {
+		return err
+	}
+	o.opts.Dirs = o.index.dirs
 	token, err := loadToken(o.tokenFile)
 	switch {
 	case err != nil:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -33,7 +34,9 @@ func TestServeCmd(t *testing.T) {
 			pr, pw := io.Pipe()
 			root := newRootCmd()
 			root.SetOut(pw)
-			root.SetErr(pw)
+			// The request log goes to stderr; read once serve has returned.
+			var logs bytes.Buffer
+			root.SetErr(&logs)
 			root.SetArgs([]string{"serve", "--index", dir, "--addr", "127.0.0.1:0"})
 			done := make(chan error, 1)
 			go func() {
@@ -81,6 +84,10 @@ func TestServeCmd(t *testing.T) {
 			}
 			if !slices.Contains(rest, "stopped") {
 				t.Errorf("output after the stop %q, want \"stopped\"", rest)
+			}
+			var line struct{ ID, Path, Q string }
+			if err := json.Unmarshal(logs.Bytes(), &line); err != nil || line.ID == "" || line.Path != "/api/search" || line.Q != "bees" {
+				t.Errorf("request log %q (%v), want a JSON line with the search's id, path and query", logs.String(), err)
 			}
 		})
 	}

@@ -3,24 +3,43 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { q: "", syntax: "boolean", collapse: true, from: 0, size: 10, cluster: "", a: "", b: "" };
+const FACETS = ["site", "lang", "cluster_size", "date"];
+const FACET_TITLES = { site: "Site", lang: "Language", cluster_size: "Copies in the cluster", date: "Date (month)" };
+const LANGS = { zh: "Chinese", en: "English", ja: "Japanese", ko: "Korean", other: "other", "": "no text" };
+const PAGE_SIZES = [10, 20, 50, 100];
 
-// The page's state lives in its URL (?q=...&syntax=...&collapse=...&from=...,
-// and cluster, a, b for the comparison view), so a search can be linked,
-// bookmarked, and walked with back and forward.
+// The page's state lives in its URL, so every view can be linked,
+// bookmarked, and walked with back and forward:
+//   q, syntax, collapse, sort, size, from, and the facet values (site,
+//   lang, cluster_size, date, each repeatable): a search;
+//   cluster: a cluster's page; doc: a document's page;
+//   a and b (with cluster, optional): the comparison of two documents.
+const state = {
+  q: "", syntax: "boolean", collapse: true, sort: "relevance", size: 10, from: 0,
+  filters: {}, cluster: "", doc: "", a: "", b: "",
+};
+
 function stateToURL() {
   const u = new URL(location.href);
   u.search = "";
+  const p = u.searchParams;
   if (state.q !== "") {
-    u.searchParams.set("q", state.q);
-    if (state.syntax !== "boolean") u.searchParams.set("syntax", state.syntax);
-    if (!state.collapse) u.searchParams.set("collapse", "false");
-    if (state.from > 0) u.searchParams.set("from", String(state.from));
+    p.set("q", state.q);
+    if (state.syntax !== "boolean") p.set("syntax", state.syntax);
+    if (!state.collapse) p.set("collapse", "false");
+    if (state.sort !== "relevance") p.set("sort", state.sort);
+    if (state.size !== 10) p.set("size", String(state.size));
+    if (state.from > 0) p.set("from", String(state.from));
+    for (const f of FACETS) for (const v of state.filters[f] || []) p.append(f, v);
   }
-  if (state.cluster) {
-    u.searchParams.set("cluster", state.cluster);
-    u.searchParams.set("a", state.a);
-    u.searchParams.set("b", state.b);
+  if (state.a && state.b) {
+    if (state.cluster) p.set("cluster", state.cluster);
+    p.set("a", state.a);
+    p.set("b", state.b);
+  } else if (state.cluster) {
+    p.set("cluster", state.cluster);
+  } else if (state.doc) {
+    p.set("doc", state.doc);
   }
   return u;
 }
@@ -30,14 +49,22 @@ function stateFromURL() {
   state.q = p.get("q") || "";
   state.syntax = p.get("syntax") === "querystring" ? "querystring" : "boolean";
   state.collapse = p.get("collapse") !== "false";
+  state.sort = ["newest", "oldest"].includes(p.get("sort")) ? p.get("sort") : "relevance";
+  const size = parseInt(p.get("size") || "10", 10);
+  state.size = PAGE_SIZES.includes(size) ? size : 10;
   const from = parseInt(p.get("from") || "0", 10);
   state.from = Number.isFinite(from) && from > 0 ? from - (from % state.size) : 0;
+  state.filters = {};
+  for (const f of FACETS) if (p.getAll(f).length) state.filters[f] = p.getAll(f);
   state.cluster = p.get("cluster") || "";
+  state.doc = p.get("doc") || "";
   state.a = p.get("a") || "";
   state.b = p.get("b") || "";
   $("q").value = state.q;
   $("syntax").value = state.syntax;
   $("collapse").checked = state.collapse;
+  $("sort").value = state.sort;
+  $("page-size").value = String(state.size);
 }
 
 // navigate records the state as a new history entry and shows it.
@@ -47,21 +74,22 @@ function navigate() {
   show();
 }
 
-// show displays what the state says: the comparison view, or a search.
+const VIEWS = ["overview", "search-view", "cluster-page", "doc-page", "cluster-view"];
+
+function only(view) {
+  for (const v of VIEWS) $(v).hidden = v !== view;
+}
+
+// show displays what the state says.
 async function show() {
-  if (state.cluster) {
-    await openCluster(state.cluster, state.a, state.b);
-    return;
-  }
-  $("cluster-view").hidden = true;
-  $("results").hidden = false;
-  if (state.q === "") {
-    $("results").replaceChildren();
-    $("pager").hidden = true;
-    $("status").textContent = "";
-    return;
-  }
-  await search();
+  const s = $("status");
+  s.className = "";
+  s.textContent = "";
+  if (state.a && state.b) return openCompare();
+  if (state.cluster) return openClusterPage(state.cluster);
+  if (state.doc) return openDocPage(state.doc);
+  if (state.q === "") return openOverview();
+  return search();
 }
 
 function el(tag, className, text) {
@@ -81,21 +109,45 @@ function safeHref(u) {
   }
 }
 
-function titleOrLink(tag, title, url) {
-  const h = el(tag);
+// link returns an anchor to a view of this page (params as in its URL),
+// opened without a reload.
+function link(text, params, className) {
+  const a = el("a", className || "", text);
+  const u = new URL(location.href);
+  u.search = new URLSearchParams(params).toString();
+  a.href = u.href;
+  a.addEventListener("click", (ev) => {
+    if (ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
+    ev.preventDefault();
+    history.pushState(null, "", u);
+    stateFromURL();
+    show();
+  });
+  return a;
+}
+
+function external(text, url) {
   const href = safeHref(url);
-  const a = el(href ? "a" : "span", "", title || "(untitled)");
+  const a = el(href ? "a" : "span", "", text);
   if (href) {
     a.href = href;
     a.rel = "noopener noreferrer";
   }
-  h.append(a);
-  return h;
+  return a;
+}
+
+function titleText(title, copyTitle) {
+  if (title) return title;
+  if (copyTitle) return `(untitled; a copy is titled “${copyTitle}”)`;
+  return "(untitled)";
 }
 
 async function api(path, params) {
   const u = new URL(path, location.href);
-  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(params)) {
+    if (Array.isArray(v)) for (const x of v) u.searchParams.append(k, String(x));
+    else u.searchParams.set(k, String(v));
+  }
   const r = await fetch(u);
   const body = await r.json();
   if (!r.ok) {
@@ -119,38 +171,113 @@ function showError(err, query) {
   s.textContent = msg;
 }
 
+function fmtInt(n) {
+  return Number(n).toLocaleString("en-US");
+}
+
+function pct(x) {
+  return `${Math.round(x * 1000) / 10}%`;
+}
+
+// --- The start page: the index at a glance --------------------------------
+
+async function openOverview() {
+  only("overview");
+  let o;
+  try {
+    o = await api("api/overview", {});
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  const stats = $("stats");
+  stats.replaceChildren();
+  const rows = [
+    ["documents", fmtInt(o.documents)],
+    ["in the search index", fmtInt(o.indexed)],
+    ["clusters", fmtInt(o.clusters)],
+    ["with duplicates", fmtInt(o.duplicate_clusters)],
+    ["copies suppressed", fmtInt(o.suppressed)],
+    ["copies marked", fmtInt(o.marked)],
+    ["sites", fmtInt(o.sites)],
+    ["policy", `${o.policy}, ${o.measure}`],
+    ["last update", o.last_update ? new Date(o.last_update).toLocaleString() : "—"],
+  ];
+  for (const [k, v] of rows) {
+    const d = el("div");
+    d.append(el("dt", "", k), el("dd", "", v));
+    stats.append(d);
+  }
+  const largest = $("largest");
+  largest.replaceChildren();
+  for (const c of o.largest) {
+    const li = el("li");
+    li.append(link(c.title || c.representative, { cluster: c.id }), " ", el("span", "meta", `${c.size} copies`));
+    largest.append(li);
+  }
+  if (!o.largest.length) largest.append(el("li", "meta", "no duplicates yet"));
+  const counts = (ul, values, label) => {
+    ul.replaceChildren();
+    for (const v of values) ul.append(el("li", "", `${label(v.value)} ${fmtInt(v.documents)}`));
+  };
+  counts($("top-sites"), o.top_sites, (v) => v || "(no URL)");
+  counts($("languages"), o.languages, (v) => LANGS[v] || v);
+  const tbody = $("examples").tBodies[0];
+  tbody.replaceChildren();
+  for (const e of o.examples) {
+    const tr = el("tr");
+    const td = el("td");
+    td.append(link(e.query, e.syntax === "boolean" ? { q: e.query } : { q: e.query, syntax: e.syntax }, "example"));
+    tr.append(td, el("td", "meta", e.says));
+    tbody.append(tr);
+  }
+}
+
+// --- Search ---------------------------------------------------------------
+
 async function search() {
-  $("cluster-view").hidden = true;
+  only("search-view");
   const results = $("results");
   results.replaceChildren();
   $("pager").hidden = true;
   const s = $("status");
-  s.className = "";
   s.textContent = "Searching…";
   let res;
   try {
-    res = await api("api/search", { q: state.q, syntax: state.syntax, collapse: state.collapse, from: state.from, size: state.size });
+    res = await api("api/search", {
+      q: state.q, syntax: state.syntax, collapse: state.collapse, from: state.from, size: state.size,
+      sort: state.sort, facets: true, ...state.filters,
+    });
   } catch (err) {
     showError(err, state.q);
+    $("facets").replaceChildren();
     return;
   }
   results.start = res.from + 1;
-  for (const h of res.hits) results.append(renderHit(h));
+  for (const h of res.hits) results.append(renderHit(h, res.sort));
   const unit = res.collapse ? "clusters" : "documents";
-  const count = res.collapse ? (res.clusters_exact ? "" : "at least ") + res.clusters : res.total;
+  const count = res.collapse ? (res.clusters_exact ? "" : "at least ") + fmtInt(res.clusters) : fmtInt(res.total);
   const first = res.hits.length ? res.from + 1 : 0;
-  s.textContent = `Results ${first}–${res.from + res.hits.length} of ${count} ${unit} (${res.total} matching documents, ${res.took_ms} ms)`;
-  $("page").textContent = `page ${Math.floor(res.from / res.size) + 1}`;
-  $("prev").disabled = res.from === 0;
-  $("next").disabled = res.hits.length < res.size || (res.from + res.size >= (res.collapse ? res.clusters : res.total) && (!res.collapse || res.clusters_exact));
-  $("pager").hidden = res.hits.length === 0;
+  s.textContent = `Results ${first}–${res.from + res.hits.length} of ${count} ${unit} (${fmtInt(res.total)} matching documents, ${res.took_ms} ms)`;
+  renderFacets(res.facets || {});
+  renderFilters();
+  renderPager(res);
+  focusHit(-1);
 }
 
-function renderHit(h) {
+function renderHit(h, sort) {
   const li = el("li", "hit");
   li.dataset.id = h.id;
-  li.append(titleOrLink("h3", h.title, h.url));
-  li.append(el("p", "meta", `${h.url || h.id} · score ${h.score.toFixed(3)} · cluster ${h.cluster}`));
+  li.tabIndex = -1;
+  const h3 = el("h3");
+  h3.append(external(titleText(h.title, h.copy_title), h.url));
+  li.append(h3);
+  const meta = el("p", "meta");
+  const where = h.site || h.url || h.id;
+  const score = sort === "relevance" ? `score ${h.score.toFixed(3)}` : new Date(h.date).toLocaleDateString();
+  meta.append(`${where} · ${LANGS[h.lang] || h.lang} · ${score} · `, link("page", { doc: h.id }, "doc-link"));
+  if (h.cluster) meta.append(" · ", link(`cluster of ${h.cluster_size}`, { cluster: h.cluster }, "cluster-link"));
+  li.append(meta);
   if (h.snippet && h.snippet.length) {
     const p = el("p", "snippet");
     for (const s of h.snippet) p.append(s.mark ? el("mark", "", s.text) : document.createTextNode(s.text));
@@ -165,20 +292,12 @@ function renderHit(h) {
     for (const m of h.members) {
       const item = el("li", "member");
       item.dataset.id = m.id;
-      const href = safeHref(m.url);
-      const name = el(href ? "a" : "span", "", m.title || m.id);
-      if (href) {
-        name.href = href;
-        name.rel = "noopener noreferrer";
-      }
-      item.append(name, " ", el("span", "meta", m.url || m.id));
+      item.append(external(m.title || m.id, m.url), " ", el("span", "meta", m.url || m.id));
       if (!m.indexed) item.append(" ", el("span", "suppressed", "(suppressed)"));
       const cmp = el("button", "compare", "compare");
       cmp.type = "button";
       cmp.addEventListener("click", () => {
-        state.cluster = h.cluster;
-        state.a = h.id;
-        state.b = m.id;
+        Object.assign(state, { cluster: h.cluster, a: h.id, b: m.id, doc: "" });
         navigate();
       });
       item.append(" ", cmp);
@@ -194,54 +313,342 @@ function renderHit(h) {
   return li;
 }
 
-async function openCluster(clusterID, a, b) {
+function facetLabel(facet, v) {
+  if (facet === "lang") return LANGS[v] || v;
+  if (facet === "site") return v || "(no URL)";
+  if (facet === "date") return v || "(no date)";
+  if (facet === "cluster_size") return v === "1" ? "1 (unique)" : v;
+  return v;
+}
+
+function renderFacets(facets) {
+  const box = $("facets");
+  box.replaceChildren();
+  for (const name of FACETS) {
+    const f = facets[name];
+    if (!f) continue;
+    const fs = el("fieldset", "facet");
+    fs.dataset.facet = name;
+    fs.append(el("legend", "", FACET_TITLES[name]));
+    const chosen = state.filters[name] || [];
+    for (const v of f.values) {
+      const label = el("label", "facet-value");
+      const box = el("input");
+      box.type = "checkbox";
+      box.value = v.value;
+      box.checked = chosen.includes(v.value);
+      box.addEventListener("change", () => toggleFilter(name, v.value, box.checked));
+      label.append(box, " ", el("span", "name", facetLabel(name, v.value)), " ",
+        el("span", "count", `${fmtInt(v.clusters)}`), el("span", "docs", ` / ${fmtInt(v.documents)}`));
+      label.title = `${v.clusters} clusters, ${v.documents} documents`;
+      fs.append(label);
+    }
+    if (f.total > f.values.length) fs.append(el("p", "meta", `and ${f.total - f.values.length} more`));
+    box.append(fs);
+  }
+  if (box.childNodes.length) box.prepend(el("p", "meta", "clusters / documents"));
+}
+
+function toggleFilter(name, value, on) {
+  const cur = new Set(state.filters[name] || []);
+  if (on) cur.add(value);
+  else cur.delete(value);
+  if (cur.size) state.filters[name] = [...cur];
+  else delete state.filters[name];
+  state.from = 0;
+  navigate();
+}
+
+function renderFilters() {
+  const box = $("filters");
+  box.replaceChildren();
+  for (const name of FACETS) {
+    for (const v of state.filters[name] || []) {
+      const b = el("button", "chip", `${FACET_TITLES[name]}: ${facetLabel(name, v)} ×`);
+      b.type = "button";
+      b.setAttribute("aria-label", `Remove the filter ${FACET_TITLES[name]} ${facetLabel(name, v)}`);
+      b.addEventListener("click", () => toggleFilter(name, v, false));
+      box.append(b);
+    }
+  }
+}
+
+function renderPager(res) {
+  const total = res.collapse ? res.clusters : res.total;
+  const pages = Math.max(1, Math.ceil(total / res.size));
+  const cur = Math.floor(res.from / res.size) + 1;
+  $("page").textContent = `page ${cur} of ${res.collapse && !res.clusters_exact ? "at least " : ""}${pages}`;
+  $("prev").disabled = res.from === 0;
+  $("next").disabled = res.hits.length < res.size || (cur >= pages && (!res.collapse || res.clusters_exact));
+  const nums = $("pages");
+  nums.replaceChildren();
+  const want = new Set([1, pages, cur - 2, cur - 1, cur, cur + 1, cur + 2].filter((n) => n >= 1 && n <= pages));
+  let last = 0;
+  for (const n of [...want].sort((x, y) => x - y)) {
+    if (n > last + 1) nums.append(el("span", "gap", "…"));
+    const b = el("button", n === cur ? "page-number current" : "page-number", String(n));
+    b.type = "button";
+    if (n === cur) b.setAttribute("aria-current", "page");
+    b.addEventListener("click", () => goPage(n));
+    nums.append(b);
+    last = n;
+  }
+  const jump = $("jump");
+  jump.max = String(pages);
+  jump.value = "";
+  $("pager").hidden = res.hits.length === 0;
+}
+
+function goPage(n) {
+  state.from = Math.max(0, (n - 1) * state.size);
+  navigate();
+}
+
+// --- Keyboard: j/k move between hits, Enter opens one, o unfolds its
+// copies, n/p turn pages, / goes to the query, Escape goes back.
+
+let focused = -1;
+
+function hits() {
+  return [...document.querySelectorAll("#results > li.hit")];
+}
+
+function focusHit(i) {
+  const hs = hits();
+  for (const h of hs) h.classList.remove("focused");
+  focused = Math.max(-1, Math.min(i, hs.length - 1));
+  if (focused >= 0) {
+    hs[focused].classList.add("focused");
+    hs[focused].focus();
+  }
+}
+
+// back returns to the previous view, or to the start page when this one
+// was opened first.
+function back() {
+  if (history.length > 1) {
+    history.back();
+    return;
+  }
+  Object.assign(state, { cluster: "", doc: "", a: "", b: "" });
+  navigate();
+}
+
+function onKey(ev) {
+  const t = ev.target;
+  const typing = t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement;
+  if (ev.key === "Escape") {
+    if (typing) {
+      t.blur();
+      return;
+    }
+    if (!$("search-view").hidden) return;
+    ev.preventDefault();
+    back();
+    return;
+  }
+  if (typing || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const searching = !$("search-view").hidden;
+  switch (ev.key) {
+    case "/":
+      ev.preventDefault();
+      $("q").focus();
+      $("q").select();
+      break;
+    case "j":
+    case "k":
+      if (searching) {
+        ev.preventDefault();
+        focusHit(focused + (ev.key === "j" ? 1 : -1));
+      }
+      break;
+    case "Enter":
+      if (searching && focused >= 0 && t === hits()[focused]) {
+        ev.preventDefault();
+        hits()[focused].querySelector(".doc-link").click();
+      }
+      break;
+    case "o":
+      if (searching && focused >= 0) {
+        const b = hits()[focused].querySelector(".fold");
+        if (b) b.click();
+      }
+      break;
+    case "n":
+      if (searching && !$("next").disabled && !$("pager").hidden) $("next").click();
+      break;
+    case "p":
+      if (searching && !$("prev").disabled && !$("pager").hidden) $("prev").click();
+      break;
+  }
+}
+
+// --- A cluster's page -----------------------------------------------------
+
+function evidenceText(v) {
+  if (!v) return "no stored signature";
+  return `${v.duplicate ? "duplicate" : "different"} by ${v.measure} ${v.similarity.toFixed(3)} (${v.votes} agree); ` +
+    `shared: ${v.shared_pieces} feature-string pieces, ${v.shared_blocks} blocks, ${v.shared_terms} terms`;
+}
+
+async function openClusterPage(id) {
+  only("cluster-page");
   let c;
   try {
-    c = await api("api/cluster", { id: clusterID });
+    c = await api("api/cluster", { id });
   } catch (err) {
     showError(err);
     return;
   }
-  $("cluster-title").textContent = `Cluster ${c.id}: ${c.members.length} pages`;
+  $("cluster-page-title").textContent = `Cluster ${c.id}: ${c.size} ${c.size === 1 ? "page" : "pages"}`;
+  const note = $("cluster-note");
+  note.hidden = !c.titled_copy;
+  if (c.titled_copy) note.textContent = `The representative has no title; ${c.titled_copy} has one. ${c.representative_note}.`;
+  const tbody = $("members").tBodies[0];
+  tbody.replaceChildren();
+  for (const m of c.members) {
+    const tr = el("tr");
+    tr.dataset.id = m.id;
+    const page = el("td");
+    page.append(link(m.title || "(untitled)", { doc: m.id }), el("br"), external(m.url || m.id, m.url));
+    if (m.id === c.representative) page.append(" ", el("span", "badge", "representative"));
+    const ev = el("td", "evidence", m.id === c.representative ? "—" : evidenceText(m.evidence));
+    const act = el("td");
+    if (m.id !== c.representative) act.append(link("compare", { cluster: c.id, a: c.representative, b: m.id }, "compare-link"));
+    tr.append(page, el("td", "", m.site || "—"), el("td", "num", fmtInt(m.chars)),
+      el("td", "", m.indexed ? "yes" : "suppressed"), ev, act);
+    tbody.append(tr);
+  }
+  if (c.members.length < c.size) {
+    const tr = el("tr");
+    const td = el("td", "meta", `… and ${c.size - c.members.length} more`);
+    td.colSpan = 6;
+    tr.append(td);
+    tbody.append(tr);
+  }
+}
+
+// --- A document's page ----------------------------------------------------
+
+async function openDocPage(id) {
+  only("doc-page");
+  let d;
+  try {
+    d = await api("api/doc", { id });
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  const h = $("doc-title");
+  h.replaceChildren(external(d.title || "(untitled)", d.url));
+  const meta = $("doc-meta");
+  meta.replaceChildren(`${d.id} · ${d.site || "no URL"} · ${fmtInt(d.chars)} characters · ${d.indexed ? "in the search index" : "suppressed"}`);
+  if (d.cluster) {
+    meta.append(" · ", link(`cluster of ${d.cluster_size}`, { cluster: d.cluster }, "cluster-link"));
+    if (d.representative && d.representative !== d.id) meta.append(" · represented by ", link(d.representative, { doc: d.representative }));
+  }
+  const text = $("doc-text");
+  text.replaceChildren();
+  for (const para of d.text.split("\n")) if (para.trim()) text.append(el("p", "", para));
+  const near = $("nearest");
+  near.replaceChildren();
+  for (const m of d.nearest) {
+    const li = el("li");
+    li.append(link(m.title || m.id, { doc: m.id }), el("br"),
+      el("span", "meta", evidenceText(m.evidence)), " ", link("compare", { cluster: d.cluster, a: d.id, b: m.id }, "compare-link"));
+    near.append(li);
+  }
+  if (!d.nearest.length) near.append(el("li", "meta", "no copy: this page is alone in its cluster"));
+}
+
+// --- Comparison -----------------------------------------------------------
+
+async function openCompare() {
+  only("cluster-view");
+  const pickers = document.querySelector("#cluster-view .pickers");
+  let members = [{ id: state.a }, { id: state.b }];
+  let rep = "";
+  if (state.cluster) {
+    try {
+      const c = await api("api/cluster", { id: state.cluster });
+      members = c.members;
+      rep = c.representative;
+      $("cluster-title").textContent = `Cluster ${c.id}: ${c.size} pages`;
+    } catch (err) {
+      showError(err);
+      return;
+    }
+  } else {
+    $("cluster-title").textContent = "Comparison";
+  }
   for (const sel of [$("left-doc"), $("right-doc")]) {
     sel.replaceChildren();
-    for (const m of c.members) {
-      const o = el("option", "", (m.title || m.id) + (m.id === c.representative ? " (representative)" : ""));
+    for (const m of members) {
+      const o = el("option", "", (m.title || m.id) + (m.id === rep ? " (representative)" : ""));
       o.value = m.id;
       sel.append(o);
     }
   }
-  $("left-doc").value = a;
-  $("right-doc").value = b;
-  $("results").hidden = true;
-  $("pager").hidden = true;
-  $("cluster-view").hidden = false;
+  pickers.hidden = false;
+  $("left-doc").value = state.a;
+  $("right-doc").value = state.b;
   await compare();
 }
 
 async function compare() {
   let c;
   try {
-    c = await api("api/compare", { a: $("left-doc").value, b: $("right-doc").value });
+    c = await api("api/compare", { a: state.a, b: state.b });
   } catch (err) {
     showError(err);
     return;
   }
   fillColumn($("left"), c.a, c.left);
   fillColumn($("right"), c.b, c.right);
-  const shared = c.left.filter((p) => p.shared).length;
-  $("status").className = "";
-  $("status").textContent = `${shared} of ${c.left.length} passages on the left are shared with the right`;
+  renderVerdict(c.verdict);
+  const st = c.stats;
+  $("diff-stats").textContent =
+    `${pct(st.left_share)} of the left's words and ${pct(st.right_share)} of the right's are shared; ` +
+    `${st.left_shared_passages} of ${st.left_passages} passages on the left and ${st.right_shared_passages} of ${st.right_passages} on the right are mostly shared.`;
+}
+
+function renderVerdict(v) {
+  const box = $("verdict");
+  box.replaceChildren();
+  if (!v) {
+    box.append(el("p", "meta", "No stored signature for one of the pages: no verdict."));
+    return;
+  }
+  box.className = "verdict " + (v.duplicate ? "dup" : "nodup");
+  box.append(el("p", "headline", `${v.duplicate ? "Near-duplicates" : "Different"}: decided by ${v.measure}, similarity ${v.similarity.toFixed(3)}, ${v.votes} ${v.votes === 1 ? "measure agrees" : "measures agree"}`));
+  const table = el("table", "scores");
+  const head = el("tr");
+  head.append(el("th", "", "measure"), el("th", "", "value"), el("th", "", "says duplicate"));
+  table.append(head);
+  for (const s of v.scores) {
+    const tr = el("tr", s.decides ? "" : "idle");
+    const value = s.measure === "pugh" ? String(s.value) : s.value.toFixed(3);
+    tr.append(el("td", "", s.measure), el("td", "num", s.decides ? value : "—"), el("td", "", s.decides ? (s.duplicate ? "yes" : "no") : "not used"));
+    table.append(tr);
+  }
+  box.append(table);
+  const ev = `Shared: ${v.shared_pieces} feature-string pieces (in order), ${v.shared_blocks} block fingerprints, ${v.shared_terms} terms` +
+    (v.term_sample.length ? ` (e.g. ${v.term_sample.join(" ")})` : "") + ".";
+  box.append(el("p", "evidence", ev));
 }
 
 function fillColumn(article, doc, passages) {
-  article.querySelector("h3").replaceChildren(titleOrLink("span", doc.title, doc.url));
-  article.querySelector(".meta").textContent = `${doc.id}${doc.indexed ? "" : " (suppressed)"}`;
+  const h = article.querySelector("h3");
+  h.replaceChildren(link(doc.title || "(untitled)", { doc: doc.id }));
+  const meta = article.querySelector(".meta");
+  meta.replaceChildren(`${doc.id} · ${doc.site || "no URL"} · ${fmtInt(doc.chars)} characters${doc.indexed ? "" : " (suppressed)"} · `, external("original", doc.url));
   const text = article.querySelector(".text");
   text.replaceChildren();
   let p = el("p");
   for (const ps of passages) {
-    p.append(el("span", ps.shared ? "shared" : "differs", ps.text), " ");
+    const span = el("span", "passage " + ps.status);
+    for (const pc of ps.pieces) span.append(pc.op ? el("span", pc.op, pc.text) : document.createTextNode(pc.text));
+    p.append(span, " ");
     if (ps.break) {
       text.append(p);
       p = el("p");
@@ -250,26 +657,31 @@ function fillColumn(article, doc, passages) {
   if (p.childNodes.length) text.append(p);
 }
 
-function closeCluster() {
-  state.cluster = "";
-  navigate();
-}
-
 document.addEventListener("DOMContentLoaded", () => {
   $("search-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    state.q = $("q").value;
-    state.syntax = $("syntax").value;
-    state.collapse = $("collapse").checked;
-    state.from = 0;
-    state.cluster = "";
+    Object.assign(state, { q: $("q").value, syntax: $("syntax").value, collapse: $("collapse").checked, from: 0, cluster: "", doc: "", a: "", b: "" });
     navigate();
   });
+  $("sort").addEventListener("change", () => { state.sort = $("sort").value; state.from = 0; navigate(); });
+  $("page-size").addEventListener("change", () => { state.size = parseInt($("page-size").value, 10); state.from = 0; navigate(); });
   $("prev").addEventListener("click", () => { state.from = Math.max(0, state.from - state.size); navigate(); });
   $("next").addEventListener("click", () => { state.from += state.size; navigate(); });
+  $("jump-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const n = parseInt($("jump").value, 10);
+    if (Number.isFinite(n) && n >= 1) goPage(Math.min(n, parseInt($("jump").max || String(n), 10)));
+  });
   $("left-doc").addEventListener("change", () => { state.a = $("left-doc").value; history.replaceState(null, "", stateToURL()); compare(); });
   $("right-doc").addEventListener("change", () => { state.b = $("right-doc").value; history.replaceState(null, "", stateToURL()); compare(); });
-  $("close-cluster").addEventListener("click", closeCluster);
+  $("close-cluster").addEventListener("click", back);
+  $("home").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    Object.assign(state, { q: "", filters: {}, from: 0, cluster: "", doc: "", a: "", b: "" });
+    $("q").value = "";
+    navigate();
+  });
+  document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", () => { stateFromURL(); show(); });
   stateFromURL();
   show();

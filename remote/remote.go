@@ -1,15 +1,19 @@
-package main
+// Package remote reads and writes a bleve-dedup index through the JSON
+// API of a running server (package server, bleve-dedup serve): a process
+// other than the one holding the index open (which another cannot open)
+// searches it, lists its clusters and sends it pages.
+package remote
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -19,95 +23,118 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
-// client reads an index through the JSON API of a running serve, for the
-// read commands' --server: an index that process holds open cannot be
-// opened by another.
-type client struct {
+// ErrServer is returned, wrapped with the server's message, when the
+// server answers a request with an error.
+var ErrServer = errors.New("the server refused")
+
+// maxAnswer bounds the answer of a GET the client reads.
+const maxAnswer = 64 << 20
+
+// Client is the API of one server.
+type Client struct {
 	base *url.URL
 	http *http.Client
+	// Token, when set, goes with every request (server.Ingest.Token).
+	Token string
 }
 
-func newClient(server string) (*client, error) {
-	u, err := url.Parse(server)
+// New returns a client of the server at base, an http:// or https://
+// URL.
+func New(base string) (*Client, error) {
+	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--server %q: want an http:// or https:// URL of a bleve-dedup serve", server)
+		return nil, fmt.Errorf("remote: %q: want an http:// or https:// URL of a bleve-dedup serve", base)
 	}
-	return &client{base: u, http: &http.Client{Timeout: time.Minute}}, nil
+	return &Client{base: u, http: &http.Client{Timeout: time.Minute}}, nil
 }
 
 // get decodes the JSON answer of GET path?query into v.
-func (c *client) get(ctx context.Context, path string, query url.Values, v any) error {
+func (c *Client) get(ctx context.Context, path string, query url.Values, v any) error {
 	u := c.base.JoinPath(path)
 	u.RawQuery = query.Encode()
-	return c.getURL(ctx, u.String(), "", v)
-}
-
-// getURL decodes the JSON answer of GET u into v, or returns the error it
-// says; token, when set, goes with the request.
-func (c *client) getURL(ctx context.Context, u, token string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("remote: %w", err)
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("--server: %w", err)
+		return fmt.Errorf("remote: %w", err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
-		return fmt.Errorf("--server: %s: %w", u, err)
+		return fmt.Errorf("remote: %s: %w", u, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		var e struct{ Error string }
-		if json.Unmarshal(body, &e) == nil && e.Error != "" {
-			return fmt.Errorf("--server: %s", e.Error)
-		}
-		return fmt.Errorf("--server: %s: %s", u, resp.Status)
+		return answerError(u.String(), resp.Status, body)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("--server: %s: %w", u, err)
+		return fmt.Errorf("remote: %s: %w", u, err)
 	}
 	return nil
 }
 
-// search runs a search as searchCmd would on the index itself.
-func (c *client) search(ctx context.Context, q, syntax string, from, size int, fold bool) (*collapse.Result, error) {
+// answerError is the error of an answer that is not 200 OK: the
+// server's own message when it gave one.
+func answerError(u, status string, body []byte) error {
+	var e struct{ Error string }
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		return fmt.Errorf("remote: %w: %s", ErrServer, e.Error)
+	}
+	return fmt.Errorf("remote: %s: %w: %s", u, ErrServer, status)
+}
+
+// Query is a search a Client asks for, as GET /api/search takes it.
+type Query struct {
+	Q      string
+	Syntax string // "boolean" or "querystring"; "": the server's default
+	From   int
+	Size   int
+	// Uncollapsed asks for every matching document, not one a cluster.
+	Uncollapsed bool
+}
+
+// ClusterInfo is a cluster as GET /api/clusters lists it.
+type ClusterInfo struct {
+	ID             string   `json:"id"`
+	Representative string   `json:"representative"`
+	Members        []string `json:"members"`
+}
+
+// Search runs q as collapse.Searcher does on the index itself.
+func (c *Client) Search(ctx context.Context, q Query) (*collapse.Result, error) {
 	var r struct {
 		Total         uint64         `json:"total"`
 		Clusters      int            `json:"clusters"`
 		ClustersExact bool           `json:"clusters_exact"`
 		Hits          []collapse.Hit `json:"hits"`
 	}
-	query := url.Values{"q": {q}, "syntax": {syntax}, "from": {strconv.Itoa(from)},
-		"size": {strconv.Itoa(size)}, "collapse": {strconv.FormatBool(fold)}}
+	query := url.Values{"q": {q.Q}, "syntax": {q.Syntax}, "from": {strconv.Itoa(q.From)},
+		"size": {strconv.Itoa(q.Size)}, "collapse": {strconv.FormatBool(!q.Uncollapsed)}}
 	if err := c.get(ctx, "/api/search", query, &r); err != nil {
 		return nil, err
 	}
 	return &collapse.Result{Hits: r.Hits, Total: r.Total, Clusters: r.Clusters, ClustersExact: r.ClustersExact}, nil
 }
 
-// clusters calls fn with every cluster of two or more members, in
-// creation order, a page at a time.
-func (c *client) clusters(ctx context.Context, fn func(clusterLine) error) error {
+// Clusters calls fn with every cluster of min members or more, in
+// creation order, reading them a page at a time; an error from fn stops
+// the walk.
+func (c *Client) Clusters(ctx context.Context, min int, fn func(ClusterInfo) error) error {
 	after := ""
 	for {
 		var r struct {
-			Clusters []struct {
-				ID             string   `json:"id"`
-				Representative string   `json:"representative"`
-				Members        []string `json:"members"`
-			} `json:"clusters"`
-			Next string `json:"next"`
+			Clusters []ClusterInfo `json:"clusters"`
+			Next     string        `json:"next"`
 		}
-		if err := c.get(ctx, "/api/clusters", url.Values{"min": {"2"}, "after": {after}}, &r); err != nil {
+		if err := c.get(ctx, "/api/clusters", url.Values{"min": {strconv.Itoa(min)}, "after": {after}}, &r); err != nil {
 			return err
 		}
 		for _, cl := range r.Clusters {
-			if err := fn(clusterLine{cl.ID, cl.Representative, cl.Members}); err != nil {
+			if err := fn(cl); err != nil {
 				return err
 			}
 		}
@@ -118,24 +145,19 @@ func (c *client) clusters(ctx context.Context, fn func(clusterLine) error) error
 	}
 }
 
-// ingest sends pages to the server's /api/ingest as JSONL bodies and
-// returns the sum of their summaries. A body stays below the largest the
+// Ingest sends pages to the server's /api/ingest (a server with server.Options.Ingest
+// set) as JSONL bodies and returns the sum of their summaries. A body stays below the largest the
 // server takes (its GET /api/ingest says), so a large input goes as
 // several requests, one after the other; a page larger than that alone
 // goes to onError, as do pages that cannot be read here. A body is sent
 // only once the server takes it (Expect: 100-continue): while another
 // ingest runs, the request is made again after the server's
-// Retry-After, until ctx is done. The token in BLEVE_DEDUP_TOKEN (or the
-// file BLEVE_DEDUP_TOKEN_FILE names) goes with every request.
-func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], onError func(error)) (server.IngestSummary, error) {
-	token, err := loadToken(os.Getenv("BLEVE_DEDUP_TOKEN_FILE"))
-	if err != nil {
-		return server.IngestSummary{}, err
-	}
+// Retry-After, until ctx is done.
+func (c *Client) Ingest(ctx context.Context, pages iter.Seq2[page.Page, error], onError func(error)) (server.IngestSummary, error) {
 	var status struct {
 		MaxBody int64 `json:"max_body"` // 0 from a server that does not say: no bound
 	}
-	if err := c.getURL(ctx, c.base.JoinPath("/api/ingest").String(), token, &status); err != nil {
+	if err := c.get(ctx, "/api/ingest", nil, &status); err != nil {
 		return server.IngestSummary{}, err
 	}
 	next, stop := iter.Pull2(pages)
@@ -143,7 +165,7 @@ func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], 
 	src := &pageSource{next: next, onError: onError, limit: status.MaxBody}
 	total := server.IngestSummary{ErrorList: []string{}}
 	for {
-		sum, err := c.post(ctx, &pageBody{src: src}, token)
+		sum, err := c.post(ctx, &pageBody{src: src})
 		total.Add(sum)
 		if err != nil || src.ended() {
 			return total, err
@@ -152,7 +174,7 @@ func (c *client) ingest(ctx context.Context, pages iter.Seq2[page.Page, error], 
 }
 
 // post sends one body of pages and returns the server's summary.
-func (c *client) post(ctx context.Context, body *pageBody, token string) (server.IngestSummary, error) {
+func (c *Client) post(ctx context.Context, body *pageBody) (server.IngestSummary, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ExpectContinueTimeout = 10 * time.Second
 	hc := &http.Client{Transport: tr} // no overall time-out: the run lasts as long as the input
@@ -160,23 +182,23 @@ func (c *client) post(ctx context.Context, body *pageBody, token string) (server
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, body)
 		if err != nil {
-			return server.IngestSummary{}, err
+			return server.IngestSummary{}, fmt.Errorf("remote: %w", err)
 		}
 		req.Header.Set("Content-Type", "application/x-ndjson")
 		req.Header.Set("Expect", "100-continue")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
+		if c.Token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.Token)
 		}
 		resp, err := hc.Do(req)
 		body.Close()
 		if err != nil {
-			return server.IngestSummary{}, fmt.Errorf("--server: %w", err)
+			return server.IngestSummary{}, fmt.Errorf("remote: %w", err)
 		}
 		var sum server.IngestSummary
-		data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 		resp.Body.Close()
 		if err != nil {
-			return server.IngestSummary{}, fmt.Errorf("--server: %s: %w", u, err)
+			return server.IngestSummary{}, fmt.Errorf("remote: %s: %w", u, err)
 		}
 		if resp.StatusCode == http.StatusTooManyRequests && !body.wasRead() {
 			wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
@@ -189,17 +211,13 @@ func (c *client) post(ctx context.Context, body *pageBody, token string) (server
 			}
 		}
 		if json.Unmarshal(data, &sum) != nil || (resp.StatusCode != http.StatusOK && sum.Error == "" && resp.StatusCode != http.StatusRequestEntityTooLarge) {
-			var e struct{ Error string }
-			if json.Unmarshal(data, &e) == nil && e.Error != "" {
-				return server.IngestSummary{}, fmt.Errorf("--server: %s", e.Error)
-			}
-			return server.IngestSummary{}, fmt.Errorf("--server: %s: %s", u, resp.Status)
+			return server.IngestSummary{}, answerError(u, resp.Status, data)
 		}
 		if sum.Error != "" {
-			return sum, fmt.Errorf("--server: %s", sum.Error)
+			return sum, fmt.Errorf("remote: %w: %s", ErrServer, sum.Error)
 		}
 		if resp.StatusCode == http.StatusRequestEntityTooLarge {
-			return sum, fmt.Errorf("--server: the input is larger than the server takes in one request (serve --ingest-max-body); the pages before the limit are indexed")
+			return sum, fmt.Errorf("remote: %w: the input is larger than the server takes in one request (server.Ingest.MaxBytes); the pages before the limit are indexed", ErrServer)
 		}
 		return sum, nil
 	}

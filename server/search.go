@@ -1,0 +1,203 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/bleve-dedup/bleve-dedup/boolquery"
+	"github.com/bleve-dedup/bleve-dedup/collapse"
+	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/snippet"
+)
+
+// Sort orders of /api/search.
+const (
+	sortRelevance = "relevance"
+	sortNewest    = "newest"
+	sortOldest    = "oldest"
+)
+
+// searchResponse is the body of /api/search.
+type searchResponse struct {
+	Query         string  `json:"query"`
+	Syntax        string  `json:"syntax"`
+	Collapse      bool    `json:"collapse"`
+	Sort          string  `json:"sort"`
+	From          int     `json:"from"`
+	Size          int     `json:"size"`
+	Total         uint64  `json:"total"`
+	Clusters      int     `json:"clusters"`
+	ClustersExact bool    `json:"clusters_exact"`
+	TookMS        float64 `json:"took_ms"`
+	Hits          []hit   `json:"hits"`
+	// Facets, with facets=true: counts by facet name; Filters the facet
+	// values the search was narrowed to.
+	Facets  map[string]facet `json:"facets,omitempty"`
+	Filters selection        `json:"filters"`
+}
+
+// hit is a search hit with its snippet and what the catalog knows of it.
+type hit struct {
+	collapse.Hit
+	Snippet     []snippet.Segment `json:"snippet"`
+	Site        string            `json:"site"`
+	Lang        string            `json:"lang"`
+	Date        time.Time         `json:"date"`
+	ClusterSize int               `json:"cluster_size"`
+	// CopyTitle, for a hit without a title, is the title of a folded
+	// copy that has one.
+	CopyTitle string `json:"copy_title,omitempty"`
+}
+
+// search serves GET /api/search?q=QUERY[&syntax=boolean|querystring]
+// [&collapse=true][&from=0][&size=10][&sort=relevance|newest|oldest]
+// [&facets=true][&site=HOST][&lang=LANG][&cluster_size=BUCKET][&date=YYYY-MM].
+func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
+	qs, err := stringParam(r, "q")
+	if err != nil {
+		return err
+	}
+	p := r.URL.Query()
+	syntax := boolquery.Boolean
+	if v := p.Get("syntax"); v != "" {
+		if syntax, err = boolquery.ParseSyntax(v); err != nil {
+			return badRequest("parameter syntax: want boolean or querystring, got %q", v)
+		}
+	}
+	fold, err := boolParam(r, "collapse", true)
+	if err != nil {
+		return err
+	}
+	withFacets, err := boolParam(r, "facets", false)
+	if err != nil {
+		return err
+	}
+	order := p.Get("sort")
+	switch order {
+	case "":
+		order = sortRelevance
+	case sortRelevance, sortNewest, sortOldest:
+	default:
+		return badRequest("parameter sort: want relevance, newest or oldest, got %q", order)
+	}
+	size, err := intParam(r, "size", collapse.DefaultSize, 1, s.opts.MaxPageSize)
+	if err != nil {
+		return err
+	}
+	from, err := intParam(r, "from", 0, 0, collapse.MaxWindow-size)
+	if err != nil {
+		return err
+	}
+	bounded, err := s.opts.CheckQuery(r.Context(), qs)
+	if err != nil {
+		return badRequest("parameter q: %d bytes, longer than %d", len(qs), s.opts.MaxQueryLen)
+	}
+	q, err := boolquery.Query(qs, boolquery.Options{Fields: indexer.TextFields(), Syntax: syntax})
+	if err != nil {
+		he := &httpError{status: http.StatusBadRequest, msg: err.Error()}
+		if se, ok := errors.AsType[*boolquery.SyntaxError](err); ok {
+			he.extra = map[string]any{"pos": se.Pos, "expected": se.Expected, "found": se.Found}
+		}
+		return he
+	}
+	ctx, cancel := context.WithTimeout(bounded, s.opts.SearchTimeout)
+	defer cancel()
+	start := time.Now()
+	sel := parseSelection(p)
+	req := collapse.Request{Query: q, From: from, Size: size, Collapse: fold}
+	var cat *catalog
+	var count *counter
+	if withFacets || order != sortRelevance || len(sel) > 0 {
+		if cat, err = s.catalog(ctx, true); err != nil {
+			return err
+		}
+		if withFacets {
+			count = newCounter()
+		}
+		req.Visit = func(m *collapse.Match) bool {
+			vals := s.values(cat, m)
+			if !sel.passes(vals) {
+				return false
+			}
+			if count != nil {
+				count.add(vals, m)
+			}
+			if order != sortRelevance {
+				m.Score = dateScore(s.info(cat, m.ID).time, order == sortNewest)
+			}
+			return true
+		}
+	}
+	res, err := s.searcher.Search(ctx, req)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
+	case tooManyTerms(err):
+		return badRequest("query opens more than %d term searchers: use fewer terms, or wildcards that match fewer words", s.opts.MaxQueryTerms)
+	case err != nil:
+		return err
+	}
+	var snips map[string][]snippet.Segment
+	if s.opts.Snippets {
+		if snips, err = s.snippets(q, res.Hits); err != nil {
+			return err
+		}
+	}
+	if cat == nil && len(res.Hits) > 0 {
+		if cat, err = s.catalog(ctx, false); err != nil {
+			return err
+		}
+	}
+	hits := make([]hit, len(res.Hits))
+	for i, h := range res.Hits {
+		d := s.info(cat, h.ID)
+		hits[i] = hit{Hit: h, Snippet: snips[h.ID], Site: d.site, Lang: d.lang, Date: d.time,
+			ClusterSize: s.clusterSize(cat, h.Cluster)}
+		if h.Title == "" {
+			for _, m := range h.Members {
+				if m.Title != "" {
+					hits[i].CopyTitle = m.Title
+					break
+				}
+			}
+		}
+	}
+	out := searchResponse{
+		Query: qs, Syntax: syntax.String(), Collapse: fold, Sort: order, From: from, Size: size,
+		Total: res.Total, Clusters: res.Clusters, ClustersExact: res.ClustersExact,
+		TookMS: float64(time.Since(start).Microseconds()) / 1000, Hits: hits, Filters: sel,
+	}
+	if count != nil {
+		out.Facets = count.facets()
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// dateScore ranks by time, the newest highest (the oldest with newest
+// false), to the microsecond; a document without a time comes last.
+func dateScore(t time.Time, newest bool) float64 {
+	switch {
+	case t.IsZero():
+		return -1 << 62
+	case newest:
+		return float64(t.UnixMicro())
+	}
+	return -float64(t.UnixMicro())
+}
+
+// boolParam parses the boolean parameter name, def when absent.
+func boolParam(r *http.Request, name string, def bool) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, badRequest("parameter %s: want true or false, got %q", name, v)
+	}
+	return b, nil
+}
