@@ -22,7 +22,7 @@
 #   QUOTA    each indexer's CPU per PERIOD, µs (default 12500: an eighth of a core)
 #   PERIOD   the scheduler's period, µs (default 100000)
 #   DESIGNS  "lease new" (default): BASE's build and this tree's
-#   BASE     the commit of the lease design (default: where this branch left main)
+#   BASE     the commit of the lease design (default 43b90ad, the last with the lease)
 #   REPS     repetitions (default 1)
 #   WORK     work directory (default /tmp/bleve-dedup-fleet; the builds stay there)
 set -euo pipefail
@@ -36,7 +36,7 @@ DESIGNS=${DESIGNS:-lease new}
 REPS=${REPS:-1}
 WORK=${WORK:-/tmp/bleve-dedup-fleet}
 root=$(cd "$(dirname "$0")/.." && pwd)
-BASE=${BASE:-$(git -C "$root" merge-base HEAD main)}
+BASE=${BASE:-43b90ad}
 mkdir -p "$WORK/bin"
 
 # The builds: this tree, and BASE from git.

@@ -37,7 +37,7 @@ import (
 type config struct {
 	bin, redis, pages, labels, work string
 	procs                           []int
-	reps                            int
+	reps, from                      int
 	fault, inject, layouts          string
 	bytes                           bool
 	decisions                       int
@@ -57,6 +57,7 @@ func main() {
 	flag.StringVar(&c.work, "work", "", "work directory (default: a temporary one)")
 	flag.StringVar(&procs, "procs", "1,2,4", "numbers of indexer processes")
 	flag.IntVar(&c.reps, "reps", 5, "repetitions, each with its own input order")
+	flag.IntVar(&c.from, "from", 1, "the first repetition to run (-from 4 -reps 5 runs the fourth and fifth)")
 	flag.StringVar(&c.layouts, "frontier", "", "index -pages into Redis in this process under each of these store layouts (comma-separated names, or all), and print bytes a page in Redis beside P, R and F1")
 	flag.BoolVar(&c.bytes, "bytes", false, "index -pages with -bin in one process and print the bytes a page costs in Redis (a build of another version)")
 	flag.StringVar(&c.inject, "inject", "", "faults in every Redis run: pause (stop an indexer for 1-3 s now and then) or kill (kill -9 one at random 1-4 s in, then run it again)")

@@ -192,7 +192,7 @@ func partition(cl map[string][]string) []string {
 // table beside the single-process Badger reference of the same order.
 func shares(ctx context.Context, c config) error {
 	fmt.Printf("%-10s %5s %4s %8s %8s %8s %9s %8s %8s  %s\n", "store", "procs", "rep", "P", "R", "F1", "both reps", "verified", "seconds", "injected")
-	for rep := 1; rep <= c.reps; rep++ {
+	for rep := c.from; rep <= c.reps; rep++ {
 		ref, err := oneRun(ctx, c, rep, 1, "", "")
 		if err != nil {
 			return err
