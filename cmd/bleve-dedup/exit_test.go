@@ -140,8 +140,11 @@ func TestExitStatus(t *testing.T) {
 				if !strings.Contains(out.String(), "stopped by SIGTERM") {
 					t.Errorf("output %q, want it to say the run was stopped by SIGTERM", out.String())
 				}
-				if took := time.Since(start); took > tt.stop+3*time.Second {
-					t.Errorf("stopped %v after the signal, want within a few seconds", took-tt.stop)
+				// The input never ends: a command that did not stop would
+				// run on. The bound is loose: a stop waits for the commit
+				// under way, seconds on a loaded machine.
+				if took := time.Since(start); took > tt.stop+30*time.Second {
+					t.Errorf("stopped %v after the signal, want within seconds", took-tt.stop)
 				}
 			}
 		})
