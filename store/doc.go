@@ -113,6 +113,13 @@
 // layout of its own, and the rest (payloads, pending operations, the
 // other packages' namespaces) in a process-local embedded store.
 //
+// Cluster ids are opaque: the embedded store numbers clusters in the
+// order it makes them (!/cluster), the Redis store names a cluster after
+// its founder's sequence number, so that two processes working out the
+// same founding name the same cluster. The same pages indexed into each
+// give the same clusters under different ids; compare clusters by their
+// members.
+//
 // # Caveats
 //
 // Signatures, payloads and pending operations are opaque bytes to a
