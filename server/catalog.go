@@ -261,7 +261,7 @@ type catalogs struct {
 // current one is catalogRefresh old, start a walk in the background; the
 // current catalog serves meanwhile. Before the first walk ends, with
 // wait the call waits for it, and without it returns an empty catalog,
-// which info and clusterSize fill from the store as they are asked: a
+// which info and clusterSize fill from the store on demand: a
 // search page needs what the catalog knows of its ten hits, which reads
 // faster than a walk (minutes for a million documents).
 func (s *Server) catalog(ctx context.Context, wait bool) (*catalog, error) {

@@ -207,7 +207,7 @@ func (t *txn) del(key string) error {
 }
 
 // Prefetch implements store.Txn: records and signatures in one pipeline;
-// posting lists and clusters are read when asked for.
+// posting lists and clusters are read on demand.
 func (t *txn) Prefetch(rd store.Reads) error {
 	keys := make([]string, 0, len(rd.IDs)+len(rd.Seqs))
 	for _, id := range rd.IDs {
