@@ -220,7 +220,9 @@ func checkWrapDir(dir string, idx bleve.Index) error {
 // Filter returns the filter, for reading clusters and documents.
 func (w *Wrapper) Filter() *dedupfilter.Filter { return w.ix.filter }
 
-// Unwrap returns the wrapped index.
+// Unwrap returns the wrapped index. Reading it directly sees a batch once
+// the batch's bleve write has ended, which any read through the Wrapper
+// (DocCount, for one) waits for.
 func (w *Wrapper) Unwrap() bleve.Index { return w.wrapped }
 
 // Close closes the store and the wrapped index.

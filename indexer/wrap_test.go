@@ -326,6 +326,11 @@ func TestWrapShards(t *testing.T) {
 		if err := w.Batch(b); err != nil {
 			t.Fatal(err)
 		}
+		// The alias reads the shards directly: a read through the
+		// Wrapper waits for the batch's bleve write first.
+		if _, err := w.DocCount(); err != nil {
+			t.Fatal(err)
+		}
 		raws = append(raws, w.Unwrap())
 	}
 	o := pageFields
