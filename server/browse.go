@@ -191,11 +191,7 @@ func (s *Server) clusters(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Query().Has("after") {
 		return s.clustersAfter(w, r)
 	}
-	minSize, err := intParam(r, "min", 2, 1, 1<<30)
-	if err != nil {
-		return err
-	}
-	size, err := intParam(r, "size", s.opts.MaxPageSize, 1, s.opts.MaxPageSize)
+	minSize, size, err := s.clusterPage(r)
 	if err != nil {
 		return err
 	}
@@ -222,15 +218,21 @@ func (s *Server) clusters(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// clusterPage reads the parameters both forms of /api/clusters take: the
+// fewest members a cluster listed has, and how many a page lists.
+func (s *Server) clusterPage(r *http.Request) (minSize, size int, err error) {
+	if minSize, err = intParam(r, "min", 2, 1, 1<<30); err != nil {
+		return 0, 0, err
+	}
+	size, err = intParam(r, "size", s.opts.MaxPageSize, 1, s.opts.MaxPageSize)
+	return minSize, size, err
+}
+
 // errPageFull stops a walk once a page is full.
 var errPageFull = errors.New("page full")
 
 func (s *Server) clustersAfter(w http.ResponseWriter, r *http.Request) error {
-	minSize, err := intParam(r, "min", 2, 1, 1<<30)
-	if err != nil {
-		return err
-	}
-	size, err := intParam(r, "size", s.opts.MaxPageSize, 1, s.opts.MaxPageSize)
+	minSize, size, err := s.clusterPage(r)
 	if err != nil {
 		return err
 	}
