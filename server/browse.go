@@ -179,6 +179,9 @@ type clusterSummary struct {
 	Members        []string `json:"members,omitempty"`
 	Title          string   `json:"title,omitempty"` // the representative's
 	URL            string   `json:"url,omitempty"`
+	// CopyTitle, for a representative without a title, is the title of
+	// the first member that has one.
+	CopyTitle string `json:"copy_title,omitempty"`
 }
 
 // clusters serves GET /api/clusters[?min=2][&from=0][&size=100], the

@@ -131,6 +131,9 @@ func (s *Server) walkCatalog(ctx context.Context, gen uint64) (*catalog, error) 
 		if e, err := f.Meta(l.Representative); err == nil {
 			l.Title, l.URL = e.Title, e.URL
 		}
+		if l.Title == "" {
+			l.CopyTitle = copyTitle(f, l.ID)
+		}
 	}
 	delete(sites, "")
 	c.stats.Sites = len(sites)
@@ -139,6 +142,21 @@ func (s *Server) walkCatalog(ctx context.Context, gen uint64) (*catalog, error) 
 	c.stats.Policy = f.Options().Policy.String()
 	c.stats.Measure = f.Options().Measure.String()
 	return c, nil
+}
+
+// copyTitle is the title of the first member of cluster that has one:
+// what names a cluster whose representative has none.
+func copyTitle(f *dedupfilter.Filter, cluster string) string {
+	cl, err := f.Cluster(cluster)
+	if err != nil {
+		return ""
+	}
+	for _, id := range cl.Members {
+		if e, err := f.Meta(id); err == nil && e.Title != "" {
+			return e.Title
+		}
+	}
+	return ""
 }
 
 // topValues returns the n values of counts with the largest counts.

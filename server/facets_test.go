@@ -268,3 +268,32 @@ func TestOperations(t *testing.T) {
 		t.Errorf("/readyz with the index closed: %d %s, want 503", r.status, r.body)
 	}
 }
+
+// TestOverviewCopyTitle: a large cluster whose representative has no
+// title is named on the start page by a member's title.
+func TestOverviewCopyTitle(t *testing.T) {
+	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	text := []string{articleText("harbour"), articleText("ferry"), articleText("storm")}
+	for _, d := range []indexer.Document{{ID: "a", Paragraphs: text}, {ID: "b", Title: "Ferries stop in the storm", Paragraphs: text}} {
+		if _, err := ix.Index(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := do(t, newServer(t, ix, server.DefaultOptions()), "GET", "/api/overview")
+	var o struct {
+		Largest []struct {
+			Representative, Title string
+			CopyTitle             string `json:"copy_title"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.body), &o); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Largest) != 1 || o.Largest[0].Representative != "a" || o.Largest[0].Title != "" || o.Largest[0].CopyTitle != "Ferries stop in the storm" {
+		t.Errorf("largest clusters %+v, want a's cluster with b's title as copy_title", o.Largest)
+	}
+}

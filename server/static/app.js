@@ -212,7 +212,7 @@ async function openOverview() {
   largest.replaceChildren();
   for (const c of o.largest) {
     const li = el("li");
-    li.append(link(c.title || c.representative, { cluster: c.id }), " ", el("span", "meta", `${c.size} copies`));
+    li.append(link(c.title || c.copy_title || c.representative, { cluster: c.id }), " ", el("span", "meta", `${c.size} copies`));
     largest.append(li);
   }
   if (!o.largest.length) largest.append(el("li", "meta", "no duplicates yet"));
