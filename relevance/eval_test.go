@@ -107,7 +107,7 @@ func measure(values []float64, labels []bool, threshold float64) prf {
 	return m
 }
 
-// TestEvalTitleWeighting measures issue #4's question: precision and
+// TestEvalTitleWeighting measures what title weighting does: precision and
 // recall of Relevant against hand labels, with title weighting (α = 4)
 // and without (α = 0), for profiles learnt (top 30 tf-idf terms) from 3-4
 // example pages per topic with the whole corpus as background. It also

@@ -17,31 +17,12 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
-// ingestServer is a server over a new index that takes pages with the
-// token.
-func ingestServer(t *testing.T, token string) (*server.Server, *indexer.Index) {
-	t.Helper()
-	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := server.DefaultOptions()
-	o.Ingest = server.DefaultIngest(ix)
-	o.Ingest.Token = token
-	srv, err := server.New(ix, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close(); ix.Close() })
-	return srv, ix
-}
-
 // TestClient: pages sent through a Client are decided as the server's
 // index decides them; its clusters and searches are the index's own; a
 // refusal is ErrServer with the server's message.
 func TestClient(t *testing.T) {
 	const token = "0123456789abcdef0123456789abcdef"
-	srv, ix := ingestServer(t, token)
+	ix, srv := testindex.IngestServer(t, func(in *server.Ingest) { in.Token = token })
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	ctx := context.Background()

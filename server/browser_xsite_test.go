@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 )
 
 // exchanges records the requests a handler answers and their statuses.
@@ -92,7 +94,7 @@ func TestBrowserCrossSite(t *testing.T) {
 		t.Skip("starts a browser")
 	}
 	ctx := newBrowser(t, chromedp.Flag("host-resolver-rules", "MAP rebind.test 127.0.0.1"))
-	s, ix := ingestServer(t, nil)
+	ix, s := testindex.IngestServer(t, nil)
 	x := &exchanges{h: s}
 	ts := httptest.NewServer(x)
 	defer ts.Close()

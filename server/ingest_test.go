@@ -14,25 +14,9 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
-
-// ingestServer returns a server over a new index that takes pages, with
-// in changed by change.
-func ingestServer(t *testing.T, change func(*server.Ingest)) (*server.Server, *indexer.Index) {
-	t.Helper()
-	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	o := server.DefaultOptions()
-	o.Ingest = server.DefaultIngest(ix)
-	if change != nil {
-		change(o.Ingest)
-	}
-	return newServer(t, ix, o), ix
-}
 
 // articleText is a paragraph of its own per topic: words drawn by a
 // generator seeded with the topic.
@@ -146,7 +130,7 @@ func TestIngest(t *testing.T) {
 				ix = fixture(t)
 				h = newServer(t, ix, server.DefaultOptions())
 			} else {
-				h, ix = ingestServer(t, func(in *server.Ingest) {
+				ix, h = testindex.IngestServer(t, func(in *server.Ingest) {
 					if tt.maxBytes > 0 {
 						in.MaxBytes = tt.maxBytes
 					}
@@ -198,7 +182,7 @@ func TestIngestWhileSearching(t *testing.T) {
 	}
 	for _, f := range formats {
 		t.Run(f.contentType, func(t *testing.T) {
-			h, _ := ingestServer(t, func(in *server.Ingest) { in.Run.FlushAfter = 50 * time.Millisecond })
+			_, h := testindex.IngestServer(t, func(in *server.Ingest) { in.Run.FlushAfter = 50 * time.Millisecond })
 			ts := httptest.NewServer(h)
 			defer ts.Close()
 			pr, pw := io.Pipe()

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
@@ -194,7 +195,7 @@ func TestHostHeader(t *testing.T) {
 // a simple fetch, or one with the browser's fetch metadata) and as the
 // server's own page and programs do: only the latter are taken.
 func TestCrossSiteWrite(t *testing.T) {
-	s, ix := ingestServer(t, nil)
+	ix, s := testindex.IngestServer(t, nil)
 	addr, _ := serve(t, s)
 	// A fresh page each time, so that each accepted one is indexed.
 	n := 0
@@ -296,7 +297,7 @@ func TestWriteCredential(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, ix := ingestServer(t, func(in *server.Ingest) { in.Token = tt.token })
+			ix, h := testindex.IngestServer(t, func(in *server.Ingest) { in.Token = tt.token })
 			req := localRequest("POST", "/api/ingest", strings.NewReader(fmt.Sprintf(`{"id":"a","text":%q}`, articleText("river"))))
 			req.RemoteAddr = tt.remote
 			req.Header.Set("Content-Type", "application/x-ndjson")

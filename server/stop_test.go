@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
@@ -22,7 +23,7 @@ import (
 // what was kept, Serve returns nil well within ShutdownTimeout, no new
 // connection is taken, and the index holds what the answer counted.
 func TestServeStop(t *testing.T) {
-	s, ix := ingestServer(t, func(in *server.Ingest) { in.Run.FlushAfter = 50 * time.Millisecond })
+	ix, s := testindex.IngestServer(t, func(in *server.Ingest) { in.Run.FlushAfter = 50 * time.Millisecond })
 	addr, stop := serve(t, s)
 	pr, pw := io.Pipe()
 	defer pw.Close()
@@ -94,7 +95,7 @@ func (s *slowStop) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, er
 // running, a new one gets 503 with Retry-After and the connection closed.
 func TestServeStopRefusesNewRequests(t *testing.T) {
 	ing := &slowStop{cut: make(chan struct{}), release: make(chan struct{})}
-	s, _ := ingestServer(t, func(in *server.Ingest) { in.Index = ing })
+	_, s := testindex.IngestServer(t, func(in *server.Ingest) { in.Index = ing })
 	addr, stop := serve(t, s)
 	go http.Post("http://"+addr+"/api/ingest", "application/x-ndjson", strings.NewReader("{}\n"))
 	if !eventually(t, "http://"+addr+"/api/ingest", `"running":true`, 2*time.Second) {
@@ -146,7 +147,7 @@ func TestIngestClientGone(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &waitingIngester{ended: make(chan struct{})}
-			s, _ := ingestServer(t, func(in *server.Ingest) {
+			_, s := testindex.IngestServer(t, func(in *server.Ingest) {
 				in.IdleTimeout = 300 * time.Millisecond
 				if tt.waiting {
 					in.Index = w
@@ -203,7 +204,7 @@ func (e *endlessPages) Read(p []byte) (int, error) {
 func TestServeStopWhileSending(t *testing.T) {
 	for _, expect := range []bool{false, true} {
 		for i := range 3 {
-			s, ix := ingestServer(t, func(in *server.Ingest) { in.Run.FlushAfter = 50 * time.Millisecond })
+			ix, s := testindex.IngestServer(t, func(in *server.Ingest) { in.Run.FlushAfter = 50 * time.Millisecond })
 			addr, stop := serve(t, s)
 			answer := make(chan error, 1)
 			var sum server.IngestSummary

@@ -80,7 +80,7 @@ func TestIndexThroughServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, srv := ingestServer(t, nil)
+	_, srv := testindex.IngestServer(t, nil)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
@@ -104,7 +104,7 @@ func TestIndexThroughServer(t *testing.T) {
 func TestIndexThroughServerInParts(t *testing.T) {
 	const token = "0123456789abcdef0123456789abcdef"
 	pages := testindex.PagesDir(t)
-	ix, srv := ingestServer(t, func(in *server.Ingest) { in.MaxBytes, in.Token = 16<<10, token })
+	ix, srv := testindex.IngestServer(t, func(in *server.Ingest) { in.MaxBytes, in.Token = 16<<10, token })
 	var posts atomic.Int32
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
@@ -132,26 +132,4 @@ func TestIndexThroughServerInParts(t *testing.T) {
 	if n := posts.Load(); n < 3 {
 		t.Errorf("%d requests, want the pages cut into several under 16 KiB each", n)
 	}
-}
-
-// ingestServer returns a server taking pages into a new index, with its
-// Ingest changed by change.
-func ingestServer(t *testing.T, change func(*server.Ingest)) (*indexer.Index, *server.Server) {
-	t.Helper()
-	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	o := server.DefaultOptions()
-	o.Ingest = server.DefaultIngest(ix)
-	if change != nil {
-		change(o.Ingest)
-	}
-	srv, err := server.New(ix, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return ix, srv
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
 // PagesDir returns the path of the repository's testdata/pages, found by
@@ -60,4 +61,27 @@ func PagesWith(tb testing.TB, dir string, o indexer.Options) *indexer.Index {
 		tb.Fatal(err)
 	}
 	return ix
+}
+
+// IngestServer returns a server over a new empty index that takes pages
+// (server.DefaultIngest), with its Ingest changed by change when not nil;
+// both close when the test ends, the server first.
+func IngestServer(tb testing.TB, change func(*server.Ingest)) (*indexer.Index, *server.Server) {
+	tb.Helper()
+	ix, err := indexer.Open(tb.TempDir(), indexer.DefaultOptions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.Close() })
+	o := server.DefaultOptions()
+	o.Ingest = server.DefaultIngest(ix)
+	if change != nil {
+		change(o.Ingest)
+	}
+	srv, err := server.New(ix, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(srv.Close)
+	return ix, srv
 }
