@@ -139,23 +139,29 @@ func TestFinishTable(t *testing.T) {
 		if len(ends) != 9 { // warcinfo and four exchanges
 			t.Fatalf("%s: %d records, want 9", ext, len(ends))
 		}
+		// The last record's final four bytes (a plain record's end marker,
+		// a gzip member's length) overwritten, and bytes after them: the
+		// record reads whole only while something follows it.
+		damaged := append(bytes.Clone(data[:ends[8]-4]), "XXXXjunk after the record"...)
 		tests := []struct {
 			name    string
-			size    int64
+			input   []byte
 			wantEnd int64 // 0: file removed
 		}{
-			{"whole", ends[8], ends[8]},
-			{"at a boundary", ends[4], ends[4]},
-			{"inside the last record", ends[8] - 10, ends[7]},
-			{"one byte into a record", ends[5] + 1, ends[5]},
-			{"inside the warcinfo", ends[0] - 1, 0},
-			{"empty", 0, 0},
+			{"whole", data[:ends[8]], ends[8]},
+			{"at a boundary", data[:ends[4]], ends[4]},
+			{"inside the last record", data[:ends[8]-10], ends[7]},
+			{"one byte into a record", data[:ends[5]+1], ends[5]},
+			{"inside the warcinfo", data[:ends[0]-1], 0},
+			{"empty", nil, 0},
+			{"end of the last record damaged", damaged, ends[7]},
 		}
 		for _, tt := range tests {
 			open := filepath.Join(t.TempDir(), "crawl"+ext+openSuffix)
-			if err := os.WriteFile(open, data[:tt.size], 0o644); err != nil {
+			if err := os.WriteFile(open, tt.input, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			size := int64(len(tt.input))
 			name, cut, err := finish(open)
 			if err != nil {
 				t.Fatalf("%s %s: %v", ext, tt.name, err)
@@ -168,8 +174,8 @@ func TestFinishTable(t *testing.T) {
 				}
 				got = info.Size()
 			}
-			if got != tt.wantEnd || cut != tt.size-tt.wantEnd {
-				t.Errorf("%s %s: left %d bytes, cut %d; want %d, cut %d", ext, tt.name, got, cut, tt.wantEnd, tt.size-tt.wantEnd)
+			if got != tt.wantEnd || cut != size-tt.wantEnd {
+				t.Errorf("%s %s: left %d bytes, cut %d; want %d, cut %d", ext, tt.name, got, cut, tt.wantEnd, size-tt.wantEnd)
 			}
 		}
 	}

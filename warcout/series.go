@@ -115,23 +115,32 @@ func exists(name string) bool {
 // returns the name the records are under ("" when removed) and how many
 // bytes were cut.
 func finish(openName string) (name string, cut int64, err error) {
-	end, err := wholeRecords(openName)
-	if err != nil {
-		return "", 0, err
-	}
 	info, err := os.Stat(openName)
 	if err != nil {
 		return "", 0, err
 	}
-	cut = info.Size() - end
-	if end == 0 {
-		return "", cut, os.Remove(openName)
-	}
-	if cut > 0 {
+	// The reader judges a record by what follows it too (a plain
+	// record's end-of-record marker is checked only when fewer than four
+	// bytes follow), so a record whole inside the file may not be whole
+	// at its end: cut until the file reads whole to its last byte.
+	size := info.Size()
+	for {
+		end, err := wholeRecords(openName)
+		if err != nil {
+			return "", 0, err
+		}
+		if end == 0 {
+			return "", info.Size(), os.Remove(openName)
+		}
+		if end == size {
+			break
+		}
 		if err := os.Truncate(openName, end); err != nil {
 			return "", 0, err
 		}
+		size = end
 	}
+	cut = info.Size() - size
 	name = strings.TrimSuffix(openName, openSuffix)
 	if exists(name) {
 		return "", 0, fmt.Errorf("%s: both it and %s exist", name, filepath.Base(openName))
