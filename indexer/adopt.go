@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
 )
 
 // unseenPage is how many document ids a walk of an index reads at once.
@@ -115,8 +116,8 @@ func (w *Wrapper) Adopt(ctx context.Context, o AdoptOptions) (AdoptStats, error)
 			if d == nil {
 				continue // deleted meanwhile
 			}
-			body := fieldsBody(d)
-			payload, err := jsonOf(body)
+			body := docbody.FromFields(d)
+			payload, err := docbody.Encode(body)
 			if err != nil {
 				return fmt.Errorf("indexer: adopt %s: %w", id, err)
 			}

@@ -24,6 +24,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
+	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
 	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
 
@@ -97,15 +98,15 @@ type Wrapper struct {
 	owned    string // the directory of the embedded store, when Wrap made it
 	searcher *collapse.Searcher
 
-	batchMu sync.Mutex // one batch through the scratch index at a time
-	capture capture
+	// batches makes NewBatch's batches and hands back their documents
+	// with their data (nil over an alias of several indexes).
+	batches *docbody.Capture
 
 	// A batch's bleve write goes on while the next batch is read and
 	// decided; every read of the index waits for it (settle).
 	writing  sync.WaitGroup
 	writeMu  sync.Mutex
 	writeErr error
-	scratch  bleve.Index // where NewBatch makes batches (see capture.go)
 }
 
 // wrapped names the embedded index: the field would otherwise be called
@@ -190,7 +191,7 @@ func Wrap(idx bleve.Index, o WrapOptions) (*Wrapper, error) {
 		}
 	}
 	if m := idx.Mapping(); m != nil { // (an alias of several indexes has none: no writes)
-		if w.scratch, err = newScratch(m, &w.capture); err != nil {
+		if w.batches, err = docbody.NewCapture(m); err != nil {
 			return fail(fmt.Errorf("indexer: wrap: %w", err))
 		}
 	}
@@ -228,8 +229,8 @@ func (w *Wrapper) Unwrap() bleve.Index { return w.wrapped }
 // Close closes the store and the wrapped index.
 func (w *Wrapper) Close() error {
 	err := w.settle()
-	if w.scratch != nil {
-		err = w.scratch.Close()
+	if w.batches != nil {
+		err = w.batches.Close()
 	}
 	err = errors.Join(err, w.ix.closeStore(), w.wrapped.Close())
 	if err != nil {
@@ -273,10 +274,10 @@ func (w *Wrapper) Delete(id string) error {
 // NewBatch returns a batch to fill and pass to Batch; nil over an alias
 // of several indexes (write through each one's Wrapper).
 func (w *Wrapper) NewBatch() *bleve.Batch {
-	if w.scratch == nil {
+	if w.batches == nil {
 		return nil
 	}
-	return w.scratch.NewBatch()
+	return w.batches.NewBatch()
 }
 
 // Batch decides and writes a batch made by NewBatch: see Wrapper.
@@ -288,16 +289,11 @@ func (w *Wrapper) Batch(b *bleve.Batch) error {
 // BatchDecisions is Batch returning the decisions of the documents it
 // indexes, in the order they were added (deletes have none).
 func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error) {
-	if w.scratch == nil || b == nil {
+	if w.batches == nil || b == nil {
 		return nil, fmt.Errorf("indexer: %s is an alias of several indexes: write through each one's Wrapper: %w", w.wrapped.Name(), ErrInvalidOptions)
 	}
 	ix := w.ix
-	w.batchMu.Lock()
-	// The scratch index hands the batch's operations to w.capture.got.
-	err := w.scratch.Batch(b)
-	got := w.capture.got
-	w.capture.got = nil
-	w.batchMu.Unlock()
+	got, err := w.batches.Take(b)
 	if err != nil {
 		return nil, fmt.Errorf("indexer: batch: %w", err)
 	}
@@ -500,16 +496,17 @@ func (w *Wrapper) stage(id string, d index.Document) (staged, uint64, error) {
 	var seq uint64
 	var err error
 	if doc, ok := d.(*document.Document); ok {
-		if c, ok := w.capture.recall(doc); ok {
-			seq = c.seq
-			if body, payload, err = bodyOf(c.data, w.wrapped.Mapping()); err != nil {
+		var data any
+		var captured bool
+		if data, seq, captured = w.batches.Recall(doc); captured {
+			if body, payload, err = docbody.Of(data, w.wrapped.Mapping()); err != nil {
 				return staged{}, 0, err
 			}
 		}
 	}
 	if body == nil {
-		body = fieldsBody(d)
-		if payload, err = jsonOf(body); err != nil {
+		body = docbody.FromFields(d)
+		if payload, err = docbody.Encode(body); err != nil {
 			return staged{}, 0, err
 		}
 	}
@@ -519,7 +516,7 @@ func (w *Wrapper) stage(id string, d index.Document) (staged, uint64, error) {
 
 // stageBody stages a document from its JSON object.
 func (w *Wrapper) stageBody(id string, body map[string]any, payload []byte) (staged, error) {
-	title, pageURL := firstString(body, w.opts.TitleField), firstString(body, w.opts.URLField)
+	title, pageURL := docbody.First(body, w.opts.TitleField), docbody.First(body, w.opts.URLField)
 	paras, htmlTitle, err := w.text(body, pageURL)
 	if err != nil {
 		return staged{}, err
@@ -540,11 +537,11 @@ func (w *Wrapper) text(body map[string]any, pageURL string) ([]string, string, e
 	if w.opts.HTMLField == "" {
 		var texts []string
 		for _, f := range w.opts.TextFields {
-			texts = append(texts, stringsAt(body, f)...)
+			texts = append(texts, docbody.Strings(body, f)...)
 		}
 		return paragraphsOf(texts), "", nil
 	}
-	html := firstString(body, w.opts.HTMLField)
+	html := docbody.First(body, w.opts.HTMLField)
 	if html == "" {
 		return nil, "", nil
 	}
@@ -565,8 +562,21 @@ func (w *Wrapper) paragraphsOf(payload []byte) ([]string, error) {
 	if err := json.Unmarshal(payload, &body); err != nil {
 		return nil, err
 	}
-	paras, _, err := w.text(body, firstString(body, w.opts.URLField))
+	paras, _, err := w.text(body, docbody.First(body, w.opts.URLField))
 	return paras, err
+}
+
+// paragraphsOf cuts plain text into paragraphs at line breaks.
+func paragraphsOf(texts []string) []string {
+	var out []string
+	for _, t := range texts {
+		for line := range strings.Lines(t) {
+			if line = strings.TrimSpace(line); line != "" {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
 }
 
 // Search is SearchInContext with a background context.

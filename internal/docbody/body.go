@@ -1,4 +1,4 @@
-package indexer
+package docbody
 
 import (
 	"bytes"
@@ -13,30 +13,24 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 )
 
-// A wrapped index's documents are its user's (structs, maps, JSON-tagged
-// types). The Wrapper keeps each one as its JSON object (its payload:
-// the store gives it back to index a promoted copy again) and reads the
-// fields it was told of from that object by bleve's field paths ("a.b"
-// for b inside a), which follow the same JSON names bleve maps.
-
-// bodyOf returns data as a JSON object and its encoding. A value that
-// names its own mapping type (mapping.Classifier) keeps it in the type
-// field of m, so that it maps alike when indexed again from the object.
-func bodyOf(data any, m mapping.IndexMapping) (map[string]any, []byte, error) {
-	payload, err := jsonOf(data)
+// Of returns data as a JSON object and its encoding. A value that names
+// its own mapping type (mapping.Classifier) keeps it in the type field of
+// m, so that it maps alike when indexed again from the object.
+func Of(data any, m mapping.IndexMapping) (map[string]any, []byte, error) {
+	payload, err := Encode(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("document as JSON: %w", err)
+		return nil, nil, err
 	}
 	var body map[string]any
 	if err := json.Unmarshal(payload, &body); err != nil {
-		return nil, nil, fmt.Errorf("document as JSON: not an object: %w", err)
+		return nil, nil, fmt.Errorf("docbody: document as JSON: not an object: %w", err)
 	}
 	if c, ok := data.(mapping.Classifier); ok {
 		if im, ok := m.(*mapping.IndexMappingImpl); ok && im.TypeField != "" {
 			if _, has := body[im.TypeField]; !has {
 				body[im.TypeField] = c.Type()
-				if payload, err = jsonOf(body); err != nil {
-					return nil, nil, fmt.Errorf("document as JSON: %w", err)
+				if payload, err = Encode(body); err != nil {
+					return nil, nil, err
 				}
 			}
 		}
@@ -44,14 +38,14 @@ func bodyOf(data any, m mapping.IndexMapping) (map[string]any, []byte, error) {
 	return body, payload, nil
 }
 
-// jsonOf encodes v without escaping markup characters: a page's HTML
-// stays its size (json.Marshal writes each < and > as six bytes).
-func jsonOf(v any) ([]byte, error) {
+// Encode encodes v as JSON without escaping markup characters: a page's
+// HTML stays its size (json.Marshal writes each < and > as six bytes).
+func Encode(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("docbody: document as JSON: %w", err)
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
@@ -89,9 +83,10 @@ func appendValues(out []any, v any) []any {
 	return out
 }
 
-// stringsAt returns the string values at path, numbers and booleans
-// written out.
-func stringsAt(body map[string]any, path string) []string {
+// Strings returns the string values at path in body, numbers and
+// booleans written out: a path's parts name nested objects' keys, and an
+// array stands for each of its elements.
+func Strings(body map[string]any, path string) []string {
 	var out []string
 	for _, v := range lookup(body, path) {
 		switch v := v.(type) {
@@ -104,34 +99,21 @@ func stringsAt(body map[string]any, path string) []string {
 	return out
 }
 
-// firstString is the first string at path, or "".
-func firstString(body map[string]any, path string) string {
-	if s := stringsAt(body, path); len(s) > 0 {
+// First is the first string at path in body (Strings), or "".
+func First(body map[string]any, path string) string {
+	if s := Strings(body, path); len(s) > 0 {
 		return s[0]
 	}
 	return ""
 }
 
-// paragraphsOf cuts plain text into paragraphs at line breaks.
-func paragraphsOf(texts []string) []string {
-	var out []string
-	for _, t := range texts {
-		for line := range strings.Lines(t) {
-			if line = strings.TrimSpace(line); line != "" {
-				out = append(out, line)
-			}
-		}
-	}
-	return out
-}
-
-// fieldsBody rebuilds a document's JSON object from its fields (a bleve
+// FromFields rebuilds a document's JSON object from its fields (a bleve
 // document's stored fields, or a mapped document's): text as strings,
 // numbers, dates (RFC 3339), booleans and geo points ({"lon","lat"}),
 // dotted names as nested objects and repeated names as arrays, in their
 // array positions' order. It is what a document holds once its data is
 // gone: fields that were only indexed, not stored, are not in it.
-func fieldsBody(doc index.Document) map[string]any {
+func FromFields(doc index.Document) map[string]any {
 	type entry struct {
 		pos []uint64
 		val any
