@@ -122,7 +122,7 @@ func (w *Wrapper) Adopt(ctx context.Context, o AdoptOptions) (AdoptStats, error)
 				return fmt.Errorf("indexer: adopt %s: %w", id, err)
 			}
 			s, err := w.stageBody(id, body, payload)
-			if err == nil && len(s.paras) == 0 {
+			if err == nil && len(s.Paras) == 0 {
 				err = fmt.Errorf("no text in %s: %w", w.textFieldNames(), ErrNotStored)
 			}
 			if err != nil {

@@ -27,7 +27,7 @@ import (
 func (ix *Index) bleveDocs(ops []dedupfilter.Op, prep []staged) ([]*document.Document, error) {
 	known := make(map[string]*staged, len(prep))
 	for i := range prep {
-		known[prep[i].doc.ID] = &prep[i]
+		known[prep[i].Doc.ID] = &prep[i]
 	}
 	last := make(map[string]int, len(ops))
 	for i, op := range ops {
@@ -59,7 +59,7 @@ func (ix *Index) bleveDocs(ops []dedupfilter.Op, prep []staged) ([]*document.Doc
 // version, and analyses its text fields.
 func (ix *Index) bleveDoc(op dedupfilter.Op, p *staged) (*document.Document, error) {
 	var body map[string]any
-	if p != nil && bytes.Equal(p.doc.Payload, op.Payload) {
+	if p != nil && bytes.Equal(p.Doc.Payload, op.Payload) {
 		body = maps.Clone(p.body) // the cluster is this op's
 	} else if err := json.Unmarshal(op.Payload, &body); err != nil {
 		return nil, fmt.Errorf("indexer: %s: stored payload: %w", op.ID, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/internal/testtext"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/blevesearch/bleve/v2"
 )
@@ -39,7 +40,7 @@ func partition(tb testing.TB, ix *Index) []string {
 func TestConcurrentIndex(t *testing.T) {
 	var docs []Document
 	for a := range 12 {
-		body := article(fmt.Sprintf("topic %d", a), 3)
+		body := testtext.Article(fmt.Sprintf("topic %d", a), 3)
 		for c := range 3 {
 			ps := append([]string(nil), body...)
 			ps[c%3] += fmt.Sprintf(" Copy %d.", c)
@@ -84,7 +85,7 @@ func TestBatchStoreFailure(t *testing.T) {
 	defer ix.Close()
 	var docs []Document
 	for a := range 40 {
-		docs = append(docs, Document{ID: fmt.Sprintf("art%02d", a), Paragraphs: article(fmt.Sprintf("topic %d", a), 3)})
+		docs = append(docs, Document{ID: fmt.Sprintf("art%02d", a), Paragraphs: testtext.Article(fmt.Sprintf("topic %d", a), 3)})
 	}
 	if err := ix.Filter().Close(); err != nil {
 		t.Fatal(err)
@@ -130,7 +131,7 @@ func TestFlushAfter(t *testing.T) {
 				done <- err
 			}()
 			for i := range 3 {
-				feed <- page.Page{ID: fmt.Sprint("p", i), Text: strings.Join(article(fmt.Sprint("slow feed ", i), 3), "\n\n")}
+				feed <- page.Page{ID: fmt.Sprint("p", i), Text: strings.Join(testtext.Article(fmt.Sprint("slow feed ", i), 3), "\n\n")}
 				seen := searchable(t, ix, fmt.Sprint("p", i), time.Second)
 				if seen != tt.wantSeen {
 					t.Errorf("page %d searchable with the input open: got %v, want %v", i, seen, tt.wantSeen)

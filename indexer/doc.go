@@ -33,7 +33,7 @@
 // When a later page reveals an earlier page's template, its cluster is
 // decided again: every member is analysed again from its stored text and
 // added back in its original order, and the re-decided clusters get new
-// ids.
+// ids (package internal/sitedecide).
 //
 // # Concurrency
 //
@@ -41,9 +41,9 @@
 // body and store payload in the caller's goroutine; then, under the
 // Index's write lock, it finds site template text in order, computes
 // features and prepares them for the filter on GOMAXPROCS goroutines
-// (Index.analyze) while the filter decides, in order, on those already
-// done; it then maps and analyses the documents to index for bleve, again
-// on GOMAXPROCS goroutines, and writes bleve. So concurrent writers end in
+// while the filter decides, in order, on those already done
+// (sitedecide.Decider.Decide); it then maps and analyses the documents to
+// index for bleve, again on GOMAXPROCS goroutines, and writes bleve. So concurrent writers end in
 // the same clusters as some serial order of their documents. IndexPages
 // decides and analyses each batch while bleve writes the batch before: a
 // bleve batch is then only its segment (the analysis bleve's Batch would

@@ -18,6 +18,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/internal/badgeropen"
+	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"
@@ -147,12 +148,10 @@ type Index struct {
 	local    *embedded.Local // the process' own keys: payloads, site tables, URL owners
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
-	site     *sitetext.Table // nil when Options.KeepSiteText or NoDedup
-	siteVals *sitetext.Cache // the site tables' values lately read or written (nil when site is)
+	decider  *sitedecide.Decider // the filter's decisions, with each site's template text left out
 	noDedup  bool
 	readOnly bool
 	maxText  int
-	shared   bool // the filter's store is shared (Options.SharedStore)
 	// text reads the paragraphs of a stored payload when its documents
 	// are not the index's own (Wrapper); nil: the payload's text field.
 	text func(payload []byte) ([]string, error)
@@ -235,10 +234,8 @@ func Open(dir string, opts Options) (*Index, error) {
 	if err := ix.replay(); err != nil {
 		return nil, errors.Join(err, ix.Close())
 	}
-	if ix.site != nil {
-		if err := ix.finishStale(); err != nil {
-			return nil, errors.Join(err, ix.Close())
-		}
+	if err := ix.finishStale(); err != nil {
+		return nil, errors.Join(err, ix.Close())
 	}
 	return ix, nil
 }
@@ -270,7 +267,6 @@ func (ix *Index) openStore(dir string, opts Options) error {
 	}
 	var backend store.Backend
 	if opts.SharedStore != "" {
-		ix.shared = true
 		local, err := embedded.OpenLocal(eo)
 		if err != nil {
 			return openError(dir, err)
@@ -290,10 +286,11 @@ func (ix *Index) openStore(dir string, opts Options) error {
 	if ix.filter, err = dedupfilter.New(backend, opts.Filter); err != nil {
 		return errors.Join(fmt.Errorf("indexer: %s: %w", eo.Dir, err), backend.Close())
 	}
+	do := sitedecide.Options{Local: ix.local, Filter: ix.filter, Analyzer: ix.analyzer, Shared: opts.SharedStore != "", Text: ix.paragraphs}
 	if !opts.KeepSiteText && !opts.NoDedup {
-		ix.site = sitetext.New().WithStaleShare(opts.StaleShare)
-		ix.siteVals = sitetext.NewCache(siteCacheSize)
+		do.Site, do.CacheSize = sitetext.New().WithStaleShare(opts.StaleShare), siteCacheSize
 	}
+	ix.decider = sitedecide.New(do)
 	return nil
 }
 

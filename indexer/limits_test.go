@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/internal/shapes"
+	"github.com/bleve-dedup/bleve-dedup/internal/testtext"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
@@ -48,12 +49,12 @@ func TestPageLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	long := strings.Join(article("a long article", 30), "\n\n")
+	long := strings.Join(testtext.Article("a long article", 30), "\n\n")
 	huge := shapes.All[0].Page(4 << 20)
 	pages := func(yield func(page.Page, error) bool) {
 		_ = yield(page.Page{ID: "long", Text: long}, nil) &&
 			yield(page.Page{ID: "huge", HTML: huge}, nil) &&
-			yield(page.Page{ID: "after", Text: strings.Join(article("after", 3), "\n\n")}, nil)
+			yield(page.Page{ID: "after", Text: strings.Join(testtext.Article("after", 3), "\n\n")}, nil)
 	}
 	ro := DefaultRunOptions()
 	ro.PageTimeout = time.Millisecond
@@ -96,7 +97,7 @@ func TestStopDuringAHugePage(t *testing.T) {
 			doc := sh.Page(8 << 20)
 			ctx, cancel := context.WithCancel(context.Background())
 			pages := func(yield func(page.Page, error) bool) {
-				_ = yield(page.Page{ID: "before", Text: strings.Join(article("before", 3), "\n\n")}, nil) &&
+				_ = yield(page.Page{ID: "before", Text: strings.Join(testtext.Article("before", 3), "\n\n")}, nil) &&
 					yield(page.Page{ID: "huge", HTML: doc}, nil)
 			}
 			ro := DefaultRunOptions()

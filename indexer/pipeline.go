@@ -13,6 +13,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/htmltags"
+	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/cespare/xxhash/v2"
@@ -272,7 +273,7 @@ func (ix *Index) stagePage(ctx context.Context, p page.Page, doc *Document, time
 	// With a shared store, a document another shard added is not this
 	// shard's to skip: it is a page of this run's input all the same.
 	if known && e.Hash == h && e.Local {
-		return staged{doc: dedupfilter.Doc{ID: p.ID}, unchanged: true}
+		return staged{Item: sitedecide.Item{Doc: dedupfilter.Doc{ID: p.ID}}, unchanged: true}
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -424,22 +425,22 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		}
 		if k := string(s.urlKey); s.err == nil && k != "" {
 			if v, ok := urls[k]; ok {
-				if v.hash == s.doc.Hash {
+				if v.hash == s.Doc.Hash {
 					st.Unchanged++
 					s.answer(ErrUnchanged)
 					continue
 				}
-				s.doc.ID, s.update = v.id, true
-			} else if id := ix.urlOwner(s.urlKey); id != "" && id != s.doc.ID {
+				s.Doc.ID, s.update = v.id, true
+			} else if id := ix.urlOwner(s.urlKey); id != "" && id != s.Doc.ID {
 				// Staged ahead, before the batch that indexed id was decided.
-				if e, err := ix.filter.Meta(id); err == nil && e.Hash == s.doc.Hash {
+				if e, err := ix.filter.Meta(id); err == nil && e.Hash == s.Doc.Hash {
 					st.Unchanged++
 					s.answer(ErrUnchanged)
 					continue
 				}
-				s.doc.ID, s.update = id, true
+				s.Doc.ID, s.update = id, true
 			}
-			urls[k] = version{s.doc.ID, s.doc.Hash}
+			urls[k] = version{s.Doc.ID, s.Doc.Hash}
 		}
 		if s.err == nil && s.update {
 			st.Updated++
@@ -459,7 +460,7 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 			due = time.After(o.FlushAfter)
 		}
 		batch = append(batch, s)
-		for _, p := range s.paras {
+		for _, p := range s.Paras {
 			size += len(p)
 		}
 		// A batch filled as a stop came is not begun: the stop below
@@ -481,7 +482,7 @@ func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOpti
 		// would have.
 		keep, text := 0, 0
 		for ; keep < len(batch); keep++ {
-			for _, p := range batch[keep].paras {
+			for _, p := range batch[keep].Paras {
 				text += len(p)
 			}
 			if text > stopBytes {
@@ -513,7 +514,7 @@ const stopBytes = 64 << 10
 // answer tells a Feed's caller that its page has no decision, and why.
 func (s staged) answer(err error) {
 	if s.reply != nil {
-		s.reply(dedupfilter.Decision{ID: s.doc.ID}, err)
+		s.reply(dedupfilter.Decision{ID: s.Doc.ID}, err)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
+	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
 
@@ -198,10 +199,8 @@ func Wrap(idx bleve.Index, o WrapOptions) (*Wrapper, error) {
 	if err := ix.replay(); err != nil {
 		return fail(err)
 	}
-	if ix.site != nil {
-		if err := ix.finishStale(); err != nil {
-			return fail(err)
-		}
+	if err := ix.finishStale(); err != nil {
+		return fail(err)
 	}
 	w.searcher = collapse.NewWithFields(idx, ix.filter, collapse.Fields{Cluster: FieldCluster, Title: o.TitleField, URL: o.URLField})
 	return w, nil
@@ -310,7 +309,7 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 			deletes = append(deletes, id)
 			continue
 		}
-		docs = append(docs, doc{s: staged{doc: dedupfilter.Doc{ID: id}}})
+		docs = append(docs, doc{s: staged{Item: sitedecide.Item{Doc: dedupfilter.Doc{ID: id}}}})
 		mapped = append(mapped, d)
 	}
 	// Reading the documents' text (their JSON, the HTML's main text) is
@@ -321,18 +320,18 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
 				d := &docs[i]
-				d.s, d.seq, d.err = w.stage(d.s.doc.ID, mapped[i])
+				d.s, d.seq, d.err = w.stage(d.s.Doc.ID, mapped[i])
 			}
 		})
 	}
 	wg.Wait()
 	for _, d := range docs {
 		if d.err != nil {
-			return nil, fmt.Errorf("indexer: %s: %w", d.s.doc.ID, d.err)
+			return nil, fmt.Errorf("indexer: %s: %w", d.s.Doc.ID, d.err)
 		}
 	}
 	slices.Sort(deletes)
-	slices.SortFunc(docs, func(a, b doc) int { return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.s.doc.ID, b.s.doc.ID)) })
+	slices.SortFunc(docs, func(a, b doc) int { return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.s.Doc.ID, b.s.Doc.ID)) })
 	for _, id := range deletes {
 		if err := w.delete(id); err != nil {
 			return nil, err
@@ -526,8 +525,8 @@ func (w *Wrapper) stageBody(id string, body map[string]any, payload []byte) (sta
 	}
 	paras, truncated := capText(paras, w.ix.maxText)
 	return staged{
-		doc:  dedupfilter.Doc{ID: id, URL: pageURL, Title: title, Payload: payload},
-		body: body, paras: paras, truncated: truncated, urlKey: urlKey(pageURL, ""),
+		Item: sitedecide.Item{Doc: dedupfilter.Doc{ID: id, URL: pageURL, Title: title, Payload: payload}, Paras: paras},
+		body: body, truncated: truncated, urlKey: urlKey(pageURL, ""),
 	}, nil
 }
 

@@ -1,18 +1,13 @@
 package indexer
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/sitetext"
+	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/blevesearch/bleve/v2/document"
 )
@@ -65,16 +60,13 @@ func validate(d Document) error {
 }
 
 // staged is a document on its way into the index: its bleve body and
-// store payload made, its site plan and features filled in by commit.
+// store payload made (Doc, with its paragraphs and tag sequence), its
+// site plan and features made by commit.
 type staged struct {
-	doc   dedupfilter.Doc
-	body  map[string]any // doc.Payload decoded, for bleve
-	paras []string       // the document's paragraphs, before its site's template text is known
-	tags  []byte         // the page's tag sequence, for Features.Tags
+	sitedecide.Item
+	body map[string]any // Doc.Payload decoded, for bleve
 	// urlKey is the key of the URL's owner (urlKey), made once.
 	urlKey []byte
-	plan   *sitetext.Plan // the paragraphs analysed (plan.Kept) and the site writes
-	fp     *dedupfilter.Prepared
 	err    error
 	// unchanged: the store holds the document with the same content hash
 	// already (IndexPages skips it); update: it holds another version.
@@ -105,8 +97,8 @@ func (ix *Index) stage(d Document, k []byte) (staged, error) {
 	if err != nil {
 		return staged{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
 	}
-	return staged{doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time, Hash: d.Hash},
-		body: body, paras: d.Paragraphs, tags: d.Tags, truncated: truncated, urlKey: k}, nil
+	return staged{Item: sitedecide.Item{Doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time, Hash: d.Hash},
+		Paras: d.Paragraphs, Tags: d.Tags}, body: body, truncated: truncated, urlKey: k}, nil
 }
 
 // capText returns the paragraphs within max bytes in all (max <= 0: no
@@ -199,305 +191,28 @@ func (ix *Index) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfilt
 		decs := make([]dedupfilter.Decision, 0, len(docs))
 		ops := make([]dedupfilter.Op, 0, len(docs))
 		for _, d := range docs {
-			op := dedupfilter.Op{Kind: dedupfilter.OpIndex, ID: d.doc.ID, Cluster: d.doc.ID, Payload: d.doc.Payload}
-			decs = append(decs, dedupfilter.Decision{ID: d.doc.ID, Cluster: d.doc.ID, Representative: d.doc.ID, Ops: []dedupfilter.Op{op}})
+			op := dedupfilter.Op{Kind: dedupfilter.OpIndex, ID: d.Doc.ID, Cluster: d.Doc.ID, Payload: d.Doc.Payload}
+			decs = append(decs, dedupfilter.Decision{ID: d.Doc.ID, Cluster: d.Doc.ID, Representative: d.Doc.ID, Ops: []dedupfilter.Op{op}})
 			ops = append(ops, op)
 		}
 		return decs, ops, nil
 	}
-	// A document's site plan depends on the documents before it, so the
-	// plans are made in order, each over the plans before it; the features
-	// are then computed in parallel while the filter decides, in order, on
-	// the documents already analysed.
-	if err := ix.planSites(docs); err != nil {
-		return nil, nil, err
+	items := make([]*sitedecide.Item, len(docs))
+	for i := range docs {
+		items[i] = &docs[i].Item
 	}
-	ready, stop := ix.analyze(docs)
-	defer stop() // after an error, analysis of the documents left is dropped
-	var decs []dedupfilter.Decision
-	var ops []dedupfilter.Op
-	// The batch's decisions are planned at once: their candidates found
-	// and verified on every core (and on a shared store, posted and
-	// numbered in a few round trips), leaving to each decision, one at a
-	// time, only its cluster and its writes. Analysis then no longer
-	// overlaps the decisions.
-	err := ix.filter.Exclusive(func() error {
-		var fps []*dedupfilter.Prepared
-		for i := range docs {
-			if <-ready[i]; docs[i].err == nil {
-				fps = append(fps, docs[i].fp)
-			}
-		}
-		if err := ix.filter.Prefetch(fps); err != nil {
-			return err
-		}
-		var err error
-		decs, ops, err = ix.decide(docs, ready)
-		return err
+	decs, ops, err := ix.decider.Decide(items, func(kv store.KV, i int) error {
+		return setURLOwner(kv, docs[i].urlKey, docs[i].Doc.ID)
 	})
+	if err != nil {
+		err = fmt.Errorf("indexer: %w", err)
+	}
 	return decs, ops, err
 }
 
-// planSites makes each document's site plan, in order, each over the
-// uncommitted plans before it.
-func (ix *Index) planSites(docs []staged) error {
-	return ix.local.View(func(kv store.KV) error {
-		o := sitetext.NewOverlay(ix.siteReader(kv))
-		for i := range docs {
-			var err error
-			if docs[i].plan, err = ix.sitePlan(o, docs[i]); err != nil {
-				return err
-			}
-			o.Add(docs[i].plan)
-		}
-		return nil
-	})
-}
-
-// siteReader reads the site tables in kv through the site cache.
-func (ix *Index) siteReader(kv store.KV) sitetext.Reader {
-	return ix.siteVals.Reader(sitetext.KVReader{KV: kv})
-}
-
-// sitePlan plans d against the site tables as r reads them.
-func (ix *Index) sitePlan(r sitetext.Reader, d staged) (*sitetext.Plan, error) {
-	p, err := ix.site.Plan(r, sitetext.Site(d.doc.URL, d.doc.ID), d.doc.ID, d.paras)
-	if err != nil {
-		return nil, fmt.Errorf("indexer: %w", err)
-	}
-	return p, nil
-}
-
-// decide lets the filter decide on docs in order, each once ready[i] is
-// closed, committing each document's site writes with its decision, and
-// re-decides the clusters of the stale pages each names. It returns the
-// decisions and bleve operations made before any error.
-//
-// A plan made in planSites is the plan the document gets against the
-// committed tables unless a re-decision changed them in between; then the
-// document is planned again, and analysed again if that changes what it
-// keeps. So the tables and the clusters after each document are those of
-// deciding the documents one at a time.
-func (ix *Index) decide(docs []staged, ready []chan struct{}) ([]dedupfilter.Decision, []dedupfilter.Op, error) {
-	decs := make([]dedupfilter.Decision, 0, len(docs))
-	var ops []dedupfilter.Op
-	// The sites whose tables a re-decision wrote since planSites: a plan
-	// reads its own site's only.
-	replanned := map[string]bool{}
-	for i := range docs {
-		<-ready[i]
-		d := &docs[i]
-		if d.err == nil && len(replanned) > 0 && replanned[sitetext.Site(d.doc.URL, d.doc.ID)] {
-			d.err = ix.replan(d)
-		}
-		var dec dedupfilter.Decision
-		err := d.err
-		if err == nil {
-			dec, err = ix.filter.AddPreparedWith(d.fp, dedupfilter.AddOptions{Also: func(kv store.KV) error {
-				if err := d.plan.Apply(kv); err != nil {
-					return err
-				}
-				return setURLOwner(kv, d.urlKey, d.doc.ID)
-			}})
-			ix.committed(d.plan, err)
-		}
-		if err != nil {
-			return decs, ops, fmt.Errorf("indexer: %s: %w", d.doc.ID, err)
-		}
-		decs = append(decs, dec)
-		ops = append(ops, dec.Ops...)
-		if len(d.plan.Stale) > 0 {
-			reops, err := ix.redecide(d.plan.Stale, replanned)
-			ops = append(ops, reops...)
-			if err != nil {
-				return decs, ops, fmt.Errorf("indexer: re-deciding after %s: %w", d.doc.ID, err)
-			}
-		}
-		// Decided: its features (maps of terms, some tens of KB), paragraphs
-		// and plan are garbage now rather than after the batch's bleve
-		// write, while the live heap is at its largest.
-		d.fp, d.doc.Features, d.paras, d.plan = nil, nil, nil, nil
-	}
-	return decs, ops, nil
-}
-
-// replan plans d against the committed tables, and analyses it again when
-// it keeps other paragraphs than its plan from planSites did.
-func (ix *Index) replan(d *staged) error {
-	var p *sitetext.Plan
-	err := ix.local.View(func(kv store.KV) error {
-		var err error
-		p, err = ix.sitePlan(ix.siteReader(kv), *d)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	same := slices.Equal(p.Kept, d.plan.Kept)
-	d.plan = p
-	if same {
-		return nil
-	}
-	d.doc.Features = ix.analyzer.Analyze(p.Kept)
-	d.doc.Features.Tags = d.tags
-	d.fp, err = ix.filter.Prepare(d.doc)
-	return err
-}
-
-// analyze computes the features of prep and prepares them for the filter
-// on GOMAXPROCS goroutines, taking documents in order; ready[i] is closed
-// when prep[i] is done. stop ends the work early and waits for it.
-func (ix *Index) analyze(prep []staged) (ready []chan struct{}, stop func()) {
-	ready = make([]chan struct{}, len(prep))
-	for i := range ready {
-		ready[i] = make(chan struct{})
-	}
-	var next atomic.Int64
-	var halt atomic.Bool
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(prep)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(prep) && !halt.Load(); i = int(next.Add(1) - 1) {
-				p := &prep[i]
-				p.doc.Features = ix.analyzer.Analyze(p.plan.Kept)
-				p.doc.Features.Tags = p.tags
-				p.fp, p.err = ix.filter.Prepare(p.doc)
-				close(ready[i])
-			}
-		})
-	}
-	return ready, func() {
-		halt.Store(true)
-		wg.Wait()
-	}
-}
-
-// readd analyses stored document d again from paras, without its site's
-// template text, and lets the filter decide it afresh (o.Fresh), with
-// o.Exclude not candidates; its site writes, and the end of the wait of
-// the page done (when it is d), commit with the decision. more lists the
-// further stale pages its plan names.
-func (ix *Index) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptions, done string) (dec dedupfilter.Decision, more []string, err error) {
-	var p *sitetext.Plan
-	err = ix.local.View(func(kv store.KV) error {
-		var err error
-		p, err = ix.sitePlan(ix.siteReader(kv), staged{doc: d, paras: paras})
-		return err
-	})
-	if err != nil {
-		return dec, nil, err
-	}
-	d.Features = ix.analyzer.Analyze(p.Kept)
-	d.Features.Tags = ix.filter.Tags(d.ID) // the page is gone; its stored tags are not
-	fp, err := ix.filter.Prepare(d)
-	if err != nil {
-		return dec, nil, err
-	}
-	o.Also = func(kv store.KV) error {
-		if err := p.Apply(kv); err != nil || done == "" {
-			return err
-		}
-		return sitetext.Done(kv, done)
-	}
-	dec, err = ix.filter.AddPreparedWith(fp, o)
-	ix.committed(p, err)
-	return dec, p.Stale, err
-}
-
-// committed tells the site cache of the plan of an Add that returned err:
-// its writes are in the store when err is nil, and may be when it is not.
-func (ix *Index) committed(p *sitetext.Plan, err error) {
-	if err != nil {
-		ix.siteVals.Reset()
-		return
-	}
-	ix.siteVals.Committed(p)
-}
-
-// redecide analyses the stale pages again and re-decides their whole
-// clusters: members may have joined through template text that a stale
-// page has now lost, so every member is decided afresh, in the order they
-// were added, with fresh features, each with the members not yet redone
-// left out of its candidates (as if the cluster had been taken apart
-// first; but no member is ever missing from the store, so a crash loses
-// nothing). Re-decided clusters get new ids. Pages analysed again may
-// reveal more stale pages; each page is redone at most once per call. A
-// stale page stays recorded as stale (sitetext.Stale) until the last
-// member of its cluster is redone, so Open finishes what a crash cut
-// short. The sites of the pages redone, whose tables it wrote, are added
-// to sites.
-func (ix *Index) redecide(stale []string, sites map[string]bool) ([]dedupfilter.Op, error) {
-	var ops []dedupfilter.Op
-	done := map[string]bool{}
-	for len(stale) > 0 {
-		id := stale[0]
-		stale = stale[1:]
-		if done[id] {
-			continue
-		}
-		c, err := ix.filter.ClusterOf(id)
-		if errors.Is(err, dedupfilter.ErrNotFound) {
-			// Deleted since: nothing to redo.
-			if err := ix.local.Update(func(kv store.KV) error { return sitetext.Done(kv, id) }); err != nil {
-				return ops, fmt.Errorf("%s: %w", id, err)
-			}
-			continue
-		}
-		if err != nil {
-			return ops, err
-		}
-		// With a shared store, a cluster with members another shard added
-		// stays as it is: their text and search index are that shard's,
-		// and re-deciding could promote or demote them where this process
-		// cannot write.
-		foreign, err := ix.hasForeign(c.Members)
-		if err != nil {
-			return ops, err
-		}
-		if foreign {
-			if err := ix.local.Update(func(kv store.KV) error { return sitetext.Done(kv, id) }); err != nil {
-				return ops, fmt.Errorf("%s: %w", id, err)
-			}
-			continue
-		}
-		entries := make([]dedupfilter.Entry, 0, len(c.Members))
-		for _, m := range c.Members {
-			e, err := ix.filter.Doc(m)
-			if err != nil {
-				return ops, err
-			}
-			entries = append(entries, e)
-		}
-		slices.SortFunc(entries, func(a, b dedupfilter.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
-		for i, e := range entries {
-			done[e.ID] = true
-			paras, err := ix.paragraphs(e.Payload)
-			if err != nil {
-				return ops, fmt.Errorf("%s: stored payload: %w", e.ID, err)
-			}
-			o := dedupfilter.AddOptions{Fresh: true}
-			for _, later := range entries[i+1:] {
-				o.Exclude = append(o.Exclude, later.ID)
-			}
-			doneID := ""
-			if i == len(entries)-1 {
-				doneID = id
-			}
-			dec, more, err := ix.readd(e.Doc, paras, o, doneID)
-			if err != nil {
-				return ops, fmt.Errorf("%s: %w", e.ID, err)
-			}
-			sites[sitetext.Site(e.Doc.URL, e.Doc.ID)] = true
-			ops = append(ops, dec.Ops...)
-			stale = append(stale, more...)
-		}
-	}
-	return ops, nil
-}
-
-// paragraphs returns the main text a stored payload holds, as paragraphs:
-// the payload's text field, or what a wrapped index reads from its
-// user's fields (Wrapper).
+// paragraphs returns the main text a stored payload holds, as paragraphs
+// (for analysing a document again): the payload's text field, or what a
+// wrapped index reads from its user's fields (Wrapper).
 func (ix *Index) paragraphs(payload []byte) ([]string, error) {
 	if ix.text != nil {
 		return ix.text(payload)
@@ -510,17 +225,10 @@ func (ix *Index) paragraphs(payload []byte) ([]string, error) {
 	return strings.Split(text, "\n"), nil
 }
 
-// finishStale re-decides the stale pages a crash left (see redecide).
+// finishStale re-decides the stale pages a crash left (see
+// sitedecide.Decider.FinishStale).
 func (ix *Index) finishStale() error {
-	var stale []string
-	if err := ix.local.View(func(kv store.KV) error {
-		var err error
-		stale, err = sitetext.Stale(kv)
-		return err
-	}); err != nil || len(stale) == 0 {
-		return err
-	}
-	ops, err := ix.redecide(stale, map[string]bool{})
+	ops, err := ix.decider.FinishStale()
 	if err == nil {
 		err = ix.apply(ops, nil)
 	}
@@ -528,27 +236,6 @@ func (ix *Index) finishStale() error {
 		return fmt.Errorf("indexer: re-deciding pages a crash left stale: %w", err)
 	}
 	return nil
-}
-
-// hasForeign reports whether a shared store holds any of ids for another
-// process (see dedupfilter.Entry.Local).
-func (ix *Index) hasForeign(ids []string) (bool, error) {
-	if !ix.shared {
-		return false, nil
-	}
-	for _, id := range ids {
-		e, err := ix.filter.Meta(id)
-		if errors.Is(err, dedupfilter.ErrNotFound) {
-			return true, nil // another process joined it and has not recorded it yet
-		}
-		if err != nil {
-			return false, err
-		}
-		if !e.Local {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // apply writes ops to bleve in one batch and clears their pending marks.

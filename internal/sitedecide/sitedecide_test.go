@@ -1,0 +1,160 @@
+package sitedecide
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/internal/testtext"
+	"github.com/bleve-dedup/bleve-dedup/sitetext"
+	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/embedded"
+)
+
+// page is document id of the site at host, the site's template around
+// body.
+func page(host, id string, body []string) *Item {
+	head, tail := testtext.Template(host)
+	paras := append(append(append([]string{}, head...), body...), tail...)
+	payload, _ := json.Marshal(map[string]string{"text": strings.Join(paras, "\n")})
+	return &Item{Doc: dedupfilter.Doc{ID: id, URL: "https://" + host + "/" + id, Payload: payload}, Paras: paras}
+}
+
+// open returns a Decider over an in-memory store, recognising template
+// text when site; its Text fails while *fail is true.
+func open(t *testing.T, site bool, fail *bool) (*Decider, *embedded.Local) {
+	t.Helper()
+	st, err := embedded.Open(embedded.DefaultOptions(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := dedupfilter.New(st, dedupfilter.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close(); st.Local().Close() })
+	an, err := analyzer.New(analyzer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Local: st.Local(), Filter: f, Analyzer: an, Text: func(payload []byte) ([]string, error) {
+		if *fail {
+			return nil, errors.New("payload unreadable")
+		}
+		var body map[string]string
+		err := json.Unmarshal(payload, &body)
+		return strings.Split(body["text"], "\n"), err
+	}}
+	if site {
+		o.Site, o.CacheSize = sitetext.New(), 1024
+	}
+	return New(o), st.Local()
+}
+
+func TestDecide(t *testing.T) {
+	reprint := append([]string{"Source: Site A"}, testtext.Article("river", 3)...)
+	reprint[2] = strings.Replace(reprint[2], " ", "  ", 1) + " Edited."
+	tests := []struct {
+		name string
+		site bool
+		want [][]string // the clusters
+	}{
+		// a2 reveals site A's template, so a1 is decided again without
+		// it, and b2 site B's: b1 too. a1-copy is a copy on its own
+		// site: nothing of its own.
+		{"template text left out", true, [][]string{{"a1", "a1-copy", "b1"}, {"a2"}, {"a3"}, {"b2"}}},
+		// one template, one cluster; and the reprint joins the two
+		{"pages whole", false, [][]string{{"a1", "a1-copy", "a2", "a3", "b1", "b2"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fail := false
+			dc, local := open(t, tt.site, &fail)
+			items := []*Item{
+				page("a.example", "a1", testtext.Article("river", 3)),
+				page("a.example", "a2", testtext.Article("bridge", 3)),
+				page("a.example", "a3", testtext.Article("school", 3)),
+				page("b.example", "b1", reprint),
+				page("b.example", "b2", testtext.Article("harbour", 3)),
+				page("a.example", "a1-copy", testtext.Article("river", 3)),
+			}
+			decs, _, err := dc.Decide(items, func(kv store.KV, i int) error {
+				return kv.Set([]byte(store.NSURL+items[i].Doc.ID), []byte(items[i].Doc.ID))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(decs) != len(items) {
+				t.Fatalf("%d decisions, want %d", len(decs), len(items))
+			}
+			var got [][]string
+			for _, it := range items {
+				c, err := dc.filter.ClusterOf(it.Doc.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m := slices.Sorted(slices.Values(c.Members)); !slices.ContainsFunc(got, func(g []string) bool { return slices.Equal(g, m) }) {
+					got = append(got, m)
+				}
+				// also wrote with each decision
+				local.View(func(kv store.KV) error {
+					if v, err := kv.Get([]byte(store.NSURL + it.Doc.ID)); err != nil || string(v) != it.Doc.ID {
+						t.Errorf("also's key of %s: %q, %v; want %q", it.Doc.ID, v, err, it.Doc.ID)
+					}
+					return nil
+				})
+				if it.Paras != nil || it.Doc.Features != nil {
+					t.Errorf("%s decided: its paragraphs and features kept, want them let go", it.Doc.ID)
+				}
+			}
+			slices.SortFunc(got, slices.Compare)
+			if !slices.EqualFunc(got, tt.want, slices.Equal) {
+				t.Errorf("clusters %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFinishStale cuts a re-decision short (the stored payload cannot be
+// read) and finishes it as the next open would.
+func TestFinishStale(t *testing.T) {
+	fail := false
+	dc, local := open(t, true, &fail)
+	stale := func() []string {
+		var ids []string
+		local.View(func(kv store.KV) error {
+			var err error
+			ids, err = sitetext.Stale(kv)
+			return err
+		})
+		return ids
+	}
+	if _, _, err := dc.Decide([]*Item{page("b.example", "b1", testtext.Article("river", 3))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	fail = true
+	decs, _, err := dc.Decide([]*Item{page("b.example", "b2", testtext.Article("harbour", 3))}, nil)
+	if err == nil || len(decs) != 1 {
+		t.Fatalf("Decide with the re-decision failing: %d decisions, error %v; want b2's decision and an error", len(decs), err)
+	}
+	if got := stale(); !slices.Equal(got, []string{"b1"}) {
+		t.Fatalf("stale pages after the failure %v, want [b1]", got)
+	}
+	before, _ := dc.filter.ClusterOf("b1")
+	fail = false
+	ops, err := dc.FinishStale()
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := dc.filter.ClusterOf("b1")
+	if len(ops) == 0 || after.ID == before.ID {
+		t.Errorf("FinishStale: %d ops, b1's cluster %s → %s; want b1 re-decided into a new cluster", len(ops), before.ID, after.ID)
+	}
+	if got := stale(); len(got) != 0 {
+		t.Errorf("stale pages after FinishStale %v, want none", got)
+	}
+}
