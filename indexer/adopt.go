@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/mapping"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
@@ -98,7 +97,9 @@ func (w *Wrapper) Adopt(ctx context.Context, o AdoptOptions) (AdoptStats, error)
 	if err := w.settle(); err != nil {
 		return st, err
 	}
-	if unstored := unstoredFields(w.wrapped.Mapping()); len(unstored) > 0 {
+	// (The cluster field is the Wrapper's, written with each document.)
+	unstored := slices.DeleteFunc(docbody.Unstored(w.wrapped.Mapping()), func(f string) bool { return f == FieldCluster })
+	if len(unstored) > 0 {
 		return st, fmt.Errorf("indexer: adopt %s: its mapping indexes fields it does not store (%s): rewriting its documents with their clusters would lose them: %w",
 			w.wrapped.Name(), strings.Join(unstored, ", "), ErrNotStored)
 	}
@@ -172,43 +173,4 @@ func (w *Wrapper) textFieldNames() string {
 		return w.opts.HTMLField
 	}
 	return strings.Join(w.opts.TextFields, ", ")
-}
-
-// unstoredFields lists the fields m indexes without storing them, and
-// dynamic fields when m does not store those: "(dynamic)". A mapping
-// that is not bleve's IndexMappingImpl cannot be told: nothing is
-// listed.
-func unstoredFields(m mapping.IndexMapping) []string {
-	im, ok := m.(*mapping.IndexMappingImpl)
-	if !ok {
-		return nil
-	}
-	var out []string
-	var walk func(prefix string, dm *mapping.DocumentMapping)
-	walk = func(prefix string, dm *mapping.DocumentMapping) {
-		if dm == nil || !dm.Enabled {
-			return
-		}
-		if dm.Dynamic && im.IndexDynamic && !im.StoreDynamic && !slices.Contains(out, "(dynamic)") {
-			out = append(out, "(dynamic)")
-		}
-		for name, sub := range dm.Properties {
-			walk(prefix+name+".", sub)
-		}
-		for _, fm := range dm.Fields {
-			name := strings.TrimSuffix(prefix, ".")
-			if fm.Name != "" {
-				name = prefix + fm.Name
-			}
-			if fm.Index && !fm.Store && fm.Type != "vector" && fm.Type != "vector_base64" && name != FieldCluster {
-				out = append(out, name)
-			}
-		}
-	}
-	walk("", im.DefaultMapping)
-	for _, dm := range im.TypeMapping {
-		walk("", dm)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }

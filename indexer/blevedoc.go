@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
+	"github.com/bleve-dedup/bleve-dedup/internal/pipeline"
 	"github.com/blevesearch/bleve/v2/document"
 )
 
@@ -35,18 +34,11 @@ func (ix *Index) bleveDocs(ops []dedupfilter.Op, prep []staged) ([]*document.Doc
 	}
 	docs := make([]*document.Document, len(ops))
 	errs := make([]error, len(ops))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(ops)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(ops); i = int(next.Add(1) - 1) {
-				if op := ops[i]; op.Kind == dedupfilter.OpIndex && last[op.ID] == i {
-					docs[i], errs[i] = ix.bleveDoc(op, known[op.ID])
-				}
-			}
-		})
-	}
-	wg.Wait()
+	pipeline.Each(len(ops), func(i int) {
+		if op := ops[i]; op.Kind == dedupfilter.OpIndex && last[op.ID] == i {
+			docs[i], errs[i] = ix.bleveDoc(op, known[op.ID])
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -65,28 +57,9 @@ func (ix *Index) bleveDoc(op dedupfilter.Op, p *staged) (*document.Document, err
 		return nil, fmt.Errorf("indexer: %s: stored payload: %w", op.ID, err)
 	}
 	body[FieldCluster] = op.Cluster
-	doc := document.NewDocument(op.ID)
-	if err := ix.bleve.Mapping().MapDocument(doc, body); err != nil {
-		return nil, fmt.Errorf("indexer: %s: %w", op.ID, err)
-	}
-	for i, f := range doc.Fields {
-		if t, ok := f.(*document.TextField); ok && t.Options().IsIndexed() {
-			t.Analyze()
-			doc.Fields[i] = &analyzedField{TextField: t, size: t.Size()}
-		}
+	doc, err := docbody.Analysed(ix.bleve.Mapping(), op.ID, body)
+	if err != nil {
+		return nil, fmt.Errorf("indexer: %w", err)
 	}
 	return doc, nil
 }
-
-// analyzedField is a text field analysed already: bleve's Batch, which
-// analyses every field it is given, finds nothing left to do. Its size
-// (which bleve counts for its statistics, walking the token frequencies)
-// is taken once.
-type analyzedField struct {
-	*document.TextField
-	size int
-}
-
-func (*analyzedField) Analyze() {}
-
-func (f *analyzedField) Size() int { return f.size }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"sync"
-	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/page"
@@ -22,7 +21,7 @@ import (
 // A crawler feeds the index this way: each fetched page is decided before
 // the crawler goes on with it.
 type Feed struct {
-	in      chan *job
+	in      chan job
 	closing chan struct{} // closed by Close: no more pages
 	done    chan struct{} // closed when the pipeline has ended
 	st      Stats
@@ -41,29 +40,21 @@ func (ix *Index) Feed(ctx context.Context, o RunOptions) (*Feed, error) {
 		return nil, fmt.Errorf("indexer: %w", ErrReadOnly)
 	}
 	o.flushIdle, o.FlushAfter = true, 0
-	f := &Feed{in: make(chan *job), closing: make(chan struct{}), done: make(chan struct{})}
+	f := &Feed{in: make(chan job), closing: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
-		start := time.Now()
-		var wg sync.WaitGroup
-		defer wg.Wait()
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		jobs := make(chan *job, o.Workers*2)
-		order := make(chan *job, o.Ahead+o.Workers*2)
-		go read(ctx, f.jobs(), jobs, order)
-		f.st, f.err = ix.run(ctx, jobs, order, o, start, &wg)
+		f.st, f.err = ix.run(ctx, f.jobs(), o)
 	}()
 	return f, nil
 }
 
 // jobs are the pages Add hands in, until Close.
-func (f *Feed) jobs() iter.Seq[*job] {
-	return func(yield func(*job) bool) {
+func (f *Feed) jobs() iter.Seq2[job, error] {
+	return func(yield func(job, error) bool) {
 		for {
 			select {
 			case j := <-f.in:
-				if !yield(j) {
+				if !yield(j, nil) {
 					return
 				}
 			case <-f.closing:
@@ -85,7 +76,7 @@ func (f *Feed) Add(ctx context.Context, p page.Page, doc *Document) (dedupfilter
 		err error
 	}
 	answer := make(chan result, 1)
-	j := &job{p: p, doc: doc, reply: func(d dedupfilter.Decision, err error) { answer <- result{d, err} }}
+	j := job{p: p, doc: doc, reply: func(d dedupfilter.Decision, err error) { answer <- result{d, err} }}
 	select {
 	case f.in <- j:
 	case <-ctx.Done():

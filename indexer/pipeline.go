@@ -13,6 +13,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/htmltags"
+	"github.com/bleve-dedup/bleve-dedup/internal/pipeline"
 	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
@@ -137,10 +138,8 @@ func (ix *Index) fromPage(ctx context.Context, p page.Page) (Document, error) {
 // job is one page on its way through IndexPages: read in order, staged
 // by a worker, committed in order.
 type job struct {
-	p    page.Page
-	doc  *Document // the page's content when its caller extracted it (Feed)
-	err  error
-	done chan staged
+	p   page.Page
+	doc *Document // the page's content when its caller extracted it (Feed)
 	// reply, when set, is told the page's decision once its batch is
 	// decided, or why it has none (Feed).
 	reply func(dedupfilter.Decision, error)
@@ -174,87 +173,56 @@ func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, erro
 	if ix.readOnly {
 		return Stats{}, fmt.Errorf("indexer: %w", ErrReadOnly)
 	}
-	start := time.Now()
-	var wg sync.WaitGroup
-	defer wg.Wait() // after cancel below, so blocked workers are released
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	// jobs flow to the workers; order keeps them in input order for the
-	// writer, bounded so memory stays flat on large inputs.
-	jobs := make(chan *job, o.Workers*2)
-	order := make(chan *job, o.Ahead+o.Workers*2)
-	go read(ctx, pageJobs(pages), jobs, order)
-	return ix.run(ctx, jobs, order, o, start, &wg)
+	return ix.run(ctx, pageJobs(pages), o)
 }
 
 // pageJobs are the jobs of pages.
-func pageJobs(pages iter.Seq2[page.Page, error]) iter.Seq[*job] {
-	return func(yield func(*job) bool) {
+func pageJobs(pages iter.Seq2[page.Page, error]) iter.Seq2[job, error] {
+	return func(yield func(job, error) bool) {
 		for p, err := range pages {
-			if !yield(&job{p: p, err: err}) {
+			if !yield(job{p: p}, err) {
 				return
 			}
 		}
 	}
 }
 
-// run stages the jobs on o.Workers goroutines and commits them in order.
-func (ix *Index) run(ctx context.Context, jobs, order chan *job, o RunOptions, start time.Time, wg *sync.WaitGroup) (Stats, error) {
-	for range o.Workers {
-		wg.Go(func() {
-			for {
-				// A stop does not wait for the input to end: its reader
-				// may be blocked in a slow source.
-				var j *job
-				var ok bool
-				select {
-				case j, ok = <-jobs:
-				case <-ctx.Done():
-				}
-				if !ok {
-					return
-				}
-				s := ix.stagePage(ctx, j.p, j.doc, o.PageTimeout)
-				j.p, j.doc = page.Page{}, nil // the HTML is not needed while the job waits for its batch
-				s.reply = j.reply
-				j.done <- s
-			}
-		})
-	}
-	st, err := ix.commitInOrder(ctx, order, o, start)
-	if cerr := ctx.Err(); cerr != nil {
-		err = errors.Join(fmt.Errorf("indexer: stopped after %d documents: %w", st.Read, cerr), err)
-	}
-	return st, err
-}
-
-// read sends every job to order, in input order, and those without a
-// read error to jobs, until the input ends or ctx is done.
-func read(ctx context.Context, in iter.Seq[*job], jobs, order chan<- *job) {
-	defer close(jobs)
-	defer close(order)
-	for j := range in {
-		j.done = make(chan staged, 1)
-		select {
-		case order <- j:
-		case <-ctx.Done():
+// run stages the jobs on o.Workers goroutines and commits them in order
+// (package pipeline), counting what happened to each.
+func (ix *Index) run(ctx context.Context, jobs iter.Seq2[job, error], o RunOptions) (Stats, error) {
+	c := ix.newCommitter(o)
+	err := pipeline.Run(ctx, jobs, pipeline.Options{Workers: o.Workers, Ahead: o.Ahead, BatchSize: o.BatchSize, BatchBytes: o.BatchBytes,
+		FlushAfter: o.FlushAfter, FlushIdle: o.flushIdle, StopBytes: stopBytes}, pipeline.Stages[job, staged]{
+		Stage: func(ctx context.Context, j job) staged {
+			s := ix.stagePage(ctx, j.p, j.doc, o.PageTimeout)
+			s.reply = j.reply
+			return s
+		},
+		Fail: func(j job, err error) staged { return staged{err: err, reply: j.reply} },
+		Lost: func(j job, err error) {
 			if j.reply != nil {
-				j.reply(dedupfilter.Decision{}, ctx.Err())
+				j.reply(dedupfilter.Decision{}, err)
 			}
-			return
-		}
-		if j.err != nil {
-			j.done <- staged{err: j.err, reply: j.reply}
-			continue
-		}
-		select {
-		case jobs <- j:
-		case <-ctx.Done():
-			j.done <- staged{err: ctx.Err(), reply: j.reply}
-			return
-		}
+		},
+		Take:   c.take,
+		Commit: c.commit,
+		Leave: func(s staged) {
+			c.st.Read--
+			if s.update {
+				c.st.Updated--
+			}
+			if s.truncated {
+				c.st.Truncated--
+			}
+			s.answer(fmt.Errorf("indexer: not decided, the run stopped: %w", ctx.Err()))
+		},
+	})
+	c.applying.Wait()
+	err = cmp.Or(err, c.applyErr)
+	if cerr := ctx.Err(); cerr != nil {
+		err = errors.Join(fmt.Errorf("indexer: stopped after %d documents: %w", c.st.Read, cerr), err)
 	}
+	return c.st, err
 }
 
 // stagePage extracts p (unless its caller did: doc) and stages it; a
@@ -314,201 +282,134 @@ func pageHash(p page.Page, k []byte) uint64 {
 	return h.Sum64()
 }
 
-// commitInOrder takes the staged pages in input order and commits them in
-// batches of o.BatchSize documents or o.BatchBytes of text, counting what
-// happened to each.
-func (ix *Index) commitInOrder(ctx context.Context, order <-chan *job, o RunOptions, start time.Time) (Stats, error) {
-	var st Stats
-	batch := make([]staged, 0, o.BatchSize)
-	size := 0 // bytes of text in batch
+// committer takes the staged pages in input order, counting what
+// happened to each, and commits them in batches (run).
+type committer struct {
+	ix    *Index
+	o     RunOptions
+	start time.Time
+	st    Stats
 	// Pages of one canonical URL in one batch: the store does not know
 	// the earlier ones yet when the later ones are staged.
-	type version struct {
-		id   string
-		hash uint64
-	}
-	urls := map[string]version{}
+	urls map[string]version
 	// Each batch's bleve write goes on while the next batch is decided;
 	// the first error of one stops the run.
-	var (
-		applying sync.WaitGroup
-		applyMu  sync.Mutex
-		applyErr error
-	)
-	applied := func(err error) {
-		applyMu.Lock()
-		applyErr = cmp.Or(applyErr, err)
-		applyMu.Unlock()
-		applying.Done()
+	applying sync.WaitGroup
+	applyMu  sync.Mutex
+	applyErr error
+}
+
+// version is a page of a canonical URL in the batch being gathered.
+type version struct {
+	id   string
+	hash uint64
+}
+
+func (ix *Index) newCommitter(o RunOptions) *committer {
+	return &committer{ix: ix, o: o, start: time.Now(), urls: map[string]version{}}
+}
+
+// take counts s and says whether it joins the batch, with its size in
+// bytes of text; a page of a URL the index or the batch holds takes that
+// document's id.
+func (c *committer) take(s *staged) (int, bool) {
+	st := &c.st
+	st.Read++
+	switch {
+	case s.unchanged:
+		st.Unchanged++
+		s.answer(ErrUnchanged)
+		return 0, false
+	case errors.Is(s.err, page.ErrNotHTML):
+		st.NotHTML++
+		s.answer(s.err)
+		return 0, false
+	case errors.Is(s.err, page.ErrHTTPStatus):
+		st.BadStatus++
+		s.answer(s.err)
+		return 0, false
 	}
-	flush := func() error {
-		applyMu.Lock()
-		err := applyErr
-		applyMu.Unlock()
-		if err != nil {
-			return err
-		}
-		applying.Add(1)
-		decs, err := ix.commitThen(batch, applied)
-		st.count(decs)
-		for i, s := range batch {
-			if s.reply == nil {
-				continue
+	if k := string(s.urlKey); s.err == nil && k != "" {
+		if v, ok := c.urls[k]; ok {
+			if v.hash == s.Doc.Hash {
+				st.Unchanged++
+				s.answer(ErrUnchanged)
+				return 0, false
 			}
-			if i < len(decs) {
-				s.reply(decs[i], nil)
-			} else {
-				s.reply(dedupfilter.Decision{}, cmp.Or(err, errNotDecided))
+			s.Doc.ID, s.update = v.id, true
+		} else if id := c.ix.urlOwner(s.urlKey); id != "" && id != s.Doc.ID {
+			// Staged ahead, before the batch that indexed id was decided.
+			if e, err := c.ix.filter.Meta(id); err == nil && e.Hash == s.Doc.Hash {
+				st.Unchanged++
+				s.answer(ErrUnchanged)
+				return 0, false
 			}
+			s.Doc.ID, s.update = id, true
 		}
-		batch, size = make([]staged, 0, o.BatchSize), 0 // the write still reads the old one
-		clear(urls)
-		st.Elapsed = time.Since(start)
-		if o.Progress != nil {
-			o.Progress(st)
+		c.urls[k] = version{s.Doc.ID, s.Doc.Hash}
+	}
+	if s.err == nil && s.update {
+		st.Updated++
+	}
+	if s.err == nil && s.truncated {
+		st.Truncated++
+	}
+	if s.err != nil {
+		st.Errors++
+		if c.o.OnError != nil {
+			c.o.OnError(s.err)
 		}
+		s.answer(s.err)
+		return 0, false
+	}
+	size := 0
+	for _, p := range s.Paras {
+		size += len(p)
+	}
+	return size, true
+}
+
+// commit decides batch and answers its pages; the bleve write goes on
+// meanwhile.
+func (c *committer) commit(batch []staged) error {
+	c.applyMu.Lock()
+	err := c.applyErr
+	c.applyMu.Unlock()
+	if err != nil {
 		return err
 	}
-	defer applying.Wait()
-	// due fires FlushAfter after the first page of a batch came in.
-	var due <-chan time.Time
-	for ctx.Err() == nil {
-		var j *job
-		var ok bool
-		if o.flushIdle && len(batch) > 0 {
-			select {
-			case j, ok = <-order:
-			default:
-				// Nothing waits behind the batch: its callers do.
-				due = nil
-				if err := flush(); err != nil {
-					return st, err
-				}
-				continue
-			}
+	c.applying.Add(1)
+	decs, err := c.ix.commitThen(batch, c.applied)
+	c.st.count(decs)
+	for i, s := range batch {
+		if s.reply == nil {
+			continue
+		}
+		if i < len(decs) {
+			s.reply(decs[i], nil)
 		} else {
-			select {
-			case j, ok = <-order:
-			case <-due:
-				due = nil
-				if err := flush(); err != nil {
-					return st, err
-				}
-				continue
-			case <-ctx.Done():
-				continue
-			}
-		}
-		if !ok {
-			break
-		}
-		var s staged
-		select {
-		case s = <-j.done:
-		case <-ctx.Done():
-			continue
-		}
-		st.Read++
-		switch {
-		case s.unchanged:
-			st.Unchanged++
-			s.answer(ErrUnchanged)
-			continue
-		case errors.Is(s.err, page.ErrNotHTML):
-			st.NotHTML++
-			s.answer(s.err)
-			continue
-		case errors.Is(s.err, page.ErrHTTPStatus):
-			st.BadStatus++
-			s.answer(s.err)
-			continue
-		}
-		if k := string(s.urlKey); s.err == nil && k != "" {
-			if v, ok := urls[k]; ok {
-				if v.hash == s.Doc.Hash {
-					st.Unchanged++
-					s.answer(ErrUnchanged)
-					continue
-				}
-				s.Doc.ID, s.update = v.id, true
-			} else if id := ix.urlOwner(s.urlKey); id != "" && id != s.Doc.ID {
-				// Staged ahead, before the batch that indexed id was decided.
-				if e, err := ix.filter.Meta(id); err == nil && e.Hash == s.Doc.Hash {
-					st.Unchanged++
-					s.answer(ErrUnchanged)
-					continue
-				}
-				s.Doc.ID, s.update = id, true
-			}
-			urls[k] = version{s.Doc.ID, s.Doc.Hash}
-		}
-		if s.err == nil && s.update {
-			st.Updated++
-		}
-		if s.err == nil && s.truncated {
-			st.Truncated++
-		}
-		if s.err != nil {
-			st.Errors++
-			if o.OnError != nil {
-				o.OnError(s.err)
-			}
-			s.answer(s.err)
-			continue
-		}
-		if len(batch) == 0 && o.FlushAfter > 0 {
-			due = time.After(o.FlushAfter)
-		}
-		batch = append(batch, s)
-		for _, p := range s.Paras {
-			size += len(p)
-		}
-		// A batch filled as a stop came is not begun: the stop below
-		// commits its first pages only.
-		if ctx.Err() == nil && (len(batch) == o.BatchSize || o.BatchBytes > 0 && size >= o.BatchBytes) {
-			due = nil
-			if err := flush(); err != nil {
-				return st, err
-			}
+			s.reply(dedupfilter.Decision{}, cmp.Or(err, errNotDecided))
 		}
 	}
-	if ctx.Err() != nil {
-		// A stop does not wait for the whole batch being gathered to be
-		// decided (up to BatchBytes of text to analyse, decide and index:
-		// seconds on a loaded machine), only for the commit under way and
-		// the batch's first stopBytes of text, pages read well before the
-		// stop when the input is slow. The rest are left out of the counts
-		// and the index, for a run on the same input to decide as this one
-		// would have.
-		keep, text := 0, 0
-		for ; keep < len(batch); keep++ {
-			for _, p := range batch[keep].Paras {
-				text += len(p)
-			}
-			if text > stopBytes {
-				break
-			}
-		}
-		for _, s := range batch[keep:] {
-			st.Read--
-			if s.update {
-				st.Updated--
-			}
-			if s.truncated {
-				st.Truncated--
-			}
-			s.answer(fmt.Errorf("indexer: not decided, the run stopped: %w", ctx.Err()))
-		}
-		batch = batch[:keep]
+	clear(c.urls)
+	c.st.Elapsed = time.Since(c.start)
+	if c.o.Progress != nil {
+		c.o.Progress(c.st)
 	}
-	err := flush()
-	applying.Wait()
-	return st, cmp.Or(err, applyErr)
+	return err
+}
+
+// applied ends a batch's bleve write.
+func (c *committer) applied(err error) {
+	c.applyMu.Lock()
+	c.applyErr = cmp.Or(c.applyErr, err)
+	c.applyMu.Unlock()
+	c.applying.Done()
 }
 
 // stopBytes is the most text of the batch being gathered that a stop
-// commits (see commitInOrder): a few dozen pages, some tens of
-// milliseconds of work.
+// commits (see IndexPages): a few dozen pages, some tens of milliseconds
+// of work.
 const stopBytes = 64 << 10
 
 // answer tells a Feed's caller that its page has no decision, and why.

@@ -8,23 +8,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/document"
-	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
+	"github.com/bleve-dedup/bleve-dedup/internal/bleveresult"
 	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
+	"github.com/bleve-dedup/bleve-dedup/internal/pipeline"
 	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
@@ -314,17 +312,10 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 	}
 	// Reading the documents' text (their JSON, the HTML's main text) is
 	// most of a Wrapper's own work: on GOMAXPROCS goroutines.
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(docs)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
-				d := &docs[i]
-				d.s, d.seq, d.err = w.stage(d.s.Doc.ID, mapped[i])
-			}
-		})
-	}
-	wg.Wait()
+	pipeline.Each(len(docs), func(i int) {
+		d := &docs[i]
+		d.s, d.seq, d.err = w.stage(d.s.Doc.ID, mapped[i])
+	})
 	for _, d := range docs {
 		if d.err != nil {
 			return nil, fmt.Errorf("indexer: %s: %w", d.s.Doc.ID, d.err)
@@ -597,83 +588,15 @@ func (w *Wrapper) SearchInContext(ctx context.Context, req *bleve.SearchRequest)
 	if err := w.settle(); err != nil {
 		return nil, err
 	}
-	if ctx.Value(uncollapsedKey{}) != nil || !byScore(req) {
+	if ctx.Value(uncollapsedKey{}) != nil || !bleveresult.Collapses(req) {
 		return w.wrapped.SearchInContext(ctx, req)
 	}
-	res, err := w.searcher.Search(ctx, collapse.Request{Query: req.Query, Size: req.Size, From: req.From,
-		Collapse: true, ClusterBound: -1, MaxMembers: DefaultMaxFolded})
+	res, err := bleveresult.Search(ctx, w.wrapped, w.searcher, req,
+		bleveresult.Fields{Cluster: FieldCluster, Folded: FieldFolded, FoldedIDs: FieldFoldedIDs}, DefaultMaxFolded)
 	if err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
 	}
-	out := &bleve.SearchResult{Status: &bleve.SearchStatus{Total: 1, Successful: 1}, Request: req,
-		Total: uint64(res.Clusters), MaxScore: res.MaxScore, Took: res.Took, Hits: make(search.DocumentMatchCollection, len(res.Hits))}
-	for i, h := range res.Hits {
-		ids := make([]string, len(h.Members))
-		for j, m := range h.Members {
-			ids[j] = m.ID
-		}
-		out.Hits[i] = &search.DocumentMatch{Index: w.wrapped.Name(), ID: h.ID, Score: h.Score,
-			Fields: map[string]any{FieldCluster: h.Cluster, FieldFolded: h.Folded, FieldFoldedIDs: ids}}
-	}
-	if err := w.loadHits(ctx, req, out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// byScore reports whether req is ranked by score, the order collapsing
-// keeps.
-func byScore(req *bleve.SearchRequest) bool {
-	if len(req.Sort) == 0 {
-		return true
-	}
-	s, ok := req.Sort[0].(*search.SortScore)
-	return ok && s.Desc && len(req.Sort) <= 2
-}
-
-// loadHits fills the hits' requested fields, highlights, locations and
-// explanations, and the request's facets (over documents), with one
-// plain search restricted to the hits and, for facets, one without hits.
-func (w *Wrapper) loadHits(ctx context.Context, req *bleve.SearchRequest, out *bleve.SearchResult) error {
-	if len(out.Hits) > 0 && (len(req.Fields) > 0 || req.Highlight != nil || req.IncludeLocations || req.Explain) {
-		ids := make([]string, len(out.Hits))
-		for i, h := range out.Hits {
-			ids[i] = h.ID
-		}
-		sub := *req
-		sub.Query = query.NewConjunctionQuery([]query.Query{req.Query, query.NewDocIDQuery(ids)})
-		sub.From, sub.Size, sub.Facets, sub.Sort = 0, len(ids), nil, nil
-		res, err := w.wrapped.SearchInContext(ctx, &sub)
-		if err != nil {
-			return fmt.Errorf("indexer: hits' fields: %w", err)
-		}
-		byID := make(map[string]*search.DocumentMatch, len(res.Hits))
-		for _, m := range res.Hits {
-			byID[m.ID] = m
-		}
-		for _, h := range out.Hits {
-			m := byID[h.ID]
-			if m == nil {
-				continue
-			}
-			for k, v := range m.Fields {
-				if _, ours := h.Fields[k]; !ours {
-					h.Fields[k] = v
-				}
-			}
-			h.Fragments, h.Locations, h.Expl = m.Fragments, m.Locations, m.Expl
-		}
-	}
-	if len(req.Facets) > 0 {
-		sub := bleve.NewSearchRequestOptions(req.Query, 0, 0, false)
-		sub.Facets = req.Facets
-		res, err := w.wrapped.SearchInContext(ctx, sub)
-		if err != nil {
-			return fmt.Errorf("indexer: facets: %w", err)
-		}
-		out.Facets = res.Facets
-	}
-	return nil
+	return res, nil
 }
 
 var _ bleve.Index = (*Wrapper)(nil)

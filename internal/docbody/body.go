@@ -191,3 +191,42 @@ func setPath(body map[string]any, path string, v any) {
 	}
 	m[parts[len(parts)-1]] = v
 }
+
+// Unstored lists the fields m indexes without storing them, and
+// "(dynamic)" when m indexes dynamic fields without storing them: what
+// FromFields cannot give back. A mapping that is not bleve's
+// IndexMappingImpl cannot be told: nothing is listed.
+func Unstored(m mapping.IndexMapping) []string {
+	im, ok := m.(*mapping.IndexMappingImpl)
+	if !ok {
+		return nil
+	}
+	var out []string
+	var walk func(prefix string, dm *mapping.DocumentMapping)
+	walk = func(prefix string, dm *mapping.DocumentMapping) {
+		if dm == nil || !dm.Enabled {
+			return
+		}
+		if dm.Dynamic && im.IndexDynamic && !im.StoreDynamic && !slices.Contains(out, "(dynamic)") {
+			out = append(out, "(dynamic)")
+		}
+		for name, sub := range dm.Properties {
+			walk(prefix+name+".", sub)
+		}
+		for _, fm := range dm.Fields {
+			name := strings.TrimSuffix(prefix, ".")
+			if fm.Name != "" {
+				name = prefix + fm.Name
+			}
+			if fm.Index && !fm.Store && fm.Type != "vector" && fm.Type != "vector_base64" {
+				out = append(out, name)
+			}
+		}
+	}
+	walk("", im.DefaultMapping)
+	for _, dm := range im.TypeMapping {
+		walk("", dm)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

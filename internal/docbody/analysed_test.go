@@ -1,0 +1,81 @@
+package docbody
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+func TestAnalysed(t *testing.T) {
+	m := bleve.NewIndexMapping()
+	doc, err := Analysed(m, "id", map[string]any{"title": "Bees on the roof", "n": 3.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := 0
+	for _, f := range doc.Fields {
+		a, ok := f.(*analyzedField)
+		if !ok {
+			if _, text := f.(*document.TextField); text {
+				t.Errorf("field %s: a text field not analysed ahead", f.Name())
+			}
+			continue
+		}
+		texts++
+		if got := a.AnalyzedLength(); got != 2 { // bees, roof: "on" and "the" are stop words
+			t.Errorf("field %s: %d tokens, want 2", f.Name(), got)
+		}
+		if a.Size() != a.TextField.Size() {
+			t.Errorf("field %s: size %d, want the text field's %d", f.Name(), a.Size(), a.TextField.Size())
+		}
+	}
+	if texts != 1 {
+		t.Errorf("%d text fields analysed ahead, want 1", texts)
+	}
+}
+
+func TestUnstored(t *testing.T) {
+	stored := bleve.NewTextFieldMapping()
+	unstored := bleve.NewTextFieldMapping()
+	unstored.Store = false
+	notIndexed := bleve.NewTextFieldMapping()
+	notIndexed.Store, notIndexed.Index = false, false
+
+	tests := []struct {
+		name string
+		m    func() mapping.IndexMapping
+		want []string
+	}{
+		{"bleve's default", func() mapping.IndexMapping { return bleve.NewIndexMapping() }, nil},
+		{"fields", func() mapping.IndexMapping {
+			m := bleve.NewIndexMapping()
+			m.DefaultMapping.AddFieldMappingsAt("title", stored)
+			m.DefaultMapping.AddFieldMappingsAt("body", unstored)
+			m.DefaultMapping.AddFieldMappingsAt("skip", notIndexed)
+			sub := bleve.NewDocumentMapping()
+			sub.AddFieldMappingsAt("text", unstored)
+			m.DefaultMapping.AddSubDocumentMapping("article", sub)
+			return m
+		}, []string{"article.text", "body"}},
+		{"dynamic", func() mapping.IndexMapping {
+			m := bleve.NewIndexMapping()
+			m.StoreDynamic = false
+			return m
+		}, []string{"(dynamic)"}},
+		{"a type's", func() mapping.IndexMapping {
+			m := bleve.NewIndexMapping()
+			dm := bleve.NewDocumentMapping()
+			dm.AddFieldMappingsAt("body", unstored)
+			m.AddDocumentMapping("article", dm)
+			return m
+		}, []string{"body"}},
+	}
+	for _, tt := range tests {
+		if got := Unstored(tt.m()); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: Unstored = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
