@@ -2,7 +2,8 @@
 // documents of a bleve.Batch with the data they were added with
 // (Capture), each as a JSON object (Of, or FromFields for what a bleve
 // document holds once its data is gone), and the values at bleve's field
-// paths in that object (Strings, First).
+// paths in that object (Strings, First); and writes them back as bleve
+// documents analysed ahead of bleve's Batch (Analysed).
 //
 // # Basics
 //
@@ -23,6 +24,6 @@
 // # Caveats
 //
 // FromFields rebuilds only what a document stored: fields that were only
-// indexed are not in it. A Capture's scratch index holds nothing: every
+// indexed are not in it (Unstored lists them for a mapping). A Capture's scratch index holds nothing: every
 // read or direct write of it fails.
 package docbody
