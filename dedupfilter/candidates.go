@@ -23,7 +23,7 @@ type cand struct {
 // most MaxCandidates; the gate cuts after it has kept them. hits is
 // scratch space, cleared first: a decision counts some thousands of
 // postings, and a new map for each was a fifth of the filter's garbage,
-// so a batch's plans share one.
+// so plans made under the filter's lock share one (Filter.hits).
 func ranked(lists []store.PostingList, skip map[uint64]bool, before uint64, o Options, hits map[uint64]int) []cand {
 	clear(hits)
 	for _, l := range lists {

@@ -167,7 +167,8 @@ type Filter struct {
 	// gen counts the decisions that were not planned, or changed what a
 	// plan saw (an embedded store's plans hold only within their
 	// generation).
-	gen uint64
+	gen  uint64
+	hits map[uint64]int // ranked's scratch space for plans made under mu
 }
 
 // Open opens (creating if needed) an embedded store in dir, with its

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/similarity"
@@ -74,6 +75,7 @@ type planned struct {
 	st    store.Txn
 	sigs  map[uint64]*stored // nil: not stored (withdrawn, deleted)
 	ranks map[uint64]uint64
+	hits  map[uint64]int // ranked's scratch space; nil: a new one a call
 	// clusterOf: the clusters of stored candidates, when pages link every cluster they
 	// duplicate (embedded store); nil: a page's first match ends its
 	// verification.
@@ -82,6 +84,17 @@ type planned struct {
 
 func newPlanned(f *Filter, st store.Txn) *planned {
 	return &planned{f: f, st: st, sigs: map[uint64]*stored{}, ranks: map[uint64]uint64{}}
+}
+
+// locked is newPlanned for a caller holding f.mu: ranked's scratch map
+// is the filter's.
+func locked(f *Filter, st store.Txn) *planned {
+	pl := newPlanned(f, st)
+	if f.hits == nil {
+		f.hits = map[uint64]int{}
+	}
+	pl.hits = f.hits
+	return pl
 }
 
 // signatures reads the stored signatures of seqs not read yet, in one
@@ -115,53 +128,76 @@ func (pl *planned) signatures(seqs []uint64) error {
 
 // verify verifies each page's candidates, in order, on every core; the
 // first duplicate is its match: a candidate sharing more lists is the
-// likelier copy. With pl.clusterOf, the first duplicate in each other
-// cluster is a link (see linker); a candidate in a cluster linked already
-// is not verified, so a popular cluster does not cost MaxCandidates
-// verifications per page. cands[i] are page i's candidates, whose
-// signatures are read.
-func (pl *planned) verify(pages []*page, cands [][]cand) {
+// likelier copy. With pl.clusterOf, the candidates after a match are
+// verified for links too (the first duplicate in each other cluster; see
+// linker), reading their clusters first; a candidate in a cluster linked
+// already is not verified, so a popular cluster does not cost
+// MaxCandidates verifications per page. cands[i] are page i's
+// candidates, whose signatures are read.
+func (pl *planned) verify(pages []*page, cands [][]cand) error {
 	o := pl.f.opts.Options
-	var next sync.Mutex
-	i := 0
+	after := make([]int, len(pages)) // where a page's candidates after its match start
+	parallel(len(pages), func(k int) {
+		p := pages[k]
+		p.cands = len(cands[k])
+		for n, c := range cands[k] {
+			cs := pl.sigs[c.seq]
+			if cs == nil {
+				continue // withdrawn or deleted since it was posted
+			}
+			if v := similarity.Verify(p.sig, cs.sig, o); v.Duplicate {
+				v.TermSample = similarity.TermSample(p.sig, cs.sig, o)
+				p.match, p.verdict, p.cands, after[k] = c.seq, v, n+1, n+1
+				break
+			}
+		}
+	})
+	if pl.clusterOf == nil {
+		return nil
+	}
+	var seqs []uint64
+	for k, p := range pages {
+		if p.match != 0 && after[k] < len(cands[k]) {
+			seqs = append(seqs, p.match)
+			for _, c := range cands[k][after[k]:] {
+				seqs = append(seqs, c.seq)
+			}
+		}
+	}
+	if err := pl.readClusters(seqs); err != nil {
+		return err
+	}
+	parallel(len(pages), func(k int) {
+		p := pages[k]
+		if p.match == 0 {
+			return
+		}
+		var l linker
+		cluster, known := pl.clusterOf[p.match]
+		l.link(cluster, known)
+		for _, c := range cands[k][after[k]:] {
+			cs := pl.sigs[c.seq]
+			cluster, known := pl.clusterOf[c.seq]
+			if cs == nil || l.linked(cluster, known) {
+				continue
+			}
+			if similarity.Verify(p.sig, cs.sig, o).Duplicate {
+				l.link(cluster, known)
+				p.links = append(p.links, c.seq)
+			}
+		}
+	})
+	return nil
+}
+
+// parallel calls fn(k) for k in [0, n) on every core.
+func parallel(n int, fn func(k int)) {
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(pages)) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
-			for {
-				next.Lock()
-				k := i
-				i++
-				next.Unlock()
-				if k >= len(pages) {
-					return
-				}
-				p := pages[k]
-				p.cands = len(cands[k])
-				var l linker
-				for n, c := range cands[k] {
-					cs := pl.sigs[c.seq]
-					if cs == nil {
-						continue // withdrawn or deleted since it was posted
-					}
-					cluster, known := pl.clusterOf[c.seq]
-					if p.match != 0 && l.linked(cluster, known) {
-						continue
-					}
-					v := similarity.Verify(p.sig, cs.sig, o)
-					if !v.Duplicate {
-						continue
-					}
-					l.link(cluster, known)
-					if p.match != 0 {
-						p.links = append(p.links, c.seq)
-						continue
-					}
-					v.TermSample = similarity.TermSample(p.sig, cs.sig, o)
-					p.match, p.verdict, p.cands = c.seq, v, n+1
-					if pl.clusterOf == nil {
-						break
-					}
-				}
+			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
+				fn(k)
 			}
 		})
 	}
@@ -193,7 +229,7 @@ func (l *linker) link(cluster string, known bool) {
 func (f *Filter) planShared(sq store.Sequencer, ps []*Prepared, exclude []string) ([]*plan, error) {
 	var plans []*plan
 	err := f.backend.Read(func(st store.Txn) error {
-		pl := newPlanned(f, st)
+		pl := locked(f, st)
 		var err error
 		plans, err = pl.batch(sq, ps, exclude)
 		return err
@@ -330,7 +366,10 @@ func (pl *planned) candidates(pages []*page, before uint64, listsOf func(*page) 
 	o := pl.f.opts
 	cands := make([][]cand, len(pages))
 	var need []uint64
-	hits := map[uint64]int{}
+	hits := pl.hits
+	if hits == nil {
+		hits = map[uint64]int{}
+	}
 	for i, p := range pages {
 		cands[i] = ranked(listsOf(p), p.skip, before, o, hits)
 		for _, c := range cands[i] {
@@ -354,37 +393,12 @@ func (pl *planned) candidatesAndVerify(pages []*page, listsOf func(*page) []stor
 	if err != nil {
 		return err
 	}
-	var seqs []uint64
-	for _, cs := range cands {
-		for _, c := range cs {
-			seqs = append(seqs, c.seq)
-		}
-	}
-	if err := pl.readClusters(seqs); err != nil {
-		return err
-	}
-	pl.verify(pages, cands)
-	return nil
+	return pl.verify(pages, cands)
 }
 
 // readClusters reads the clusters of the stored documents numbered seqs
-// into pl.clusterOf, when it is kept.
+// into pl.clusterOf (an embedded store's: no round trips to save).
 func (pl *planned) readClusters(seqs []uint64) error {
-	if pl.clusterOf == nil {
-		return nil
-	}
-	var ids []string
-	for _, s := range seqs {
-		if _, ok := pl.clusterOf[s]; !ok && s < batchBase && pl.sigs[s] != nil {
-			ids = append(ids, pl.sigs[s].id)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	if err := pl.st.Prefetch(store.Reads{IDs: ids}); err != nil {
-		return fmt.Errorf("dedupfilter: %w", err)
-	}
 	for _, s := range seqs {
 		st := pl.sigs[s]
 		if _, ok := pl.clusterOf[s]; ok || s >= batchBase || st == nil {
@@ -538,7 +552,7 @@ const batchBase = 1 << 62
 func (f *Filter) planLocal(ps []*Prepared, exclude []string) ([]*plan, error) {
 	plans := make([]*plan, len(ps))
 	err := f.backend.Read(func(st store.Txn) error {
-		pl := newPlanned(f, st)
+		pl := locked(f, st)
 		pl.clusterOf = map[uint64]string{}
 		pages := make([]*page, len(ps))
 		own := map[string][]uint64{} // batch documents posting to a key
