@@ -17,45 +17,13 @@ type cand struct {
 	hits int
 }
 
-// candidates gathers the stored documents from the posting lists under
-// lookup (skipping stop lists), keeps those sharing at least MinShared
-// lists and, with StructureGate, lying in a neighbouring structure cell,
-// and returns at most MaxCandidates of them, most shared lists first, then
-// the oldest. Documents numbered in skip are not candidates.
-func (w *mutation) candidates(skip map[uint64]bool, sig similarity.Signature, lookup [][]byte) ([]cand, error) {
-	return w.candidatesBefore(skip, sig, lookup, 0)
-}
-
-// candidatesBefore is candidates among the documents numbered below
-// before (0: all).
-func (w *mutation) candidatesBefore(skip map[uint64]bool, sig similarity.Signature, lookup [][]byte, before uint64) ([]cand, error) {
-	o := w.f.opts
-	ls, err := w.cached(lookup)
-	if err != nil {
-		return nil, err
-	}
-	lists := make([]store.PostingList, len(ls))
-	for i, l := range ls {
-		lists[i] = l.PostingList
-	}
-	cands := ranked(lists, skip, before, o, w.hits)
-	if o.StructureGate >= 0 {
-		if cands, err = w.gate(cands, sig); err != nil {
-			return nil, err
-		}
-	}
-	if len(cands) > o.MaxCandidates {
-		cands = cands[:o.MaxCandidates]
-	}
-	return cands, nil
-}
-
 // ranked returns the documents in lists (stop lists skipped) sharing at
 // least MinShared of them, not in skip and, if before > 0, numbered below
 // it: most shared lists first, then the oldest. Without StructureGate at
 // most MaxCandidates; the gate cuts after it has kept them. hits is
 // scratch space, cleared first: a decision counts some thousands of
-// postings, and a new map for each was a fifth of the filter's garbage.
+// postings, and a new map for each was a fifth of the filter's garbage,
+// so plans made under the filter's lock share one (Filter.hits).
 func ranked(lists []store.PostingList, skip map[uint64]bool, before uint64, o Options, hits map[uint64]int) []cand {
 	clear(hits)
 	for _, l := range lists {
@@ -84,41 +52,6 @@ func ranked(lists []store.PostingList, skip map[uint64]bool, before uint64, o Op
 		cands = cands[:o.MaxCandidates]
 	}
 	return cands
-}
-
-// gate keeps the candidates whose structure cell lies within
-// StructureGate of sig's in every coordinate (the feature-string paper,
-// §3.2: a new feature string is compared only with those in its
-// neighbourhood of the 3-D hash). It reads each candidate's signature,
-// stopping once MaxCandidates are kept.
-func (w *mutation) gate(cands []cand, sig similarity.Signature) ([]cand, error) {
-	r, most := w.f.opts.StructureGate, w.f.opts.MaxCandidates
-	kept := cands[:0] // (kept never passes the candidate being read)
-	for i := 0; i < len(cands) && len(kept) < most; i += most {
-		// Signatures are read MaxCandidates at once (one round trip on a
-		// shared store).
-		chunk := cands[i:min(i+most, len(cands))]
-		seqs := make([]uint64, len(chunk))
-		for j, c := range chunk {
-			seqs[j] = c.seq
-		}
-		if err := w.st.Prefetch(store.Reads{Seqs: seqs}); err != nil {
-			return nil, fmt.Errorf("dedupfilter: %w", err)
-		}
-		for _, c := range chunk {
-			if len(kept) == most {
-				break
-			}
-			_, cs, err := readSignature(w.st, c.seq)
-			if err != nil {
-				return nil, fmt.Errorf("dedupfilter: %w", err)
-			}
-			if sameCell(sig.Structure(), cs.Structure(), r) {
-				kept = append(kept, c)
-			}
-		}
-	}
-	return kept, nil
 }
 
 // sameCell reports whether two structure cells lie within r of each
@@ -154,23 +87,13 @@ func (o Options) restrictLookup(keys [][]byte) [][]byte {
 func (f *Filter) Candidates(p *Prepared) ([]string, error) {
 	var ids []string
 	err := f.backend.Read(func(st store.Txn) error {
-		w := &mutation{f: f, st: st, lists: map[string]*cachedList{}, hits: map[uint64]int{}} // (without the lock: not f's scratch map)
-		skip := map[uint64]bool{}
+		pg := &page{sig: p.sig, lookup: p.lookup, skip: map[uint64]bool{}}
 		if old, err := st.Record(p.doc.ID, false); err == nil {
-			skip[old.Seq] = true
+			pg.skip[old.Seq] = true
 		}
-		cands, err := w.candidates(skip, p.sig, p.lookup)
-		if err != nil {
-			return err
-		}
-		for _, c := range cands {
-			id, _, err := readSignature(st, c.seq)
-			if err != nil {
-				return fmt.Errorf("dedupfilter: %w", err)
-			}
-			ids = append(ids, id)
-		}
-		return nil
+		var err error
+		ids, err = newPlanned(f, st).candidateIDs(pg, 0)
+		return err
 	})
 	return ids, err
 }
@@ -189,7 +112,6 @@ func (f *Filter) EarlierCandidates(o Options, fn func(id string, cands []string)
 	}
 	g := &Filter{backend: f.backend, opts: o}
 	return f.backend.Read(func(st store.Txn) error {
-		w := &mutation{f: g, st: st, lists: map[string]*cachedList{}, hits: map[uint64]int{}}
 		return eachDoc(st, func(id string, _ *store.Record, sig similarity.Signature) error {
 			rec, err := st.Record(id, true)
 			if err != nil {
@@ -199,19 +121,32 @@ func (f *Filter) EarlierCandidates(o Options, fn func(id string, cands []string)
 			if keys == nil { // a store that keeps none
 				keys = o.postingKeys(sig, nil)
 			}
-			lookup := o.restrictLookup(o.lookupKeys(sig.Structure(), keys))
-			cands, err := w.candidatesBefore(nil, sig, lookup, rec.Seq)
+			pg := &page{sig: sig, lookup: o.restrictLookup(o.lookupKeys(sig.Structure(), keys))}
+			ids, err := newPlanned(g, st).candidateIDs(pg, rec.Seq)
 			if err != nil {
 				return err
 			}
-			ids := make([]string, len(cands))
-			for i, c := range cands {
-				if ids[i], _, err = readSignature(st, c.seq); err != nil {
-					return fmt.Errorf("dedupfilter: %w", err)
-				}
-			}
-			clear(w.lists) // one document's lists at a time
 			return fn(id, ids)
 		})
 	})
+}
+
+// candidateIDs returns the ids of p's candidates among the documents
+// numbered below before (0: all), in the order they are verified.
+func (pl *planned) candidateIDs(p *page, before uint64) ([]string, error) {
+	lists, err := pl.st.Postings(p.lookup)
+	if err != nil {
+		return nil, fmt.Errorf("dedupfilter: %w", err)
+	}
+	cands, err := pl.candidates([]*page{p}, before, func(*page) []store.PostingList { return lists })
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(cands[0]))
+	for _, c := range cands[0] {
+		if s := pl.sigs[c.seq]; s != nil {
+			ids = append(ids, s.id)
+		}
+	}
+	return ids, nil
 }

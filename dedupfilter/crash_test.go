@@ -39,7 +39,7 @@ func TestKillRecovery(t *testing.T) {
 		t.Fatalf("reopen after kill: %v", err)
 	}
 	defer f.Close()
-	s, err := f.Stats()
+	s, err := f.backend.Stats()
 	if err != nil || s.Docs != 3 {
 		t.Fatalf("Stats = %+v, %v; want the 3 committed docs", s, err)
 	}

@@ -25,11 +25,17 @@
 // # Clusters
 //
 // A duplicate joins the cluster of the first verified candidate (most
-// shared lists first). Cluster ids come from a counter and never change,
-// even when the representative does. Clusters never merge: a document
-// matching members of two clusters joins one. A member that leaves (Delete
-// or re-Add) does not split its cluster even if it was the only link
-// between the others.
+// shared lists first). A document that duplicates members of several
+// clusters joins them into one (single link, Decision.Merged), which
+// keeps the id of the cluster whose representative came first: copies of
+// copies (a reprint of a reprint, each edited a little) end in one
+// cluster even when a copy that came early matched none of the others.
+// Candidates after the first match are verified only while their cluster
+// is not linked yet, so a popular cluster costs one verification. Cluster
+// ids come from a counter; a cluster keeps its id when its representative
+// changes, and loses it only to a merge (or to Recluster). A member that
+// leaves (Delete or re-Add) does not split its cluster even if it was the
+// only link between the others (Recluster splits it).
 //
 // Re-adding an id replaces its features, payload and postings. It keeps
 // its cluster and its role there when it still matches inside that cluster
@@ -77,7 +83,10 @@
 // Policy and Keep apply to the Adds and Deletes made under them: reopening
 // a store with another policy does not re-decide what is already indexed
 // (rebuild for that). Features from different analyzer settings do not compare
-// (MinHash signatures of different lengths never match). The filter keeps
+// (MinHash signatures of different lengths never match). On a shared
+// store (package rediscluster) a document joins its first match's cluster
+// only: merging there would move members other processes are deciding
+// against; Recluster merges what such documents link. The filter keeps
 // whether it believes a document is in the search index; if the indexer
 // writes the search index behind its back, the two drift apart.
 package dedupfilter

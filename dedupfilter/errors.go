@@ -1,6 +1,8 @@
 package dedupfilter
 
 import (
+	"errors"
+
 	"github.com/bleve-dedup/bleve-dedup/internal/errs"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
@@ -29,4 +31,7 @@ var (
 	ErrCorrupt = store.ErrCorrupt
 	// ErrFull: the store cannot take more (see store.ErrFull).
 	ErrFull = store.ErrFull
+	// ErrStale: Regroup was given clusters whose members changed since
+	// they were read.
+	ErrStale = errors.New("clusters changed since they were read")
 )

@@ -82,7 +82,9 @@ type Decision struct {
 	Duplicate bool
 	// Of is the stored document the new one matched (empty if none).
 	Of string
-	// Cluster is the document's cluster id; stable once assigned.
+	// Cluster is the document's cluster id; it changes only when a later
+	// document joins its cluster with another (Merged) or Recluster
+	// regroups it.
 	Cluster string
 	// Representative is the cluster's representative after the Add.
 	Representative string
@@ -91,8 +93,11 @@ type Decision struct {
 	Similarity float64
 	// Verdict is the full comparison with Of (zero when not a duplicate).
 	Verdict similarity.Verdict
-	// Candidates is how many stored documents were verified.
+	// Candidates is how many stored documents were verified up to Of.
 	Candidates int
+	// Merged are the clusters this document joined into Cluster: it
+	// duplicates a member of each (embedded store; see Options).
+	Merged []string
 	// Action for this document. Ops are everything the search index must
 	// do, this document included: under Replace the old representative is
 	// deleted; re-adding a representative may promote another document.
@@ -163,16 +168,7 @@ type Filter struct {
 	// plan saw (an embedded store's plans hold only within their
 	// generation).
 	gen  uint64
-	hits map[uint64]int // ranked's scratch space (scratchHits)
-}
-
-// scratchHits returns ranked's scratch map, made on first use; the caller
-// holds the Filter's lock.
-func (f *Filter) scratchHits() map[uint64]int {
-	if f.hits == nil {
-		f.hits = map[uint64]int{}
-	}
-	return f.hits
+	hits map[uint64]int // ranked's scratch space for plans made under mu
 }
 
 // Open opens (creating if needed) an embedded store in dir, with its
@@ -274,7 +270,7 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 	if sq, ok := f.backend.(store.Sequencer); ok {
 		plans, err = f.planShared(sq, ps, nil)
 	} else if f.df == nil {
-		plans, err = f.planLocal(ps)
+		plans, err = f.planLocal(ps, nil)
 	}
 	if err != nil {
 		return err
@@ -399,8 +395,17 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 		}
 		pl = nil
 	}
-	if shared && pl == nil {
-		pls, err := f.planShared(sq, []*Prepared{p}, ao.Exclude)
+	// Not planned with its batch: planned alone now, the same way. An
+	// embedded store's plans of the batch are then stale (f.gen).
+	batch := pl != nil
+	if !batch {
+		var pls []*plan
+		var err error
+		if shared {
+			pls, err = f.planShared(sq, []*Prepared{p}, ao.Exclude)
+		} else {
+			pls, err = f.planLocal([]*Prepared{p}, ao.Exclude)
+		}
 		if err != nil {
 			return Decision{}, err
 		}
@@ -409,17 +414,17 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	// Posted and numbered, a document not decided for an error stays:
 	// others may have decided against it, and a repeated run decides it
 	// again.
-	return f.add(p, pl, ao)
+	return f.add(p, pl, batch, ao)
 }
 
-// add decides p, as pl planned it (nil: finding its match now), and
-// writes the decision; the caller holds the lock.
-func (f *Filter) add(p *Prepared, pl *plan, ao AddOptions) (Decision, error) {
+// add decides p as pl planned it, with its batch or alone, and writes the
+// decision; the caller holds the lock.
+func (f *Filter) add(p *Prepared, pl *plan, batch bool, ao AddOptions) (Decision, error) {
 	d := p.doc
 	if d.Time.IsZero() {
 		d.Time = time.Now()
 	}
-	posted := pl != nil && pl.seq != 0
+	posted := pl.seq != 0
 	var w *mutation
 	if posted {
 		w = f.beginAt(pl.seq)
@@ -431,22 +436,13 @@ func (f *Filter) add(p *Prepared, pl *plan, ao AddOptions) (Decision, error) {
 	}
 	defer w.st.Discard()
 	dec := Decision{ID: d.ID, Seq: w.seq}
-	var old *store.Record
-	var match, cluster string
-	var founder *store.Member
-	var v similarity.Verdict
+	old, match, v := pl.old, pl.match, pl.verdict
+	cluster, founder := pl.cluster, pl.founder
+	dec.Candidates = pl.cands
 	var err error
-	if pl != nil {
-		old, match, v, dec.Candidates = pl.old, pl.match, pl.verdict, pl.cands
-		cluster, founder = pl.cluster, pl.founder
-		if f.adds[d.ID] {
-			// Another version of d was added in this batch since.
-			if old, err = w.record(d.ID); err != nil && !errors.Is(err, ErrNotFound) {
-				return Decision{}, err
-			}
-		}
-	} else {
-		if old, match, v, dec.Candidates, err = w.findMatch(p, ao.Exclude); err != nil {
+	if f.adds[d.ID] {
+		// Another version of d was added in this batch since.
+		if old, err = w.record(d.ID); err != nil && !errors.Is(err, ErrNotFound) {
 			return Decision{}, err
 		}
 	}
@@ -489,6 +485,20 @@ func (f *Filter) add(p *Prepared, pl *plan, ao AddOptions) (Decision, error) {
 	if err = errors.Join(err, w.st.PutRecord(d.ID, rec), w.st.PutPayload(d.ID, d.Payload)); err != nil {
 		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
 	}
+	if len(pl.links) > 0 {
+		if dec.Merged, err = w.merge(d.ID, pl.links); err != nil {
+			return Decision{}, err
+		}
+		if dec.Merged != nil {
+			if rec, err = w.record(d.ID); err != nil {
+				return Decision{}, err
+			}
+			dec.Cluster = rec.Cluster
+			if dec.Representative, err = w.representative(rec.Cluster); err != nil {
+				return Decision{}, err
+			}
+		}
+	}
 	dec.Action = Skip
 	if rec.Indexed {
 		dec.Action = Index
@@ -503,41 +513,13 @@ func (f *Filter) add(p *Prepared, pl *plan, ao AddOptions) (Decision, error) {
 		return Decision{}, err
 	}
 	f.df.commit()
-	if pl == nil || old != nil {
+	if !batch || old != nil {
 		f.gen++ // (a re-added document unposted its old version)
 	}
 	if f.adds != nil {
 		f.adds[d.ID] = true
 	}
 	return dec, nil
-}
-
-// findMatch reads d's stored version and finds its match, not among the
-// documents excluded: the decision's reading part, when it was not
-// planned.
-func (w *mutation) findMatch(p *Prepared, exclude []string) (old *store.Record, match string, v similarity.Verdict, n int, err error) {
-	if err := w.st.Prefetch(store.Reads{IDs: append([]string{p.doc.ID}, exclude...), Keys: p.lookup}); err != nil {
-		return nil, "", v, 0, fmt.Errorf("dedupfilter: %w", err)
-	}
-	if old, err = w.record(p.doc.ID); err != nil && !errors.Is(err, ErrNotFound) {
-		return nil, "", v, 0, err
-	}
-	// Not candidates: the stored version of d, and the excluded.
-	skip := make(map[uint64]bool, 1+len(exclude))
-	if old != nil {
-		skip[old.Seq] = true
-	}
-	for _, x := range exclude {
-		xr, err := w.record(x)
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return nil, "", v, 0, err
-		}
-		if xr != nil {
-			skip[xr.Seq] = true
-		}
-	}
-	match, v, n, err = w.bestMatch(skip, p.sig, p.lookup)
-	return old, match, v, n, err
 }
 
 // Delete removes a document and repairs its cluster: when it was the

@@ -252,7 +252,7 @@ func TestReAdd(t *testing.T) {
 	if err != nil || string(e.Payload) != "a3" || e.Indexed {
 		t.Errorf("Doc(a) = payload %q indexed %v, %v; want a3, false", e.Payload, e.Indexed, err)
 	}
-	s, err := f.Stats()
+	s, err := f.backend.Stats()
 	if err != nil || s.Docs != 2 || s.Clusters != 1 {
 		t.Errorf("Stats = %+v, %v; want 2 docs, 1 cluster (a's emptied cluster gone)", s, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
@@ -19,7 +18,6 @@ type mutation struct {
 	rep   string // the cluster's representative, as joining it said
 	ops   []Op
 	lists map[string]*cachedList // read or changed by this mutation
-	hits  map[uint64]int         // ranked's scratch space
 }
 
 // cachedList is a posting list as the mutation sees it, and the document
@@ -39,12 +37,12 @@ func (f *Filter) begin() (*mutation, error) {
 		st.Discard()
 		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
-	return &mutation{f: f, st: st, seq: seq, lists: map[string]*cachedList{}, hits: f.scratchHits()}, nil
+	return &mutation{f: f, st: st, seq: seq, lists: map[string]*cachedList{}}, nil
 }
 
 // beginAt starts the mutation of a document posted as seq.
 func (f *Filter) beginAt(seq uint64) *mutation {
-	return &mutation{f: f, st: f.backend.Begin(), seq: seq, lists: map[string]*cachedList{}, hits: f.scratchHits()}
+	return &mutation{f: f, st: f.backend.Begin(), seq: seq, lists: map[string]*cachedList{}}
 }
 
 func (w *mutation) op(op Op) {
@@ -300,44 +298,66 @@ func (w *mutation) unpost(rec *store.Record) error {
 	return nil
 }
 
-// firstReads is how many candidates' signatures a decision reads first.
-const firstReads = 4
-
-// bestMatch verifies the candidates (see candidates) in order; the first
-// verified duplicate is the match: a candidate sharing more lists is the
-// likelier copy, and stopping there keeps a popular cluster from costing
-// MaxCandidates verifications per Add. Documents numbered in skip are not
-// candidates.
-func (w *mutation) bestMatch(skip map[uint64]bool, sig similarity.Signature, lookup [][]byte) (string, similarity.Verdict, int, error) {
-	o := w.f.opts
-	cands, err := w.candidates(skip, sig, lookup)
+// merge joins the clusters of links, stored documents that document id
+// duplicates, with id's own: single link, as deciding the documents
+// together would. The cluster kept is the one whose representative was
+// added first; regroup gives the members their states. It returns the
+// clusters merged away (none: nil).
+func (w *mutation) merge(id string, links []string) ([]string, error) {
+	rec, err := w.record(id)
 	if err != nil {
-		return "", similarity.Verdict{}, 0, err
+		return nil, err
 	}
-	for n, cd := range cands {
-		// Signatures are read a few at once (the likely match is among
-		// the first), then the rest at once.
-		if n == 0 || n == firstReads {
-			end := len(cands)
-			if n == 0 {
-				end = min(end, firstReads)
-			}
-			var seqs []uint64
-			for _, c := range cands[n:end] {
-				seqs = append(seqs, c.seq)
-			}
-			if err := w.st.Prefetch(store.Reads{Seqs: seqs}); err != nil {
-				return "", similarity.Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
-			}
+	clusters := []string{rec.Cluster}
+	for _, l := range links {
+		lr, err := w.st.Record(l, true)
+		if errors.Is(err, ErrNotFound) {
+			continue
 		}
-		id, cs, err := readSignature(w.st, cd.seq)
 		if err != nil {
-			return "", similarity.Verdict{}, 0, fmt.Errorf("dedupfilter: %w", err)
+			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
-		if v := similarity.Verify(sig, cs, o.Options); v.Duplicate {
-			v.TermSample = similarity.TermSample(sig, cs, o.Options)
-			return id, v, n + 1, nil
+		if !slices.Contains(clusters, lr.Cluster) {
+			clusters = append(clusters, lr.Cluster)
 		}
 	}
-	return "", similarity.Verdict{}, len(cands), nil
+	if len(clusters) == 1 {
+		return nil, nil
+	}
+	recs := map[string]*store.Record{}
+	var members []string
+	target, first := clusters[0], uint64(0)
+	for _, c := range clusters {
+		ms, err := w.st.Members(c)
+		if err != nil {
+			return nil, fmt.Errorf("dedupfilter: %w", err)
+		}
+		for _, m := range ms {
+			if recs[m], err = w.record(m); err != nil {
+				return nil, err
+			}
+		}
+		members = append(members, ms...)
+		rep, err := w.representative(c)
+		if err != nil {
+			return nil, err
+		}
+		if r := recs[rep]; r != nil && (first == 0 || r.Seq < first) {
+			target, first = c, r.Seq
+		}
+	}
+	if err := w.regroup(Group{Target: target, Members: members}, recs); err != nil {
+		return nil, err
+	}
+	var merged []string
+	for _, c := range clusters {
+		if c == target {
+			continue
+		}
+		if err := w.st.DeleteCluster(c); err != nil {
+			return nil, fmt.Errorf("dedupfilter: %w", err)
+		}
+		merged = append(merged, c)
+	}
+	return merged, nil
 }

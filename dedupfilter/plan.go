@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/similarity"
@@ -38,6 +39,7 @@ type plan struct {
 	gen       uint64 // embedded: the filter's generation it was made in
 	old       *store.Record
 	match     string // the id of the document it duplicates; "" for none
+	links     []string
 	verdict   similarity.Verdict
 	cands     int
 	// Sequencer: the match's cluster, and the cluster's founder (it has
@@ -61,6 +63,9 @@ type page struct {
 	cands   int
 	match   uint64
 	verdict similarity.Verdict
+	// links are further verified candidates, one for each other cluster
+	// it duplicates (embedded store: see Filter.merge).
+	links []uint64
 }
 
 // planned holds what a planning read: stored signatures by sequence
@@ -70,6 +75,26 @@ type planned struct {
 	st    store.Txn
 	sigs  map[uint64]*stored // nil: not stored (withdrawn, deleted)
 	ranks map[uint64]uint64
+	hits  map[uint64]int // ranked's scratch space; nil: a new one a call
+	// clusterOf: the clusters of stored candidates, when pages link every cluster they
+	// duplicate (embedded store); nil: a page's first match ends its
+	// verification.
+	clusterOf map[uint64]string
+}
+
+func newPlanned(f *Filter, st store.Txn) *planned {
+	return &planned{f: f, st: st, sigs: map[uint64]*stored{}, ranks: map[uint64]uint64{}}
+}
+
+// locked is newPlanned for a caller holding f.mu: ranked's scratch map
+// is the filter's.
+func locked(f *Filter, st store.Txn) *planned {
+	pl := newPlanned(f, st)
+	if f.hits == nil {
+		f.hits = map[uint64]int{}
+	}
+	pl.hits = f.hits
+	return pl
 }
 
 // signatures reads the stored signatures of seqs not read yet, in one
@@ -102,40 +127,100 @@ func (pl *planned) signatures(seqs []uint64) error {
 }
 
 // verify verifies each page's candidates, in order, on every core; the
-// first duplicate is its match. cands[i] are page i's candidates, whose
-// signatures are read.
-func (pl *planned) verify(pages []*page, cands [][]cand) {
+// first duplicate is its match: a candidate sharing more lists is the
+// likelier copy. With pl.clusterOf, the candidates after a match are
+// verified for links too (the first duplicate in each other cluster; see
+// linker), reading their clusters first; a candidate in a cluster linked
+// already is not verified, so a popular cluster does not cost
+// MaxCandidates verifications per page. cands[i] are page i's
+// candidates, whose signatures are read.
+func (pl *planned) verify(pages []*page, cands [][]cand) error {
 	o := pl.f.opts.Options
-	var next sync.Mutex
-	i := 0
+	after := make([]int, len(pages)) // where a page's candidates after its match start
+	parallel(len(pages), func(k int) {
+		p := pages[k]
+		p.cands = len(cands[k])
+		for n, c := range cands[k] {
+			cs := pl.sigs[c.seq]
+			if cs == nil {
+				continue // withdrawn or deleted since it was posted
+			}
+			if v := similarity.Verify(p.sig, cs.sig, o); v.Duplicate {
+				v.TermSample = similarity.TermSample(p.sig, cs.sig, o)
+				p.match, p.verdict, p.cands, after[k] = c.seq, v, n+1, n+1
+				break
+			}
+		}
+	})
+	if pl.clusterOf == nil {
+		return nil
+	}
+	var seqs []uint64
+	for k, p := range pages {
+		if p.match != 0 && after[k] < len(cands[k]) {
+			seqs = append(seqs, p.match)
+			for _, c := range cands[k][after[k]:] {
+				seqs = append(seqs, c.seq)
+			}
+		}
+	}
+	if err := pl.readClusters(seqs); err != nil {
+		return err
+	}
+	parallel(len(pages), func(k int) {
+		p := pages[k]
+		if p.match == 0 {
+			return
+		}
+		var l linker
+		cluster, known := pl.clusterOf[p.match]
+		l.link(cluster, known)
+		for _, c := range cands[k][after[k]:] {
+			cs := pl.sigs[c.seq]
+			cluster, known := pl.clusterOf[c.seq]
+			if cs == nil || l.linked(cluster, known) {
+				continue
+			}
+			if similarity.Verify(p.sig, cs.sig, o).Duplicate {
+				l.link(cluster, known)
+				p.links = append(p.links, c.seq)
+			}
+		}
+	})
+	return nil
+}
+
+// parallel calls fn(k) for k in [0, n) on every core.
+func parallel(n int, fn func(k int)) {
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(pages)) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
-			for {
-				next.Lock()
-				k := i
-				i++
-				next.Unlock()
-				if k >= len(pages) {
-					return
-				}
-				p := pages[k]
-				p.cands = len(cands[k])
-				for n, c := range cands[k] {
-					cs := pl.sigs[c.seq]
-					if cs == nil {
-						continue // withdrawn or deleted since it was posted
-					}
-					if v := similarity.Verify(p.sig, cs.sig, o); v.Duplicate {
-						v.TermSample = similarity.TermSample(p.sig, cs.sig, o)
-						p.match, p.verdict, p.cands = c.seq, v, n+1
-						break
-					}
-				}
+			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
+				fn(k)
 			}
 		})
 	}
 	wg.Wait()
+}
+
+// linker remembers the clusters of a document's verified candidates. A
+// document verified against several clusters joins them (Filter.merge):
+// without it a copy of copies that matches a copy split off its cluster
+// and a copy inside it joins only the first, and the split stays. The
+// cluster of a candidate decided in the same batch is not known while
+// planning: it counts as a cluster of its own, and the decision reads it.
+type linker struct{ clusters []string }
+
+// linked reports whether a verified candidate is in cluster already.
+func (l *linker) linked(cluster string, known bool) bool {
+	return known && slices.Contains(l.clusters, cluster)
+}
+
+func (l *linker) link(cluster string, known bool) {
+	if known {
+		l.clusters = append(l.clusters, cluster)
+	}
 }
 
 // planShared plans ps on a shared store: posts and numbers them, and
@@ -144,7 +229,7 @@ func (pl *planned) verify(pages []*page, cands [][]cand) {
 func (f *Filter) planShared(sq store.Sequencer, ps []*Prepared, exclude []string) ([]*plan, error) {
 	var plans []*plan
 	err := f.backend.Read(func(st store.Txn) error {
-		pl := &planned{f: f, st: st, sigs: map[uint64]*stored{}, ranks: map[uint64]uint64{}}
+		pl := locked(f, st)
 		var err error
 		plans, err = pl.batch(sq, ps, exclude)
 		return err
@@ -274,33 +359,66 @@ func (pl *planned) matches(sq store.Sequencer, pages []*page) error {
 	})
 }
 
-// candidatesAndVerify ranks each page's candidates in the lists listsOf
-// gives, reads their signatures, gates them (StructureGate) and verifies
-// them.
-func (pl *planned) candidatesAndVerify(pages []*page, listsOf func(*page) []store.PostingList) error {
+// candidates ranks each page's candidates among the documents numbered
+// below before (0: all) in the lists listsOf gives, reads their
+// signatures and gates them (StructureGate).
+func (pl *planned) candidates(pages []*page, before uint64, listsOf func(*page) []store.PostingList) ([][]cand, error) {
 	o := pl.f.opts
 	cands := make([][]cand, len(pages))
 	var need []uint64
-	hits := map[uint64]int{}
+	hits := pl.hits
+	if hits == nil {
+		hits = map[uint64]int{}
+	}
 	for i, p := range pages {
-		cands[i] = ranked(listsOf(p), p.skip, 0, o, hits)
+		cands[i] = ranked(listsOf(p), p.skip, before, o, hits)
 		for _, c := range cands[i] {
 			need = append(need, c.seq)
 		}
 	}
 	if err := pl.signatures(need); err != nil {
-		return err
+		return nil, err
 	}
 	if o.StructureGate >= 0 {
 		for i, p := range pages {
 			cands[i] = pl.gate(cands[i], p.sig)
 		}
 	}
-	pl.verify(pages, cands)
+	return cands, nil
+}
+
+// candidatesAndVerify finds each page's candidates and verifies them.
+func (pl *planned) candidatesAndVerify(pages []*page, listsOf func(*page) []store.PostingList) error {
+	cands, err := pl.candidates(pages, 0, listsOf)
+	if err != nil {
+		return err
+	}
+	return pl.verify(pages, cands)
+}
+
+// readClusters reads the clusters of the stored documents numbered seqs
+// into pl.clusterOf (an embedded store's: no round trips to save).
+func (pl *planned) readClusters(seqs []uint64) error {
+	for _, s := range seqs {
+		st := pl.sigs[s]
+		if _, ok := pl.clusterOf[s]; ok || s >= batchBase || st == nil {
+			continue
+		}
+		rec, err := pl.st.Record(st.id, false)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("dedupfilter: %w", err)
+		}
+		if err == nil && rec.Seq == s {
+			pl.clusterOf[s] = rec.Cluster
+		}
+	}
 	return nil
 }
 
-// gate is mutation.gate over the signatures read.
+// gate keeps the candidates whose structure cell lies within
+// StructureGate of sig's in every coordinate (the feature-string paper,
+// §3.2: a new feature string is compared only with those in its
+// neighbourhood of the 3-D hash), at most MaxCandidates.
 func (pl *planned) gate(cands []cand, sig similarity.Signature) []cand {
 	r, most := pl.f.opts.StructureGate, pl.f.opts.MaxCandidates
 	var kept []cand
@@ -423,14 +541,19 @@ func (pl *planned) clusters(sq store.Sequencer, pages []*page) (map[uint64]resol
 	return res, nil
 }
 
+// batchBase numbers the documents of a batch planned on an embedded
+// store, above every stored one.
+const batchBase = 1 << 62
+
 // planLocal plans ps on an embedded store: against what it holds and the
 // batch's earlier documents, given numbers above every stored one in
-// batch order.
-func (f *Filter) planLocal(ps []*Prepared) ([]*plan, error) {
-	const batchBase = 1 << 62
+// batch order. exclude are ids that are no candidates of ps[0] (a
+// re-decision's).
+func (f *Filter) planLocal(ps []*Prepared, exclude []string) ([]*plan, error) {
 	plans := make([]*plan, len(ps))
 	err := f.backend.Read(func(st store.Txn) error {
-		pl := &planned{f: f, st: st, sigs: map[uint64]*stored{}, ranks: map[uint64]uint64{}}
+		pl := locked(f, st)
+		pl.clusterOf = map[uint64]string{}
 		pages := make([]*page, len(ps))
 		own := map[string][]uint64{} // batch documents posting to a key
 		var keys [][]byte
@@ -455,6 +578,15 @@ func (f *Filter) planLocal(ps []*Prepared) ([]*plan, error) {
 					index[string(k)] = len(keys)
 					keys = append(keys, k)
 				}
+			}
+		}
+		for _, x := range exclude {
+			rec, err := st.Record(x, false)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return fmt.Errorf("dedupfilter: %w", err)
+			}
+			if rec != nil {
+				pages[0].skip[rec.Seq] = true
 			}
 		}
 		lists, err := st.Postings(keys)
@@ -482,6 +614,9 @@ func (f *Filter) planLocal(ps []*Prepared) ([]*plan, error) {
 			p.cands, p.verdict = pg.cands, pg.verdict
 			if pg.match != 0 {
 				p.match = pl.sigs[pg.match].id
+			}
+			for _, s := range pg.links {
+				p.links = append(p.links, pl.sigs[s].id)
 			}
 		}
 		return nil

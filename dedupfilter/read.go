@@ -151,15 +151,3 @@ func (f *Filter) ClustersAfter(after string, fn func(Cluster) error) error {
 // Empty reports whether the store holds no document (an error reading it
 // counts as not empty).
 func (f *Filter) Empty() bool { return f.backend.Empty() }
-
-// Stats are store counts for reports.
-type Stats = store.Stats
-
-// Stats counts the stored keys by kind (a full scan of the store).
-func (f *Filter) Stats() (Stats, error) {
-	st, err := f.backend.Stats()
-	if err != nil {
-		return Stats{}, fmt.Errorf("dedupfilter: stats: %w", err)
-	}
-	return st, nil
-}

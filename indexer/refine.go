@@ -5,19 +5,20 @@ import (
 	"fmt"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/recluster"
 )
 
 // applyBatch is how many bleve operations Recluster applies at once.
 const applyBatch = 500
 
 // Recluster refines the index's clusters with one batch pass over the
-// store (see dedupfilter.PlanRecluster): clusters found to be one are
+// store (see package recluster): clusters found to be one are
 // merged, clusters whose members fall apart are split. Unless dryRun, the
 // changes are applied and the bleve documents they touch are indexed again
 // (with their new cluster id) or removed as the policy says; a collapsed
 // search picks them up like any other write. It holds the index's write
 // lock throughout, so nothing is indexed meanwhile.
-func (ix *Index) Recluster(ctx context.Context, o dedupfilter.ReclusterOptions, dryRun bool) (*dedupfilter.Plan, error) {
+func (ix *Index) Recluster(ctx context.Context, o recluster.Options, dryRun bool) (*recluster.Plan, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.noDedup {
@@ -26,7 +27,7 @@ func (ix *Index) Recluster(ctx context.Context, o dedupfilter.ReclusterOptions, 
 	if !dryRun && ix.readOnly {
 		return nil, fmt.Errorf("indexer: recluster: %w", ErrReadOnly)
 	}
-	plan, err := ix.filter.PlanRecluster(ctx, o)
+	plan, err := recluster.Find(ctx, ix.filter, o)
 	if err != nil || dryRun {
 		return plan, err
 	}
@@ -34,7 +35,7 @@ func (ix *Index) Recluster(ctx context.Context, o dedupfilter.ReclusterOptions, 
 	// not yet applied when something fails stay pending in the store and
 	// are applied at the next Open.
 	var ops []dedupfilter.Op
-	stale, err := ix.filter.ApplyRecluster(plan, func(o []dedupfilter.Op) error {
+	stale, err := plan.Apply(ix.filter, func(o []dedupfilter.Op) error {
 		ops = append(ops, o...)
 		if len(ops) < applyBatch {
 			return nil

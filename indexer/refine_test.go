@@ -9,6 +9,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/recluster"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
@@ -73,7 +74,7 @@ func TestRecluster(t *testing.T) {
 			if err := ix.Delete("b"); err != nil {
 				t.Fatal(err)
 			}
-			plan, err := ix.Recluster(context.Background(), dedupfilter.DefaultReclusterOptions(), true)
+			plan, err := ix.Recluster(context.Background(), recluster.DefaultOptions(), true)
 			if err != nil || len(plan.Splits) != 1 || len(plan.Merges) != 0 {
 				t.Fatalf("dry run: %+v, %v; want one split", plan, err)
 			}
@@ -81,7 +82,7 @@ func TestRecluster(t *testing.T) {
 				t.Fatalf("dry run changed the clusters: %v", got)
 			}
 			ca, _ := ix.Filter().ClusterOf("a")
-			if _, err := ix.Recluster(context.Background(), dedupfilter.DefaultReclusterOptions(), false); err != nil {
+			if _, err := ix.Recluster(context.Background(), recluster.DefaultOptions(), false); err != nil {
 				t.Fatal(err)
 			}
 			if got := partition(t, ix); strings.Join(got, " ") != "a c" {

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/recluster"
 )
 
 type evalCmd struct {
@@ -136,7 +136,7 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) (err error) {
 	line := evalLine{Scores: r.Scores, Measure: o.filter.measure, Delimiters: o.filter.delimiters, Unlabelled: r.Unlabelled, Errors: st.Errors, DocsPerSec: st.DocsPerSecond()}
 	if o.recluster {
 		start := time.Now()
-		plan, err := ix.Recluster(cmd.Context(), dedupfilter.DefaultReclusterOptions(), false)
+		plan, err := ix.Recluster(cmd.Context(), recluster.DefaultOptions(), false)
 		if err != nil {
 			return err
 		}

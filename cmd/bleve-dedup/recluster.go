@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
+	"github.com/bleve-dedup/bleve-dedup/recluster"
 )
 
 type reclusterCmd struct {
@@ -25,7 +25,7 @@ type reclusterCmd struct {
 }
 
 func (o *reclusterCmd) AddFlags(fs *pflag.FlagSet) {
-	def := dedupfilter.DefaultReclusterOptions()
+	def := recluster.DefaultOptions()
 	o.index.addIndex(fs, "the index directory `DIR` (required)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "report the merges and splits without making them")
 	fs.Float64Var(&o.minST, "min-st", def.MinST, "lower end of the range t of ST_m (shared block fingerprints over m) within which documents of different clusters are verified")
@@ -47,8 +47,9 @@ block fingerprints, with ST_m at least --min-st, are verified with the
 filter's verdict, and each verified pair merges their clusters; the members
 of each cluster are verified pairwise, and a cluster whose members fall into
 groups with no verified pair between them is split. Incremental indexing
-never merges (a page linking two clusters joins the first it matches) or
-splits (a deleted page may have been the only link); recluster does both.
+never splits (a deleted page may have been the only link), and on a shared
+store (--store redis://...) never merges (a page linking two clusters
+joins the first it matches); recluster does both.
 
 The verdict is the filter's under the index's own settings (its measure,
 voters and policy, as it was built; flags that differ are refused). Each
@@ -83,7 +84,7 @@ type linkJSON struct {
 	Votes      int     `json:"votes"`
 }
 
-func toLink(l dedupfilter.Link) linkJSON {
+func toLink(l recluster.Link) linkJSON {
 	return linkJSON{l.A, l.B, l.ST, l.Verdict.Duplicate, l.Verdict.Measure.String(), l.Verdict.Similarity, l.Verdict.Votes}
 }
 
@@ -153,7 +154,7 @@ func (o *reclusterCmd) run(cmd *cobra.Command) error {
 		return accessError(dir, err, verb)
 	}
 	defer ix.Close()
-	ro := dedupfilter.DefaultReclusterOptions()
+	ro := recluster.DefaultOptions()
 	ro.MinST, ro.MaxPairwise = o.minST, o.maxPairwise
 	var peak procmem.Memory
 	ro.Progress = func(string, int) { peak = maxMemory(peak, procmem.Read()) }
@@ -180,7 +181,7 @@ func maxMemory(a, b procmem.Memory) procmem.Memory {
 	return a
 }
 
-func (o *reclusterCmd) print(cmd *cobra.Command, p *dedupfilter.Plan, took time.Duration, peak procmem.Memory) error {
+func (o *reclusterCmd) print(cmd *cobra.Command, p *recluster.Plan, took time.Duration, peak procmem.Memory) error {
 	out := cmd.OutOrStdout()
 	sum := reclusterSummary{"summary", p.Docs, p.Clusters, p.Classes, p.Pairs, p.Unchecked, len(p.Merges), len(p.Splits), !o.dryRun, took.Seconds(),
 		peak.RSSAnon >> 20, peak.HeapLive >> 20}

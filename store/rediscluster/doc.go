@@ -118,6 +118,6 @@
 // it may see its old version. Every process of a store must run the same
 // filter options. Sequence numbers are 32 bits in a posting: a store
 // takes about 4 billion document versions (store.ErrFull past them).
-// Regrouping (ApplyRecluster) writes clusters with low-level operations:
+// Regrouping (package recluster) writes clusters with low-level operations:
 // run it while no process indexes.
 package rediscluster

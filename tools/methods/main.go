@@ -47,6 +47,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/recluster"
 	"github.com/bleve-dedup/bleve-dedup/server"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
@@ -402,7 +403,7 @@ func splits(ix *indexer.Index) error {
 			return err
 		}
 	}
-	plan, err := ix.Recluster(context.Background(), dedupfilter.DefaultReclusterOptions(), false)
+	plan, err := ix.Recluster(context.Background(), recluster.DefaultOptions(), false)
 	if err != nil {
 		return err
 	}

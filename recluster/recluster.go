@@ -1,4 +1,4 @@
-package dedupfilter
+package recluster
 
 import (
 	"cmp"
@@ -11,36 +11,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
-// Reclustering: a batch pass over the whole store that refines the
-// clusters incremental indexing built, which never merge (a page that
-// links two clusters joins the first it matches) and never split (a
-// deleted or re-decided page may have been the only link between two
-// halves of its cluster). It follows the fingerprint paper: pages whose
-// ST_m (shared block fingerprints over m) falls in the range t are one
-// class, and the number of classes is the k of its k-means over shared
-// fingerprints. Here every pair taken into a class must also be a
-// duplicate under the filter's own verdict (Options.Measure and
-// thresholds), so a class never holds a pair the filter would not have
-// joined, and precision cannot fall below the incremental clusters'.
-// With that constraint the classes are a fixed point of the k-means
-// assignment — a page is nearest the centre of the class it has verified
-// links into, and it has none into another class — so k-means ends where
-// it starts; the pass computes the classes and reports how they differ
-// from the clusters.
-//
-// Memory stays bounded on large stores: the documents are walked one
-// cluster at a time, the pairs of different clusters are found through
-// the block-fingerprint posting lists the filter keeps anyway (the
-// fingerprint paper's inverted index), and only the clusters that change
-// are held, never all pairs.
-
-// ReclusterOptions configure PlanRecluster. Start from
-// DefaultReclusterOptions.
-type ReclusterOptions struct {
+// Options configure Find. Start from DefaultOptions.
+type Options struct {
 	// MinST is the lower end of the fingerprint paper's range t = [MinST,
 	// 1]: two documents of different clusters sharing block fingerprints
 	// are verified only when their ST_m is at least this. Default 0.125
@@ -57,15 +34,14 @@ type ReclusterOptions struct {
 	Progress func(walk string, docs int)
 }
 
-// DefaultReclusterOptions returns the defaults documented on
-// ReclusterOptions.
-func DefaultReclusterOptions() ReclusterOptions {
-	return ReclusterOptions{MinST: 0.125, MaxPairwise: 200}
+// DefaultOptions returns the defaults documented on Options.
+func DefaultOptions() Options {
+	return Options{MinST: 0.125, MaxPairwise: 200}
 }
 
-func (o ReclusterOptions) validate() error {
+func (o Options) validate() error {
 	if o.MinST <= 0 || o.MinST > 1 || o.MaxPairwise < 2 {
-		return fmt.Errorf("dedupfilter: recluster: MinST %v outside (0, 1] or MaxPairwise %d under 2: %w", o.MinST, o.MaxPairwise, ErrInvalidOptions)
+		return fmt.Errorf("recluster: MinST %v outside (0, 1] or MaxPairwise %d under 2: %w", o.MinST, o.MaxPairwise, ErrInvalidOptions)
 	}
 	return nil
 }
@@ -105,7 +81,7 @@ type Split struct {
 	Closest Link
 }
 
-// Plan is what PlanRecluster found; ApplyRecluster carries it out.
+// Plan is what Find found; Apply carries it out.
 type Plan struct {
 	Merges []Merge
 	Splits []Split
@@ -120,31 +96,24 @@ type Plan struct {
 }
 
 // changeSet is a set of clusters that change together: their members
-// before, and the groups they end in. ApplyRecluster applies each in one
-// mutation.
+// before, and the groups they end in. Apply regroups each in one
+// mutation (dedupfilter.Filter.Regroup).
 type changeSet struct {
 	before map[string][]string // cluster -> members, as planned
-	groups []group
+	groups []dedupfilter.Group
 }
 
-// group is a cluster after the pass: its members and the id it keeps (""
-// for a new one).
-type group struct {
-	target  string
-	members []string
-}
-
-// PlanRecluster reads the whole store, from one snapshot, and returns the
-// merges and splits that make its clusters the classes described above.
-// It writes nothing.
-func (f *Filter) PlanRecluster(ctx context.Context, o ReclusterOptions) (*Plan, error) {
+// Find reads the whole store of f, from one snapshot, and returns the
+// merges and splits that make its clusters the classes described in the
+// package doc. It writes nothing.
+func Find(ctx context.Context, f *dedupfilter.Filter, o Options) (*Plan, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
 	p := &Plan{}
-	r := &replanner{f: f, o: o, p: p, parts: map[string]string{}, uf: unionFind{}, split: map[string]bool{}, members: map[string][]string{}}
-	err := f.backend.Read(func(st store.Txn) error {
-		r.st = st
+	r := &replanner{o: o, verdict: f.Options().Options, p: p, parts: map[string]string{}, uf: unionFind{}, split: map[string]bool{}, members: map[string][]string{}}
+	err := f.View(func(s *dedupfilter.Snapshot) error {
+		r.s = s
 		if err := r.splits(ctx); err != nil {
 			return err
 		}
@@ -159,12 +128,12 @@ func (f *Filter) PlanRecluster(ctx context.Context, o ReclusterOptions) (*Plan, 
 	return p, nil
 }
 
-// replanner is the state of one PlanRecluster.
+// replanner is the state of one Find.
 type replanner struct {
-	f  *Filter
-	o  ReclusterOptions
-	p  *Plan
-	st store.Txn
+	o       Options
+	verdict similarity.Options // the filter's
+	p       *Plan
+	s       *dedupfilter.Snapshot
 	// parts maps each member of a split cluster to its part's node name
 	// (CLUSTER for the representative's part, CLUSTER/N for the others);
 	// other documents' node is their cluster id.
@@ -185,13 +154,13 @@ type joined struct {
 // splits verifies the pairs inside each cluster and records the clusters
 // whose members fall into unconnected groups.
 func (r *replanner) splits(ctx context.Context) error {
-	return r.st.Clusters("", func(cluster string) error {
+	return r.s.Clusters(func(cluster string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		members, err := r.st.Members(cluster)
+		members, err := r.s.Members(cluster)
 		if err != nil {
-			return fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
+			return err
 		}
 		r.p.Clusters++
 		if r.o.Progress != nil && (r.read+len(members))/1000 > r.read/1000 {
@@ -207,13 +176,13 @@ func (r *replanner) splits(ctx context.Context) error {
 		}
 		sigs := make([]similarity.Signature, len(members))
 		for i, id := range members {
-			if _, sigs[i], err = docSignature(r.st, id); err != nil {
+			if _, sigs[i], err = r.s.Signature(id); err != nil {
 				return err
 			}
 		}
-		rep, err := r.st.Representative(cluster)
+		rep, err := r.s.Representative(cluster)
 		if err != nil {
-			return fmt.Errorf("dedupfilter: %w", err)
+			return err
 		}
 		uf := unionFind{}
 		var closest Link
@@ -222,7 +191,7 @@ func (r *replanner) splits(ctx context.Context) error {
 		verdicts := map[pair]similarity.Verdict{}
 		for i := range members {
 			for j := i + 1; j < len(members); j++ {
-				v := similarity.Compare(sigs[i], sigs[j], r.f.opts.Options)
+				v := similarity.Compare(sigs[i], sigs[j], r.verdict)
 				r.p.Pairs++
 				if v.Duplicate {
 					uf.union(members[i], members[j])
@@ -283,7 +252,7 @@ func (r *replanner) node(id, cluster string) string {
 // fingerprints with it, through the fingerprints' posting lists; each
 // verified pair joins their nodes.
 func (r *replanner) merges(ctx context.Context) error {
-	return eachDoc(r.st, func(id string, rec *store.Record, sig similarity.Signature) error {
+	return r.s.Docs(func(id string, rec *store.Record, sig similarity.Signature) error {
 		r.p.Docs++
 		if r.o.Progress != nil && r.p.Docs%1000 == 0 {
 			r.o.Progress("fingerprints", r.p.Docs)
@@ -294,49 +263,33 @@ func (r *replanner) merges(ctx context.Context) error {
 		if len(sig.Blocks()) == 0 {
 			return nil
 		}
-		keys := make([][]byte, 0, len(sig.Blocks()))
-		seen := map[uint32]bool{}
-		for _, h := range sig.Blocks() {
-			if !seen[h] {
-				seen[h] = true
-				keys = append(keys, store.PostingKey(kindBlock, uint64(h)))
-			}
-		}
-		ls, err := r.st.Postings(keys)
+		ls, err := r.s.BlockPostings(sig)
 		if err != nil {
-			return fmt.Errorf("dedupfilter: %w", err)
+			return err
 		}
 		shared := map[uint64]int{}
 		for _, l := range ls {
 			if l.Full {
 				continue // a stop list: boilerplate every page has
 			}
-			for _, s := range l.Seqs {
-				if s < rec.Seq { // each pair once, from its later document
-					shared[s]++
+			for _, q := range l.Seqs {
+				if q < rec.Seq { // each pair once, from its later document
+					shared[q]++
 				}
 			}
 		}
 		need := int(math.Ceil(r.o.MinST * float64(len(sig.Blocks()))))
-		seqs := make([]uint64, 0, len(shared))
-		for s, n := range shared {
-			if n >= need {
-				seqs = append(seqs, s)
-			}
-		}
-		slices.Sort(seqs)
 		self := r.node(id, rec.Cluster)
-		for _, s := range seqs {
-			xid, xsig, err := readSignature(r.st, s)
-			if errors.Is(err, ErrNotFound) {
+		for _, q := range slices.Sorted(maps.Keys(shared)) {
+			if shared[q] < need {
 				continue
 			}
-			if err != nil {
-				return fmt.Errorf("dedupfilter: %w", err)
-			}
-			xrec, err := r.st.Record(xid, false)
-			if err != nil || xrec.Seq != s {
+			xid, xrec, xsig, err := r.s.Posted(q)
+			if errors.Is(err, dedupfilter.ErrNotFound) {
 				continue // replaced or removed since it was posted
+			}
+			if err != nil {
+				return err
 			}
 			other := r.node(xid, xrec.Cluster)
 			if other == self || r.uf.root(other) == r.uf.root(self) {
@@ -346,7 +299,7 @@ func (r *replanner) merges(ctx context.Context) error {
 			if st < r.o.MinST {
 				continue
 			}
-			v := similarity.Compare(sig, xsig, r.f.opts.Options)
+			v := similarity.Compare(sig, xsig, r.verdict)
 			r.p.Pairs++
 			if !v.Duplicate {
 				continue
@@ -408,7 +361,7 @@ func (r *replanner) finish() error {
 			ms, ok := r.members[c]
 			if !ok {
 				var err error
-				if ms, err = r.readMembers(c); err != nil {
+				if ms, err = r.s.Members(c); err != nil {
 					return err
 				}
 			}
@@ -430,19 +383,19 @@ func (r *replanner) finish() error {
 		for _, root := range slices.Sorted(maps.Keys(groups)) {
 			nodes := groups[root]
 			slices.Sort(nodes)
-			g := group{}
+			g := dedupfilter.Group{}
 			for _, n := range nodes {
-				if g.target == "" && strings.IndexByte(n, '/') < 0 {
-					g.target = n // the oldest whole cluster (ids sort by age)
+				if g.Target == "" && strings.IndexByte(n, '/') < 0 {
+					g.Target = n // the oldest whole cluster (ids sort by age)
 				}
-				g.members = append(g.members, nodeMembers[n]...)
+				g.Members = append(g.Members, nodeMembers[n]...)
 			}
-			slices.Sort(g.members)
+			slices.Sort(g.Members)
 			cs.groups = append(cs.groups, g)
 			if len(nodes) > 1 {
-				m := Merge{Into: g.target, Members: len(g.members), Evidence: evidence[r.uf.find(root)]}
+				m := Merge{Into: g.Target, Members: len(g.Members), Evidence: evidence[r.uf.find(root)]}
 				for _, n := range nodes {
-					if n != g.target {
+					if n != g.Target {
 						m.From = append(m.From, n)
 					}
 				}
@@ -463,14 +416,6 @@ func (r *replanner) finish() error {
 	}
 	r.p.Classes = r.p.Clusters + parts - merged
 	return nil
-}
-
-func (r *replanner) readMembers(cluster string) ([]string, error) {
-	ms, err := r.st.Members(cluster)
-	if err != nil {
-		return nil, fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
-	}
-	return ms, nil
 }
 
 func sortLinks(ls []Link) {
@@ -526,21 +471,15 @@ func (u unionFind) union(a, b string) {
 	}
 }
 
-// errStale: the store changed between PlanRecluster and ApplyRecluster.
-var errStale = errors.New("clusters changed since the plan")
-
-// ApplyRecluster carries out p: each set of clusters that change
-// together is rewritten in one mutation (memberships, representatives,
-// the records' cluster ids), and the search-index operations that follow
-// — under Mark every moved member is indexed again with its new cluster
-// id; under Suppress and Replace each cluster keeps one indexed copy —
-// are recorded as pending like an Add's and passed to apply, one change
-// set's at a time. A change set whose clusters changed since the plan is
-// skipped and counted in stale.
-func (f *Filter) ApplyRecluster(p *Plan, apply func([]Op) error) (stale int, err error) {
+// Apply carries out p on f, the filter it was found in: each set of
+// clusters that change together is regrouped in one mutation
+// (dedupfilter.Filter.Regroup), and the search-index operations that
+// follow are passed to apply, one change set's at a time. A change set
+// whose clusters changed since the plan is skipped and counted in stale.
+func (p *Plan) Apply(f *dedupfilter.Filter, apply func([]dedupfilter.Op) error) (stale int, err error) {
 	for _, cs := range p.changes {
-		ops, err := f.applyChange(cs)
-		if errors.Is(err, errStale) {
+		ops, err := f.Regroup(cs.before, cs.groups)
+		if errors.Is(err, dedupfilter.ErrStale) {
 			stale++
 			continue
 		}
@@ -552,134 +491,4 @@ func (f *Filter) ApplyRecluster(p *Plan, apply func([]Op) error) (stale int, err
 		}
 	}
 	return stale, nil
-}
-
-func (f *Filter) applyChange(cs changeSet) ([]Op, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.writable(); err != nil {
-		return nil, fmt.Errorf("dedupfilter: recluster: %w", err)
-	}
-	w, err := f.begin()
-	if err != nil {
-		return nil, err
-	}
-	defer w.st.Discard()
-	recs := map[string]*store.Record{}
-	for c, want := range cs.before {
-		got, err := w.st.Members(c)
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return nil, fmt.Errorf("dedupfilter: %w", err)
-		}
-		if !slices.Equal(got, want) {
-			return nil, errStale
-		}
-		for _, id := range got {
-			if recs[id], err = w.record(id); err != nil {
-				return nil, err
-			}
-		}
-	}
-	used := map[string]bool{}
-	for _, g := range cs.groups {
-		if err := w.regroup(g, recs); err != nil {
-			return nil, err
-		}
-		used[g.target] = true
-	}
-	for c := range cs.before {
-		if used[c] {
-			continue
-		}
-		if err := w.st.DeleteCluster(c); err != nil {
-			return nil, fmt.Errorf("dedupfilter: %w", err)
-		}
-	}
-	return w.commit()
-}
-
-// regroup makes g one cluster: its members' records and memberships point
-// at its target (a new cluster when it has none), its representative is
-// kept or chosen, and the search index is told.
-func (w *mutation) regroup(g group, recs map[string]*store.Record) error {
-	target := g.target
-	if target == "" {
-		n, err := w.st.NextCluster()
-		if err != nil {
-			return fmt.Errorf("dedupfilter: %w", err)
-		}
-		target = store.ClusterID(n)
-	}
-	// The representative: the target's own when it stays in the group;
-	// else (a new cluster) the earliest member. Replace then lets its
-	// Keep rule choose among all.
-	rep := ""
-	if g.target != "" {
-		var err error
-		if rep, err = w.representative(target); err != nil {
-			return err
-		}
-		if !slices.Contains(g.members, rep) {
-			rep = ""
-		}
-	}
-	for _, id := range g.members {
-		r := recs[id]
-		better := rep == ""
-		if !better && w.f.opts.Policy == Replace {
-			better = w.f.opts.prefer(r, recs[rep])
-		} else if !better && g.target == "" {
-			better = r.Seq < recs[rep].Seq
-		}
-		if better {
-			rep = id
-		}
-	}
-	if err := w.st.SetRepresentative(target, rep); err != nil {
-		return fmt.Errorf("dedupfilter: %w", err)
-	}
-	for _, id := range g.members {
-		r := recs[id]
-		moved := r.Cluster != target
-		if moved {
-			if err := errors.Join(w.st.RemoveMember(r.Cluster, id), w.st.AddMember(target, id)); err != nil {
-				return fmt.Errorf("dedupfilter: %w", err)
-			}
-			r.Cluster = target
-			if err := w.putRecord(id, r); err != nil {
-				return err
-			}
-		}
-		indexed := w.f.opts.Policy == Mark || id == rep
-		switch {
-		case indexed != r.Indexed:
-			if err := w.setIndexed(id, r, indexed); err != nil {
-				return err
-			}
-		case indexed && moved:
-			// Indexed before and after, under another cluster id: index it
-			// again so the search index's cluster field follows.
-			if err := w.indexOp(id, target); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// setIndexed records whether id is in the search index and emits the op
-// that makes it so.
-func (w *mutation) setIndexed(id string, rec *store.Record, indexed bool) error {
-	if rec.Indexed == indexed {
-		return nil
-	}
-	rec.Indexed = indexed
-	if err := w.putRecord(id, rec); err != nil {
-		return err
-	}
-	if !indexed {
-		w.op(Op{Kind: OpDelete, ID: id})
-		return nil
-	}
-	return w.indexOp(id, rec.Cluster)
 }

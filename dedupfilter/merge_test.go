@@ -1,0 +1,134 @@
+package dedupfilter
+
+import (
+	"os"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/bleve-dedup/bleve-dedup/similarity"
+	"github.com/bleve-dedup/bleve-dedup/store/storetest"
+)
+
+// chain returns three overlapping windows of one article's paragraphs:
+// A~B and B~C under the feature-string measure, A and C too far apart.
+func chain(tb testing.TB) (a, b, c Doc) {
+	tb.Helper()
+	an := testAnalyzer(tb)
+	p := newCorpus(7).article(16)
+	doc := func(id string, from, to int) Doc {
+		return Doc{ID: id, Features: an.Analyze(p[from:to]), Payload: []byte("payload " + id)}
+	}
+	return doc("a", 0, 10), doc("b", 3, 13), doc("c", 6, 16)
+}
+
+func chainOptions(o *Options) { o.Measure = similarity.FeatureString }
+
+func TestChainVerdicts(t *testing.T) {
+	a, b, c := chain(t)
+	o := DefaultOptions()
+	chainOptions(&o)
+	for _, tt := range []struct {
+		x, y Doc
+		want bool
+	}{{a, b, true}, {b, c, true}, {a, c, false}} {
+		if v := similarity.CompareFeatures(tt.x.Features, tt.y.Features, o.Options); v.Duplicate != tt.want {
+			t.Fatalf("%s~%s: duplicate %v (%.2f), want %v", tt.x.ID, tt.y.ID, v.Duplicate, v.Similarity, tt.want)
+		}
+	}
+}
+
+// TestMergeOnAdd: the page linking two clusters comes last; it joins
+// the first it matches and merges the other into it, keeping the older
+// id, and recluster finds nothing left to merge.
+func TestMergeOnAdd(t *testing.T) {
+	skipShared(t)
+	for _, policy := range []Policy{Suppress, Mark} {
+		t.Run(policy.String(), func(t *testing.T) {
+			f := openTest(t, func(o *Options) { chainOptions(o); o.Policy = policy })
+			a, b, c := chain(t)
+			da := mustAdd(t, f, a)
+			dc := mustAdd(t, f, c)
+			if dc.Cluster == da.Cluster {
+				t.Fatalf("c joined a's cluster %s, want it apart", da.Cluster)
+			}
+			db := mustAdd(t, f, b)
+			if db.Cluster != da.Cluster || db.Representative != "a" || !slices.Equal(db.Merged, []string{dc.Cluster}) {
+				t.Fatalf("b: cluster %s, representative %s, merged %v; want %s, a, [%s]", db.Cluster, db.Representative, db.Merged, da.Cluster, dc.Cluster)
+			}
+			got, err := f.ClusterOf("c")
+			if err != nil || got.ID != da.Cluster || !slices.Equal(got.Members, []string{"a", "b", "c"}) || got.Representative != "a" {
+				t.Errorf("after: %+v, %v", got, err)
+			}
+			if _, err := f.Cluster(dc.Cluster); err == nil {
+				t.Errorf("cluster %s still exists", dc.Cluster)
+			}
+			ops := db.Ops
+			for i := range ops {
+				ops[i].Seq = 0
+			}
+			want := []Op{{Kind: OpDelete, ID: "c"}} // c is no longer its cluster's copy
+			if policy == Mark {
+				want = []Op{
+					{Kind: OpIndex, ID: "c", Cluster: da.Cluster, Payload: []byte("payload c")},
+					{Kind: OpIndex, ID: "b", Cluster: da.Cluster, Payload: []byte("payload b")},
+				}
+			}
+			if !reflect.DeepEqual(ops, want) {
+				t.Errorf("ops = %+v, want %+v", ops, want)
+			}
+		})
+	}
+}
+
+// TestMergePlanned: the linking page merges the same clusters whether
+// its batch was planned (Prefetch) or not, and whatever the batches.
+func TestMergePlanned(t *testing.T) {
+	skipShared(t)
+	a, b, c := chain(t)
+	for _, batches := range [][][]Doc{{{a, c, b}}, {{a, c}, {b}}, {{a}, {c}, {b}}} {
+		for _, prefetch := range []bool{false, true} {
+			f := openTest(t, chainOptions)
+			var last Decision
+			for _, batch := range batches {
+				var ps []*Prepared
+				for _, d := range batch {
+					p, err := f.Prepare(d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ps = append(ps, p)
+				}
+				err := f.Exclusive(func() error {
+					if prefetch {
+						if err := f.Prefetch(ps); err != nil {
+							return err
+						}
+					}
+					for _, p := range ps {
+						var err error
+						if last, err = f.AddPrepared(p); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := f.ClusterOf("a")
+			if err != nil || !slices.Equal(got.Members, []string{"a", "b", "c"}) || got.Representative != "a" || len(last.Merged) != 1 {
+				t.Errorf("%d batches, prefetch %v: a's cluster %+v (%v), b merged %v; want a, b, c represented by a, one merged", len(batches), prefetch, got, err, last.Merged)
+			}
+		}
+	}
+}
+
+// skipShared skips a test of merging on Add when the tests run on a
+// shared store, which does not merge.
+func skipShared(t *testing.T) {
+	if os.Getenv(storetest.RedisEnv) != "" {
+		t.Skip("a shared store does not merge on Add")
+	}
+}
