@@ -4,12 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/bleve-dedup/bleve-dedup/internal/parallel"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
@@ -137,7 +135,7 @@ func (pl *planned) signatures(seqs []uint64) error {
 func (pl *planned) verify(pages []*page, cands [][]cand) error {
 	o := pl.f.opts.Options
 	after := make([]int, len(pages)) // where a page's candidates after its match start
-	parallel(len(pages), func(k int) {
+	parallel.Each(len(pages), func(k int) {
 		p := pages[k]
 		p.cands = len(cands[k])
 		for n, c := range cands[k] {
@@ -167,7 +165,7 @@ func (pl *planned) verify(pages []*page, cands [][]cand) error {
 	if err := pl.readClusters(seqs); err != nil {
 		return err
 	}
-	parallel(len(pages), func(k int) {
+	parallel.Each(len(pages), func(k int) {
 		p := pages[k]
 		if p.match == 0 {
 			return
@@ -188,20 +186,6 @@ func (pl *planned) verify(pages []*page, cands [][]cand) error {
 		}
 	})
 	return nil
-}
-
-// parallel calls fn(k) for k in [0, n) on every core.
-func parallel(n int, fn func(k int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Go(func() {
-			for k := int(next.Add(1) - 1); k < n; k = int(next.Add(1) - 1) {
-				fn(k)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // linker remembers the clusters of a document's verified candidates. A

@@ -8,7 +8,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
-	"github.com/bleve-dedup/bleve-dedup/internal/pipeline"
+	"github.com/bleve-dedup/bleve-dedup/internal/parallel"
 	"github.com/blevesearch/bleve/v2/document"
 )
 
@@ -34,7 +34,7 @@ func (ix *Index) bleveDocs(ops []dedupfilter.Op, prep []staged) ([]*document.Doc
 	}
 	docs := make([]*document.Document, len(ops))
 	errs := make([]error, len(ops))
-	pipeline.Each(len(ops), func(i int) {
+	parallel.Each(len(ops), func(i int) {
 		if op := ops[i]; op.Kind == dedupfilter.OpIndex && last[op.ID] == i {
 			docs[i], errs[i] = ix.bleveDoc(op, known[op.ID])
 		}

@@ -22,7 +22,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/internal/bleveresult"
 	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
-	"github.com/bleve-dedup/bleve-dedup/internal/pipeline"
+	"github.com/bleve-dedup/bleve-dedup/internal/parallel"
 	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
@@ -312,7 +312,7 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 	}
 	// Reading the documents' text (their JSON, the HTML's main text) is
 	// most of a Wrapper's own work: on GOMAXPROCS goroutines.
-	pipeline.Each(len(docs), func(i int) {
+	parallel.Each(len(docs), func(i int) {
 		d := &docs[i]
 		d.s, d.seq, d.err = w.stage(d.s.Doc.ID, mapped[i])
 	})

@@ -25,9 +25,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/internal/errs"
@@ -238,19 +236,4 @@ func commit[I, O any](ctx context.Context, order <-chan *job[I, O], o Options, s
 		batch = batch[:keep]
 	}
 	return flush()
-}
-
-// Each calls fn(i) for every i in [0, n), on GOMAXPROCS goroutines
-// taking the indexes in order, and returns once every call has.
-func Each(n int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }

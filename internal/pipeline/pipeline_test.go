@@ -255,20 +255,3 @@ func TestFlushAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-func TestEach(t *testing.T) {
-	for _, n := range []int{0, 1, 7, 1000} {
-		calls := make([]int, n)
-		var mu sync.Mutex
-		Each(n, func(i int) {
-			mu.Lock()
-			calls[i]++
-			mu.Unlock()
-		})
-		for i, c := range calls {
-			if c != 1 {
-				t.Fatalf("Each(%d): fn(%d) called %d times, want once", n, i, c)
-			}
-		}
-	}
-}
