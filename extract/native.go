@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"strings"
 
 	"golang.org/x/net/html/atom"
 )
@@ -273,8 +274,8 @@ type nameHint struct{ pos, neg, comment, exactComment, gallery int }
 // maxIDWords words is a slug of a heading ("sharing-with-a-single-
 // developer", as documentation generators and wikis make them), not a
 // template's name, and counts for nothing.
-func (h *nameHint) add(v []byte, id bool) {
-	for _, name := range bytes.Fields(v) {
+func (h *nameHint) add(v string, id bool) {
+	for name := range strings.FieldsSeq(v) {
 		var pos, neg, comment, exactComment, gallery, negated bool
 		words := 0
 		forWords(name, func(w []byte) {
@@ -323,7 +324,7 @@ func (h nameHint) box() bool {
 // forWords calls f with each word of a class or id value, lower-cased:
 // runs of ASCII letters and digits, also split at a lower-to-upper case
 // change ("articleBody"). Words longer than 32 bytes are cut.
-func forWords(v []byte, f func([]byte)) {
+func forWords(v string, f func([]byte)) {
 	var buf [32]byte
 	n := 0
 	emit := func() {
@@ -332,7 +333,8 @@ func forWords(v []byte, f func([]byte)) {
 			n = 0
 		}
 	}
-	for i, c := range v {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
 		switch {
 		case c >= 'A' && c <= 'Z':
 			if i > 0 && v[i-1] >= 'a' && v[i-1] <= 'z' {

@@ -1,10 +1,8 @@
 package extract
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -245,23 +243,20 @@ func buildTree(ctx context.Context, doc string) (*tree, error) {
 	t.els[0] = element{parent: -1, flags: fBreak}
 	b := &builder{t: t, topAtom: make(map[atom.Atom]int32, 32), topName: map[string]int32{}, stack: make([]openElem, 1, 64)}
 	b.stack[0] = openElem{el: 0, prevSame: -1, scope: 0, block: 0, skip: -1}
-	z := html.NewTokenizer(strings.NewReader(doc))
+	z := newTokenizer(doc)
 	for {
 		if t.ck.stop() {
 			return nil, t.ck.err()
 		}
-		switch z.Next() {
-		case html.ErrorToken:
-			if err := z.Err(); err != io.EOF {
-				return nil, fmt.Errorf("extract: read html: %w", err)
-			}
+		switch z.next() {
+		case html.ErrorToken: // the end of the page
 			b.flush()
 			b.popTo(0)
 			t.els[0].end = int32(len(t.blocks))
 			t.els[0].last = int32(len(t.els) - 1)
 			return t, nil
 		case html.TextToken:
-			b.text(z.Text())
+			b.text(z.text())
 		case html.StartTagToken:
 			b.start(z, false)
 		case html.SelfClosingTagToken:
@@ -278,7 +273,7 @@ func (b *builder) cur() *element {
 }
 
 // text adds a text token to the current block, or to the title.
-func (b *builder) text(s []byte) {
+func (b *builder) text(s string) {
 	if b.inTitle {
 		b.titleBuf = append(b.titleBuf, s...)
 		return
@@ -306,7 +301,7 @@ func (b *builder) text(s []byte) {
 			sp = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
 		} else {
 			var r rune
-			r, size = utf8.DecodeRune(s[i:])
+			r, size = utf8.DecodeRuneInString(s[i:])
 			sp = unicode.IsSpace(r)
 		}
 		if sp {
@@ -355,8 +350,8 @@ func (b *builder) flush() {
 }
 
 // start handles a start tag.
-func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
-	name, hasAttr := z.TagName()
+func (b *builder) start(z *tokenizer, selfClosing bool) {
+	name, hasAttr := z.tagName()
 	a := atom.Lookup(name)
 	key := tagKey{a: a}
 	if a == 0 {
@@ -466,22 +461,20 @@ func (b *builder) start(z *html.Tokenizer, selfClosing bool) {
 }
 
 // attrs reads the attributes of a start tag into e.
-func (b *builder) attrs(z *html.Tokenizer, e *element) {
+func (b *builder) attrs(z *tokenizer, e *element) {
 	var names nameHint
-	for more := true; more; {
-		var k, v []byte
-		k, v, more = z.TagAttr()
-		switch string(k) {
+	for i := range z.attrs {
+		switch z.attrKey(i) {
 		case "href":
 			if e.tag == atom.A {
 				e.flags |= fLink
 			}
 		case "class":
-			names.add(v, false)
+			names.add(z.attrVal(i), false)
 		case "id":
-			names.add(v, true)
+			names.add(z.attrVal(i), true)
 		case "role", "itemprop":
-			switch strings.ToLower(string(bytes.TrimSpace(v))) {
+			switch strings.ToLower(strings.TrimSpace(z.attrVal(i))) {
 			case "navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alert":
 				e.flags |= fNoise
 			case "main", "article", "articlebody":
@@ -490,11 +483,11 @@ func (b *builder) attrs(z *html.Tokenizer, e *element) {
 		case "hidden":
 			e.flags |= fNoise
 		case "aria-hidden":
-			if string(v) == "true" {
+			if z.attrVal(i) == "true" {
 				e.flags |= fNoise
 			}
 		case "style":
-			if hidden(v) {
+			if hidden(z.attrVal(i)) {
 				e.flags |= fNoise
 			}
 		}
@@ -514,8 +507,8 @@ func (b *builder) attrs(z *html.Tokenizer, e *element) {
 }
 
 // end handles an end tag.
-func (b *builder) end(z *html.Tokenizer) {
-	name, _ := z.TagName()
+func (b *builder) end(z *tokenizer) {
+	name, _ := z.tagName()
 	a := atom.Lookup(name)
 	if b.inTitle {
 		if a != atom.Title {
@@ -647,8 +640,8 @@ func (b *builder) popTo(pos int) {
 }
 
 // isBlank reports whether s is only ASCII white space.
-func isBlank(s []byte) bool {
-	for _, c := range s {
+func isBlank(s string) bool {
+	for _, c := range []byte(s) {
 		if c != ' ' && c != '\n' && c != '\t' && c != '\r' && c != '\f' {
 			return false
 		}
@@ -676,8 +669,8 @@ func headingLevelOf(a atom.Atom) int {
 }
 
 // hidden reports whether a style attribute hides the element.
-func hidden(style []byte) bool {
-	s := strings.ToLower(strings.ReplaceAll(string(style), " ", ""))
+func hidden(style string) bool {
+	s := strings.ToLower(strings.ReplaceAll(style, " ", ""))
 	return strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden")
 }
 
