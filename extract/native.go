@@ -280,16 +280,17 @@ func (h *nameHint) add(v string, id bool) {
 		words := 0
 		forWords(name, func(w []byte) {
 			words++
+			k := wordKinds[string(w)]
 			switch {
-			case negativeWord(w) && !negated:
+			case negativeWord(w, k) && !negated:
 				neg = true
-				comment = comment || commentWord(w)
-				exactComment = exactComment || commentWords[string(w)]
-				gallery = gallery || galleryWords[string(w)]
-			case positiveWords[string(w)]:
+				comment = comment || commentWord(w, k)
+				exactComment = exactComment || k&commentKind != 0
+				gallery = gallery || k&galleryKind != 0
+			case k&positiveKind != 0:
 				pos = true
 			}
-			negated = negators[string(w)]
+			negated = k&negatorKind != 0
 		})
 		switch {
 		case id && words > maxIDWords:
@@ -402,26 +403,20 @@ var negativePrefixes = [][]byte{[]byte("navbar"), []byte("navigation"), []byte("
 	[]byte("comment"), []byte("share"), []byte("related"), []byte("breadcrumb"), []byte("advert"),
 	[]byte("kommentar"), []byte("komentar"), []byte("comentar")}
 
-func negativeWord(w []byte) bool {
-	if negativeWords[string(w)] {
-		return true
-	}
-	for _, p := range negativePrefixes {
-		if bytes.HasPrefix(w, p) {
-			return true
-		}
-	}
-	return false
+// negativeWord reports whether w, of kind k, names a template box.
+func negativeWord(w []byte, k wordKind) bool {
+	return k&negativeKind != 0 || hasAnyPrefix(w, negativePrefixes)
 }
 
-// commentWord reports whether w names a comment section: a comment word
-// or one starting with a comment prefix ("commentlist", "kommentare",
-// "komentarze", "comentarios", "commentaires").
-func commentWord(w []byte) bool {
-	if commentWords[string(w)] {
-		return true
-	}
-	for _, p := range commentPrefixes {
+// commentWord reports whether w, of kind k, names a comment section: a
+// comment word or one starting with a comment prefix ("commentlist",
+// "kommentare", "komentarze", "comentarios", "commentaires").
+func commentWord(w []byte, k wordKind) bool {
+	return k&commentKind != 0 || hasAnyPrefix(w, commentPrefixes)
+}
+
+func hasAnyPrefix(w []byte, prefixes [][]byte) bool {
+	for _, p := range prefixes {
 		if bytes.HasPrefix(w, p) {
 			return true
 		}
@@ -445,6 +440,31 @@ var galleryWords = map[string]bool{"gallery": true, "slideshow": true, "carousel
 
 // negators turn the next word's meaning around.
 var negators = map[string]bool{"non": true, "no": true, "not": true, "has": true, "with": true, "without": true}
+
+// wordKind is what a class or id word is by the word lists: one map
+// lookup for each word of every element's names.
+type wordKind uint8
+
+const (
+	negativeKind wordKind = 1 << iota
+	commentKind
+	galleryKind
+	positiveKind
+	negatorKind
+)
+
+var wordKinds = func() map[string]wordKind {
+	m := map[string]wordKind{}
+	for _, l := range []struct {
+		words map[string]bool
+		kind  wordKind
+	}{{negativeWords, negativeKind}, {commentWords, commentKind}, {galleryWords, galleryKind}, {positiveWords, positiveKind}, {negators, negatorKind}} {
+		for w := range l.words {
+			m[w] |= l.kind
+		}
+	}
+	return m
+}()
 
 // positiveWords name article bodies.
 var positiveWords = map[string]bool{
