@@ -269,16 +269,21 @@ func (t *tree) boxes() []int32 {
 type nameHint struct{ pos, neg, comment, exactComment, gallery int }
 
 // add counts the names of a class or id value, split at white space, by
-// their words (see forWords). A box word after a negator
+// their words (see nextWord). A box word after a negator
 // ("non-ad-column", "has-sidebar") does not count. An id of more than
 // maxIDWords words is a slug of a heading ("sharing-with-a-single-
 // developer", as documentation generators and wikis make them), not a
 // template's name, and counts for nothing.
 func (h *nameHint) add(v string, id bool) {
+	var buf [32]byte
 	for name := range strings.FieldsSeq(v) {
 		var pos, neg, comment, exactComment, gallery, negated bool
 		words := 0
-		forWords(name, func(w []byte) {
+		for i, n := 0, 0; ; {
+			if n, i = nextWord(name, i, &buf); n == 0 {
+				break
+			}
+			w := buf[:n]
 			words++
 			k := wordKinds[string(w)]
 			switch {
@@ -291,7 +296,7 @@ func (h *nameHint) add(v string, id bool) {
 				pos = true
 			}
 			negated = k&negatorKind != 0
-		})
+		}
 		switch {
 		case id && words > maxIDWords:
 		case neg:
@@ -311,6 +316,15 @@ func (h *nameHint) add(v string, id bool) {
 	}
 }
 
+// plus adds the counts of o.
+func (h *nameHint) plus(o nameHint) {
+	h.pos += o.pos
+	h.neg += o.neg
+	h.comment += o.comment
+	h.exactComment += o.exactComment
+	h.gallery += o.gallery
+}
+
 // maxIDWords: template ids have a few words ("comments", "sidebar-left",
 // "related-posts-widget-area").
 const maxIDWords = 4
@@ -322,29 +336,26 @@ func (h nameHint) box() bool {
 	return h.neg > 0 && h.pos == 0
 }
 
-// forWords calls f with each word of a class or id value, lower-cased:
-// runs of ASCII letters and digits, also split at a lower-to-upper case
-// change ("articleBody"). Words longer than 32 bytes are cut.
-func forWords(v string, f func([]byte)) {
-	var buf [32]byte
-	n := 0
-	emit := func() {
-		if n > 0 {
-			f(buf[:n])
-			n = 0
-		}
-	}
-	for i := 0; i < len(v); i++ {
+// nextWord writes to buf the first word of a class or id value at or
+// after v[i], lower-cased, and returns its length (0: no word left) and
+// where the next word can start. Words are runs of ASCII letters and
+// digits, also split at a lower-to-upper case change ("articleBody");
+// words longer than buf are cut. The caller's buf does not escape, so
+// reading the names of every element allocates nothing.
+func nextWord(v string, i int, buf *[32]byte) (n, next int) {
+	for ; i < len(v); i++ {
 		c := v[i]
 		switch {
 		case c >= 'A' && c <= 'Z':
-			if i > 0 && v[i-1] >= 'a' && v[i-1] <= 'z' {
-				emit()
+			if n > 0 && v[i-1] >= 'a' && v[i-1] <= 'z' {
+				return n, i
 			}
 			c += 'a' - 'A'
 		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
 		default:
-			emit()
+			if n > 0 {
+				return n, i + 1
+			}
 			continue
 		}
 		if n < len(buf) {
@@ -352,7 +363,7 @@ func forWords(v string, f func([]byte)) {
 			n++
 		}
 	}
-	emit()
+	return n, i
 }
 
 // negativeWords name template boxes; a class word equal to one, or
