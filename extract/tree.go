@@ -12,7 +12,7 @@ import (
 )
 
 // tree is what extraction needs of a page, built in one pass of the HTML
-// tokenizer: the element hierarchy (tag, depth, a few flags) and the
+// tokenizer (tokenizer.go): the element hierarchy (tag, depth, a few flags) and the
 // page's text cut into blocks, each element holding a contiguous range of
 // them. It stands in for a DOM: html.Parse costs about 2.5 times the
 // tokenizer on the development pages and fails on pages with more than 512
