@@ -2,7 +2,6 @@ package extract
 
 import (
 	"bytes"
-	"strings"
 
 	"golang.org/x/net/html/atom"
 )
@@ -274,9 +273,9 @@ type nameHint struct{ pos, neg, comment, exactComment, gallery int }
 // maxIDWords words is a slug of a heading ("sharing-with-a-single-
 // developer", as documentation generators and wikis make them), not a
 // template's name, and counts for nothing.
-func (h *nameHint) add(v string, id bool) {
+func (h *nameHint) add(v []byte, id bool) {
 	var buf [32]byte
-	for name := range strings.FieldsSeq(v) {
+	for name := range bytes.FieldsSeq(v) {
 		var pos, neg, comment, exactComment, gallery, negated bool
 		words := 0
 		for i, n := 0, 0; ; {
@@ -342,7 +341,7 @@ func (h nameHint) box() bool {
 // digits, also split at a lower-to-upper case change ("articleBody");
 // words longer than buf are cut. The caller's buf does not escape, so
 // reading the names of every element allocates nothing.
-func nextWord(v string, i int, buf *[32]byte) (n, next int) {
+func nextWord(v []byte, i int, buf *[32]byte) (n, next int) {
 	for ; i < len(v); i++ {
 		c := v[i]
 		switch {

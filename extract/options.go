@@ -7,7 +7,7 @@ type Engine int
 
 // Engines.
 const (
-	// Native is this package's extractor: one pass of the HTML tokenizer
+	// Native is this package's extractor: one pass of an HTML lexer
 	// builds the page's blocks, and the element whose text weighs most
 	// holds the article (see native.go).
 	Native Engine = iota + 1
