@@ -2,8 +2,9 @@
 // paragraphs of the article, without navigation, link lists, footers and
 // the source, editor and copyright lines that reprinting sites add.
 //
-// [Options.HTMLContext] reads the page once with the HTML tokenizer into a
-// tree (tree.go): the elements (tag, depth, a few flags) and the text cut
+// [Options.HTMLContext] reads the page once with tdewolff/parse's HTML
+// lexer, which returns slices of the page held in memory, into a tree
+// (tree.go): the elements (tag, depth, a few flags) and the text cut
 // into blocks at block-level elements and <br>, each element holding a
 // contiguous range of blocks. It applies the HTML rules that decide which
 // element a text belongs to (implied ends of p, li, dd/dt, table rows and
@@ -89,12 +90,20 @@
 // 0.939), Trafilatura 0.965 and 0.925 on the first two; on the reprints
 // of the near-duplicate corpus, precision 0.956 and recall 0.964 against
 // the reprinted articles (Trafilatura 0.948 and 0.960; Native without
-// narrowing 0.893 and 0.964). In one goroutine, Native costs 1.1 ms of
-// CPU a page on the near-duplicate corpus (2.8 ms on the larger English
-// pages), Trafilatura 12 ms (6.3 ms without its fallbacks, which scored
-// 0.956, 0.912 and 0.943/0.955); BenchmarkNeardup and
+// narrowing 0.893 and 0.964). In one goroutine, Native costs 0.65-0.86 ms
+// of CPU a page on the near-duplicate corpus (three runs), 1.1-1.8 ms on
+// the larger pages of extract/en and 1.2-2.0 ms on extract/readability
+// (medians 1.4), 0.84-1.2 ms on extract/zh (median 0.93; ten runs on a
+// machine loaded five times over its two cores), with 570 allocations a
+// page on extract/en; Trafilatura 12 ms (6.3 ms without its fallbacks, which
+// scored 0.956, 0.912 and 0.943/0.955); BenchmarkNeardup and
 // BenchmarkF1EN/ZH/Readability here and in extract/trafilatura report
-// them.
+// them. 2026-12: Native cost 1.9-2.9, 1.2-1.9 and 2.3-3.4 ms on the three
+// sets (7,000 allocations a page on extract/en) with
+// golang.org/x/net/html's tokenizer, which copies every tag's attributes,
+// and 1.6-3.1, 1.1-1.3 and 1.9-3.3 ms with that tokenizer and class names
+// read without allocating, in runs alternating with the lexer's; its
+// output is the same on all four sets.
 //
 // Cost on any page: every stage is linear in the page. Pages of 8 MB of
 // five pathological shapes (a giant table, 200,000 nested elements, 100,000

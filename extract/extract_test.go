@@ -321,10 +321,13 @@ func FuzzGates(f *testing.F) {
 		"来源：新华网", "【责任编辑：王明】", "Source: x", "  (Updated at 1:23 p.m.", "版权所有 ©", "2019-11-20 10:43",
 		"NOVEMBER 20, 2019 10:43", "11/19/2019 by Pat", "By Jeff Foust", "Subscribe to our newsletters",
 		"follow her on Twitter", "jo@example.com", "Reuters contributed to this report.", "Citation: x",
+		"Quelle: dpa", "31.10.2021, 14:35", "2 de marzo de 2021 a las 10:15", "vor 2 Stunden", "2小时前",
+		"Nov. 3rd, 2019 at 9:05", "2019年11月20日 10:43",
 	} {
 		f.Add(s)
 	}
-	gates := map[string]gated{"boilerplateLine": boilerplateLine, "boilerplateMark": boilerplateMark, "byline": byline, "promo": promo}
+	gates := map[string]gated{"boilerplateLine": boilerplateLine, "creditLine": creditLine, "boilerplateMark": boilerplateMark,
+		"dateTimeMark": dateTimeMark, "relativeTimeMark": relativeTimeMark, "byline": byline, "promo": promo}
 	f.Fuzz(func(t *testing.T, s string) {
 		for name, g := range gates {
 			if g.re.MatchString(s) && !g.match(s, strings.ToLower(s)) {

@@ -49,13 +49,14 @@ var creditLine = prefixGate(`(?i)^[\s\[(«]*(?:quelle|bildquelle|foto|fotos|bild
 // timestamps anywhere in a short line: a numeric date with a time, an
 // English month-name date with a time ("NOVEMBER 20, 2019 10:43"), or a
 // US date before a byline ("11/19/2019 by Lars Brandle"). A bare date is
-// left alone: embedded tweets end with one.
+// left alone: embedded tweets end with one. A line with digits is tested
+// only when it holds the ":" of a time or the "/" of a US date.
 var boilerplateMark = containsGate(`(?i)版权所有|未经授权|禁止转载|不得转载|转载请注明|copyright|©|all rights reserved|`+
 	`上一页|下一页|上一篇|下一篇|查看完整版本|返回顶部|返回首页|`+
 	`\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\D{0,4}\d{1,2}:\d{2}|`+
 	`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4},? (?:at )?\d{1,2}:\d{2}|`+
 	`\b\d{1,2}/\d{1,2}/\d{4} by `,
-	true, "版权所有", "未经授权", "禁止转载", "不得转载", "转载请注明", "copyright", "©", "all rights reserved",
+	":/", "版权所有", "未经授权", "禁止转载", "不得转载", "转载请注明", "copyright", "©", "all rights reserved",
 	"上一页", "下一页", "上一篇", "下一篇", "查看完整版本", "返回顶部", "返回首页")
 
 // dateTimeMark matches the dates with a time of European sites in a
@@ -75,7 +76,7 @@ var (
 		`\b\d+\s+(?:minut[ay]?|godzin[ay]?|godz\.|dni|dzień|tygodni[ae]?)\s+temu|\bil y a\s+\d+\s+(?:min(?:ute)?s?|heures?|h|jours?)|`+
 		`\bhace\s+\d+\s+(?:min(?:uto)?s?|horas?|días?)|\bpřed\s+\d+\s+(?:minutami|minutou|hodinami|hodinou|dny|dnem)|`+
 		`\d+\s*(?:分|時間|日|分钟|分鐘|小时|小時|天)前)[\s\pP]*$`,
-		false, "ago", "vor ", "temu", "il y a", "hace", "před", "前")
+		"", "ago", "vor ", "temu", "il y a", "hace", "před", "前")
 )
 
 // byline matches a byline alone on its line: "By" (or "Von", "Par",
@@ -102,7 +103,7 @@ var promo = containsGate(`(?i)\b(?:subscribe|newsletters?|inbox)\b`+
 	// Other languages: subscribe, follow us.
 	`|\b(?:abonnieren|abonniere|abonnez|suscríbete|suscríbase|suscribirse|iscriviti|zasubskrybuj|zapisz się|přihlaste se|odebírejte)`+
 	`|\b(?:folgen sie uns|folge uns|obserwuj nas|suivez-nous|suivez nous|síguenos|seguici|sledujte nás|volg ons)`,
-	false, "subscribe", "newsletter", "inbox", "follow", "contributed", "share", "if you", "reporting by",
+	"", "subscribe", "newsletter", "inbox", "follow", "contributed", "share", "if you", "reporting by",
 	"editing by", "contributing:", "citation:", "retrieved", "@", "abonn", "suscr", "iscriviti", "zasubskrybuj",
 	"zapisz się", "přihlaste se", "odebírejte", "folg", "obserwuj nas", "suivez", "síguenos", "seguici",
 	"sledujte nás", "volg ons")
@@ -119,7 +120,8 @@ const (
 // a test every match passes: most lines do not, and the backtracking
 // matcher costs microseconds a line. The gate is one of the literals at
 // the start of the text (after runes in lead), with prefix, or anywhere
-// in it, else; with digit, an ASCII digit anywhere opens it too; with
+// in it, else; with digitWith, an ASCII digit and one of the bytes of
+// digitWith anywhere open it too (the ":" of a time); with
 // minDigits, the text must also hold that many digits. The literals are
 // lower case; the text is lower-cased for the gate, not for the
 // expression.
@@ -127,15 +129,15 @@ type gated struct {
 	re        *regexp.Regexp
 	prefix    bool
 	lead      string
-	digit     bool
+	digitWith string
 	minDigits int // the text must hold this many ASCII digits besides a literal
 	literals  []string
 }
 
 // containsGate returns a gated expression opened by any of literals
-// anywhere in the text, or with digit by an ASCII digit.
-func containsGate(expr string, digit bool, literals ...string) gated {
-	return gated{re: regexp.MustCompile(expr), digit: digit, literals: literals}
+// anywhere in the text, or by an ASCII digit and a byte of digitWith.
+func containsGate(expr string, digitWith string, literals ...string) gated {
+	return gated{re: regexp.MustCompile(expr), digitWith: digitWith, literals: literals}
 }
 
 // digitsGate returns a gated expression opened by any of literals
@@ -156,7 +158,7 @@ func (g gated) match(s, lower string) bool {
 	if g.minDigits > 0 && digits(s) < g.minDigits {
 		return false
 	}
-	open := g.digit && strings.ContainsAny(s, "0123456789")
+	open := g.digitWith != "" && strings.ContainsAny(s, g.digitWith) && strings.ContainsAny(s, "0123456789")
 	if g.prefix {
 		lower = strings.TrimLeft(lower, g.lead)
 	}

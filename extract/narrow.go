@@ -181,11 +181,12 @@ func (t *tree) anchors(keys []string) []int32 {
 		key     int
 	}
 	maxKey := 0
-	keyBigrams := make([]map[[2]rune]int, len(keys))
+	keyBigrams := make([]bigramSet, len(keys))
 	for i, k := range keys {
 		maxKey = max(maxKey, utf8.RuneCountInString(k))
-		keyBigrams[i] = bigrams(k)
+		keyBigrams[i] = appendBigrams(nil, k)
 	}
+	var tb bigramSet
 	var cs []candidate
 	for i := int32(1); i < int32(len(t.els)) && !t.ck.stop(); i++ {
 		e := &t.els[i]
@@ -202,7 +203,7 @@ func (t *tree) anchors(keys []string) []int32 {
 		if utf8.RuneCountInString(text) > 2*maxKey {
 			continue // too long to be similar to a key
 		}
-		tb := bigrams(text)
+		tb = appendBigrams(tb[:0], text)
 		for j := range keys {
 			if dice(tb, keyBigrams[j]) >= minHeadingSimilarity {
 				cs = append(cs, candidate{h, true, j})
@@ -302,33 +303,40 @@ func (t *tree) nextItem(h int32) int32 {
 }
 
 // dice returns the Dice coefficient of two bigram multisets.
-func dice(a, b map[[2]rune]int) float64 {
+func dice(a, b bigramSet) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
 	common := 0
-	for g, n := range a {
-		common += min(n, b[g])
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			common, i, j = common+1, i+1, j+1
+		}
 	}
-	return 2 * float64(common) / float64(sumCounts(a)+sumCounts(b))
+	return 2 * float64(common) / float64(len(a)+len(b))
 }
 
-// bigrams returns the multiset of rune bigrams of s.
-func bigrams(s string) map[[2]rune]int {
-	rs := []rune(s)
-	m := map[[2]rune]int{}
-	for i := 0; i+1 < len(rs); i++ {
-		m[[2]rune{rs[i], rs[i+1]}]++
-	}
-	return m
-}
+// bigramSet is a sorted multiset of rune bigrams, each two runes in a
+// uint64: a merge compares two of them, where maps cost a lookup a
+// bigram and an allocation a heading.
+type bigramSet []uint64
 
-func sumCounts[K comparable](m map[K]int) int {
-	n := 0
-	for _, c := range m {
-		n += c
+// appendBigrams appends the rune bigrams of s to dst and sorts them.
+func appendBigrams(dst bigramSet, s string) bigramSet {
+	prev := rune(-1)
+	for _, r := range s {
+		if prev >= 0 {
+			dst = append(dst, uint64(prev)<<32|uint64(r))
+		}
+		prev = r
 	}
-	return n
+	slices.Sort(dst)
+	return dst
 }
 
 // hasTokens reports whether ps hold at least n tokens (see tokenHashes),

@@ -268,28 +268,34 @@ func (t *tree) boxes() []int32 {
 type nameHint struct{ pos, neg, comment, exactComment, gallery int }
 
 // add counts the names of a class or id value, split at white space, by
-// their words (see forWords). A box word after a negator
+// their words (see nextWord). A box word after a negator
 // ("non-ad-column", "has-sidebar") does not count. An id of more than
 // maxIDWords words is a slug of a heading ("sharing-with-a-single-
 // developer", as documentation generators and wikis make them), not a
 // template's name, and counts for nothing.
 func (h *nameHint) add(v []byte, id bool) {
-	for _, name := range bytes.Fields(v) {
+	var buf [32]byte
+	for name := range bytes.FieldsSeq(v) {
 		var pos, neg, comment, exactComment, gallery, negated bool
 		words := 0
-		forWords(name, func(w []byte) {
+		for i, n := 0, 0; ; {
+			if n, i = nextWord(name, i, &buf); n == 0 {
+				break
+			}
+			w := buf[:n]
 			words++
+			k := wordKinds[string(w)]
 			switch {
-			case negativeWord(w) && !negated:
+			case negativeWord(w, k) && !negated:
 				neg = true
-				comment = comment || commentWord(w)
-				exactComment = exactComment || commentWords[string(w)]
-				gallery = gallery || galleryWords[string(w)]
-			case positiveWords[string(w)]:
+				comment = comment || commentWord(w, k)
+				exactComment = exactComment || k&commentKind != 0
+				gallery = gallery || k&galleryKind != 0
+			case k&positiveKind != 0:
 				pos = true
 			}
-			negated = negators[string(w)]
-		})
+			negated = k&negatorKind != 0
+		}
 		switch {
 		case id && words > maxIDWords:
 		case neg:
@@ -309,6 +315,15 @@ func (h *nameHint) add(v []byte, id bool) {
 	}
 }
 
+// plus adds the counts of o.
+func (h *nameHint) plus(o nameHint) {
+	h.pos += o.pos
+	h.neg += o.neg
+	h.comment += o.comment
+	h.exactComment += o.exactComment
+	h.gallery += o.gallery
+}
+
 // maxIDWords: template ids have a few words ("comments", "sidebar-left",
 // "related-posts-widget-area").
 const maxIDWords = 4
@@ -320,28 +335,26 @@ func (h nameHint) box() bool {
 	return h.neg > 0 && h.pos == 0
 }
 
-// forWords calls f with each word of a class or id value, lower-cased:
-// runs of ASCII letters and digits, also split at a lower-to-upper case
-// change ("articleBody"). Words longer than 32 bytes are cut.
-func forWords(v []byte, f func([]byte)) {
-	var buf [32]byte
-	n := 0
-	emit := func() {
-		if n > 0 {
-			f(buf[:n])
-			n = 0
-		}
-	}
-	for i, c := range v {
+// nextWord writes to buf the first word of a class or id value at or
+// after v[i], lower-cased, and returns its length (0: no word left) and
+// where the next word can start. Words are runs of ASCII letters and
+// digits, also split at a lower-to-upper case change ("articleBody");
+// words longer than buf are cut. The caller's buf does not escape, so
+// reading the names of every element allocates nothing.
+func nextWord(v []byte, i int, buf *[32]byte) (n, next int) {
+	for ; i < len(v); i++ {
+		c := v[i]
 		switch {
 		case c >= 'A' && c <= 'Z':
-			if i > 0 && v[i-1] >= 'a' && v[i-1] <= 'z' {
-				emit()
+			if n > 0 && v[i-1] >= 'a' && v[i-1] <= 'z' {
+				return n, i
 			}
 			c += 'a' - 'A'
 		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
 		default:
-			emit()
+			if n > 0 {
+				return n, i + 1
+			}
 			continue
 		}
 		if n < len(buf) {
@@ -349,7 +362,7 @@ func forWords(v []byte, f func([]byte)) {
 			n++
 		}
 	}
-	emit()
+	return n, i
 }
 
 // negativeWords name template boxes; a class word equal to one, or
@@ -400,26 +413,20 @@ var negativePrefixes = [][]byte{[]byte("navbar"), []byte("navigation"), []byte("
 	[]byte("comment"), []byte("share"), []byte("related"), []byte("breadcrumb"), []byte("advert"),
 	[]byte("kommentar"), []byte("komentar"), []byte("comentar")}
 
-func negativeWord(w []byte) bool {
-	if negativeWords[string(w)] {
-		return true
-	}
-	for _, p := range negativePrefixes {
-		if bytes.HasPrefix(w, p) {
-			return true
-		}
-	}
-	return false
+// negativeWord reports whether w, of kind k, names a template box.
+func negativeWord(w []byte, k wordKind) bool {
+	return k&negativeKind != 0 || hasAnyPrefix(w, negativePrefixes)
 }
 
-// commentWord reports whether w names a comment section: a comment word
-// or one starting with a comment prefix ("commentlist", "kommentare",
-// "komentarze", "comentarios", "commentaires").
-func commentWord(w []byte) bool {
-	if commentWords[string(w)] {
-		return true
-	}
-	for _, p := range commentPrefixes {
+// commentWord reports whether w, of kind k, names a comment section: a
+// comment word or one starting with a comment prefix ("commentlist",
+// "kommentare", "komentarze", "comentarios", "commentaires").
+func commentWord(w []byte, k wordKind) bool {
+	return k&commentKind != 0 || hasAnyPrefix(w, commentPrefixes)
+}
+
+func hasAnyPrefix(w []byte, prefixes [][]byte) bool {
+	for _, p := range prefixes {
 		if bytes.HasPrefix(w, p) {
 			return true
 		}
@@ -443,6 +450,31 @@ var galleryWords = map[string]bool{"gallery": true, "slideshow": true, "carousel
 
 // negators turn the next word's meaning around.
 var negators = map[string]bool{"non": true, "no": true, "not": true, "has": true, "with": true, "without": true}
+
+// wordKind is what a class or id word is by the word lists: one map
+// lookup for each word of every element's names.
+type wordKind uint8
+
+const (
+	negativeKind wordKind = 1 << iota
+	commentKind
+	galleryKind
+	positiveKind
+	negatorKind
+)
+
+var wordKinds = func() map[string]wordKind {
+	m := map[string]wordKind{}
+	for _, l := range []struct {
+		words map[string]bool
+		kind  wordKind
+	}{{negativeWords, negativeKind}, {commentWords, commentKind}, {galleryWords, galleryKind}, {positiveWords, positiveKind}, {negators, negatorKind}} {
+		for w := range l.words {
+			m[w] |= l.kind
+		}
+	}
+	return m
+}()
 
 // positiveWords name article bodies.
 var positiveWords = map[string]bool{

@@ -39,6 +39,14 @@ func TestBuildTree(t *testing.T) {
 		{"inline image", `<p>One <img src=x> two</p>`, "", []string{"One two"}},
 		{"anchor left open over blocks", `<a name=top/><div><p>One <a href=/b>two</a> three</p></div>`, "", []string{"One two three"}},
 		{"svg self-closing", `<svg><path/><title>Icon</title></svg><p>One</p>`, "", []string{"One"}},
+		{"svg and math inline", `<p>One <SVG viewBox="0 0 1 1"><text>x</text></SVG> two <math><mi>y</mi></math> three</p>`, "", []string{"One two three"}},
+		{"nul in svg", "<p>One<svg>\x00</svg> two</p>", "", []string{"One two"}},
+		{"entities in the title", `<title>A &amp; B&#x21;</title>`, "A & B!", nil},
+		{"noscript is raw text", `<p>One<noscript><p>no</p></div></noscript> two</p>`, "", []string{"One two"}},
+		{"self-closing noscript", `<p>One<noscript/></noscript> two</p>`, "", []string{"One two"}},
+		{"cdata is a comment", `<p>One<![CDATA[ no ]]> two</p>`, "", []string{"One two"}},
+		{"end tag with attributes", `<div><p>One</p x=y></div ><p>Two</p >Three`, "", []string{"One", "Two", "Three"}},
+		{"script end tag in a comment", `<script><!--<script>x</script>--></script><p>One`, "", []string{"One"}},
 	}
 	for _, tt := range tests {
 		tr, err := buildTree(context.Background(), tt.doc)
@@ -47,6 +55,45 @@ func TestBuildTree(t *testing.T) {
 		}
 		if got := blockTexts(tr, 0); tr.title != tt.title || !slices.Equal(got, tt.blocks) {
 			t.Errorf("%s: title %q, blocks %q; want %q, %q", tt.name, tr.title, got, tt.title, tt.blocks)
+		}
+	}
+}
+
+// TestBuildTreeAttributes checks that the attributes that make a template
+// box or hide an element are read unquoted and unescaped, the first of a
+// key only.
+func TestBuildTreeAttributes(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		box       bool // the element around "x" is a box or hidden
+	}{
+		{"double-quoted", `<div class="sidebar"><p>x</p></div>`, true},
+		{"single-quoted", `<div class='sidebar'><p>x</p></div>`, true},
+		{"unquoted", `<div id=nav><p>x</p></div>`, true},
+		{"escaped", `<div class="a&#x20;sidebar"><p>x</p></div>`, true},
+		{"upper-case key", `<div CLASS="sidebar"><p>x</p></div>`, true},
+		{"first of a key", `<div class=content class=sidebar><p>x</p></div>`, false},
+		{"hidden style", `<div style="display: none"><p>x</p></div>`, true},
+		{"quoted aria-hidden", `<div aria-hidden="true"><p>x</p></div>`, true},
+		{"single-quoted role", `<div role='navigation'><p>x</p></div>`, true},
+		{"escaped role", `<div role="&#110;avigation"><p>x</p></div>`, true},
+		{"first aria-hidden", `<div aria-hidden=false aria-hidden=true><p>x</p></div>`, false},
+		{"no attributes", `<div><p>x</p></div>`, false},
+	}
+	for _, tt := range tests {
+		tr, err := buildTree(context.Background(), tt.doc)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if len(tr.blocks) != 1 {
+			t.Fatalf("%s: blocks %q, want [x]", tt.name, blockTexts(tr, 0))
+		}
+		box := false
+		for e := tr.blocks[0].el; e >= 0; e = tr.els[e].parent {
+			box = box || tr.els[e].flags&(fBox|fNoise) != 0
+		}
+		if box != tt.box {
+			t.Errorf("%s: box %v, want %v", tt.name, box, tt.box)
 		}
 	}
 }
@@ -184,6 +231,20 @@ func FuzzTree(f *testing.F) {
 	}
 	f.Add(`<table><tr><td><a href=x>x</a>来源：y<p><li><dd>z</table></td></tr>`)
 	f.Add(`<title>a<b>c</title><svg><title>d</svg><p>e`)
+	// The lexer's less common paths: raw text, comments, doctypes,
+	// entities, odd attributes, pages cut short.
+	for _, doc := range []string{
+		`<script><!-- a --> b</script><style>p{}</style><textarea>&lt;</textarea><xmp><b></xmp>`,
+		`<!----><!--a--!><!-- b --!x--><!--><!---><!-- c --><!-- d`,
+		"<p\r\nclass='x\r\ny' data=\"q&quot;r\" t=a&ampb c=&copy= d=&notin e=&#x41;>a\r\nb\rc</p>",
+		`<div a=1 A=2 b b=3 =x /><br/><p a=/><img src=x/><a href=x>y</a></>x</ >y<?php x ?>`,
+		"<p>\x00a</p><script>\x00</script><!--\x00--><p \x00=\x00><svg>\x00<p>b",
+		`<plaintext><p>all text`, `<p a="unterminated`, `<div class`, `</div`, `<!DOCTYPE`, `<`, `</`,
+		`<noscript><p>x</noscript><iframe>y</iframe><noembed>z</noembed><noframes>w</noframes>`,
+		`<script>a</SCRIPT >b<script>c</script/>`, `<svg><![CDATA[x]]></svg><math "><p>y`,
+	} {
+		f.Add(doc)
+	}
 	f.Fuzz(func(t *testing.T, doc string) {
 		tr, err := buildTree(context.Background(), doc)
 		if err != nil {
