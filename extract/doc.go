@@ -82,41 +82,18 @@
 // in text the engine did not find. It narrows 11% of the near-duplicate
 // corpus.
 //
-// Measured (TestF1, TestF1Readability and TestNeardup here and in
-// extract/trafilatura, with shingle F1 as in the scrapinghub
-// article-extraction benchmark): Native 0.975 on the 181 English pages,
-// 0.956 on the 69 Chinese ones (Han characters as tokens) and 0.955 on
-// the 128 varied pages of extract/readability (precision 0.972, recall
-// 0.939), Trafilatura 0.965 and 0.925 on the first two; on the reprints
-// of the near-duplicate corpus, precision 0.956 and recall 0.964 against
-// the reprinted articles (Trafilatura 0.948 and 0.960; Native without
-// narrowing 0.893 and 0.964). In one goroutine, Native costs 0.65-0.86 ms
-// of CPU a page on the near-duplicate corpus (three runs), 1.1-1.8 ms on
-// the larger pages of extract/en and 1.2-2.0 ms on extract/readability
-// (medians 1.4), 0.84-1.2 ms on extract/zh (median 0.93; ten runs on a
-// machine loaded five times over its two cores), with 570 allocations a
-// page on extract/en; Trafilatura 12 ms (6.3 ms without its fallbacks, which
-// scored 0.956, 0.912 and 0.943/0.955); BenchmarkNeardup and
-// BenchmarkF1EN/ZH/Readability here and in extract/trafilatura report
-// them. 2026-12: Native cost 1.9-2.9, 1.2-1.9 and 2.3-3.4 ms on the three
-// sets (7,000 allocations a page on extract/en) with
-// golang.org/x/net/html's tokenizer, which copies every tag's attributes,
-// and 1.6-3.1, 1.1-1.3 and 1.9-3.3 ms with that tokenizer and class names
-// read without allocating, in runs alternating with the lexer's; its
-// output is the same on all four sets.
+// Quality and speed on the labelled sets, with their history, are in
+// docs/extraction.md: in one goroutine Native costs about a millisecond
+// of CPU a page and scores 0.975 (English), 0.956 (Chinese) and 0.955
+// (varied layouts) in shingle F1.
 //
-// Cost on any page: every stage is linear in the page. Pages of 8 MB of
-// five pathological shapes (a giant table, 200,000 nested elements, 100,000
-// links, long lower-case paragraphs that all join, one line of Chinese;
-// shapes_test.go) take 1.2 s of CPU for the table (up to 2 s on a loaded
-// machine) and under 0.4 s for the others, with a heap under 170 MiB, half
-// of that at 4 MB (under 240 MiB in a program that links go-trafilatura,
-// whose date parser's tables also raise the garbage collector's targets).
-// The context is looked at every 1,024 tokens, blocks or runes and every
-// 64 KiB of a long text, so a cancelled extraction returns within about
-// 0.1 s (BenchmarkShapesCancel). go-trafilatura cannot be interrupted: on
-// cancellation it is left to finish on its own, which its size limits bound
-// to a fraction of a second.
+// Cost on any page: every stage is linear in the page (the figures for
+// 8 MB pages of pathological shapes are in docs/extraction.md). The
+// context is looked at every 1,024 tokens, blocks or runes and every 64
+// KiB of a long text, so a cancelled extraction returns within about 0.1
+// s (BenchmarkShapesCancel). go-trafilatura cannot be interrupted: on
+// cancellation it is left to finish on its own, which its size limits
+// bound to a fraction of a second.
 //
 // Caveats: a page that holds several articles yields all of them unless
 // its title names one and a heading carries that name (a blog index or a
