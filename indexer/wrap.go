@@ -227,7 +227,7 @@ func (w *Wrapper) Unwrap() bleve.Index { return w.wrapped }
 func (w *Wrapper) Close() error {
 	err := w.settle()
 	if w.batches != nil {
-		err = w.batches.Close()
+		err = errors.Join(err, w.batches.Close())
 	}
 	err = errors.Join(err, w.ix.closeStore(), w.wrapped.Close())
 	if err != nil {
