@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -70,12 +71,17 @@ func Open(url string, local *embedded.Local) (*Store, error) {
 	return s, nil
 }
 
+// readTimeout bounds a reply's wait: past WAIT's own bound (waitFor),
+// with room for a master slowed by a fork or a busy machine, where the
+// client's default of 3 s failed indexing runs.
+const readTimeout = waitFor + 8*time.Second
+
 func open(url string, addrs []string, prefix string, local *embedded.Local) (*Store, error) {
-	var rdb redis.UniversalClient = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	var rdb redis.UniversalClient = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ReadTimeout: readTimeout})
 	err := rdb.Ping(context.Background()).Err()
 	if err != nil && strings.Contains(err.Error(), "cluster support disabled") && len(addrs) == 1 {
 		rdb.Close()
-		rdb = redis.NewClient(&redis.Options{Addr: addrs[0]})
+		rdb = redis.NewClient(&redis.Options{Addr: addrs[0], ReadTimeout: readTimeout})
 		err = rdb.Ping(context.Background()).Err()
 	}
 	if err != nil {
@@ -136,12 +142,13 @@ func New(rdb redis.UniversalClient, prefix string, local *embedded.Local) (*Stor
 	return s, nil
 }
 
-// redisFormat is the version of the key layout: 4 has no lease and
+// redisFormat is the version of the key layout: 5 keeps signatures in
+// hashes of 64 and a family's state in one field; 4 has no lease and
 // orders decisions by ranks, keeps posting lists in packed families and
 // clusters in hashes; 3 held package similarity's compact signatures
 // under the lease, 2 whole signatures, 1 (without a format key) a key a
 // posting list.
-const redisFormat = "4"
+const redisFormat = "5"
 
 // checkFormat marks a new store with the layout's version, and refuses a
 // store of another layout.
@@ -184,6 +191,21 @@ func (s *Store) tagged(name string) string { return "{" + s.name + "}:" + name }
 
 func seqName(seq uint64) string { return strconv.FormatUint(seq, 10) }
 
+// sigGroup is how many consecutive sequence numbers share a signature
+// hash: a field of a hash costs some 50 bytes less than a key of its own,
+// and a signature (about 550 bytes) is too long for a hash's compact
+// encoding anyway.
+const sigGroup = 64
+
+// sigRef is where the signature of document version seq lives: field
+// seq mod 64 of hash P:s:{seq / 64}.
+func (s *Store) sigRef(seq uint64) ref {
+	return ref{s.prefix + "s:{" + strconv.FormatUint(seq/sigGroup, 10) + "}", strconv.FormatUint(seq%sigGroup, 10)}
+}
+
+// recordRef is where the record of document id lives.
+func (s *Store) recordRef(id string) ref { return ref{key: s.k("d", id)} }
+
 // Exclusive implements store.Backend: the shared writes of fn's mutations
 // are made together when it ends, in one pipeline. It takes no lock
 // other processes see: they decide meanwhile (see the package doc). The
@@ -207,14 +229,14 @@ func (s *Store) Exclusive(fn func() error) error {
 
 // Begin implements store.Backend.
 func (s *Store) Begin() store.Txn {
-	return &txn{s: s, ctx: context.Background(), loc: s.local.Begin(true), w: newWrites(), cache: map[string][]byte{}}
+	return &txn{s: s, ctx: context.Background(), loc: s.local.Begin(true), w: newWrites(), cache: map[ref][]byte{}}
 }
 
 // Read implements store.Backend: reads of what is committed.
 func (s *Store) Read(fn func(store.Txn) error) error {
 	loc := s.local.Begin(false)
 	defer loc.Discard()
-	return fn(&txn{s: s, ctx: context.Background(), loc: loc, w: newWrites(), cache: map[string][]byte{}, view: true})
+	return fn(&txn{s: s, ctx: context.Background(), loc: loc, w: newWrites(), cache: map[ref][]byte{}, view: true})
 }
 
 // Pending implements store.Backend: the operations are the process' own.

@@ -33,6 +33,10 @@ var layouts = []layout{
 	{"4 pieces", func(o *dedupfilter.Options) { o.PiecesPerDoc = 4 }},
 	{"16 bands of 8", func(o *dedupfilter.Options) { o.Bands, o.Rows = 16, 8 }},
 	{"sketch 32, 8 blocks, 4 pieces", func(o *dedupfilter.Options) { o.TermSketch, o.BlocksPerDoc, o.PiecesPerDoc = 32, 8, 4 }},
+	{"16 bands of 8, 8 blocks", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.BlocksPerDoc = 16, 8, 8 }},
+	{"16 bands of 8, 4 blocks", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.BlocksPerDoc = 16, 8, 4 }},
+	{"16 bands of 8, sketch 32", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.TermSketch = 16, 8, 32 }},
+	{"16 bands of 8, 4 pieces", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.PiecesPerDoc = 16, 8, 4 }},
 }
 
 // frontier indexes the pages into Redis, in this process, under each
