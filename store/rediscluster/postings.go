@@ -20,7 +20,8 @@ import (
 // packed postings, 8 bytes each: the low 32 bits of the key's hash (its
 // fingerprint) and the page's sequence number (0: the list is full). A
 // family grows by linear hashing ("s": its level, split pointer and
-// postings, one field), a bucket at a time, in addScript; a reader finds a key's
+// postings, one field), a bucket at a time, in addScript (which leaves
+// the records' fields, "d<id>", alone); a reader finds a key's
 // bucket from the family's state, which it caches and checks in the same
 // read. A posting costs 8 bytes and its share of a bucket's overhead,
 // where a hash field a list cost some 70.
@@ -405,25 +406,17 @@ func cmpUint(a, b uint64) int {
 	return 0
 }
 
-// countLists counts the posting lists of the families (full ones
-// included).
-func (s *Store) countLists(ctx context.Context, families []string) (int, error) {
-	n := 0
-	for _, f := range families {
-		vals, err := s.rdb.HGetAll(ctx, f).Result()
-		if err != nil {
-			return 0, err
+// countLists counts the posting lists (full ones included) of a posting
+// family's fields.
+func countLists(fields map[string]string) int {
+	fps := map[string]bool{}
+	for field, b := range fields {
+		if !strings.HasPrefix(field, "b") {
+			continue
 		}
-		fps := map[string]bool{}
-		for field, b := range vals {
-			if !strings.HasPrefix(field, "b") {
-				continue
-			}
-			for j := 0; j+8 <= len(b); j += 8 {
-				fps[b[j:j+4]] = true
-			}
+		for j := 0; j+8 <= len(b); j += 8 {
+			fps[b[j:j+4]] = true
 		}
-		n += len(fps)
 	}
-	return n, nil
+	return len(fps)
 }
