@@ -28,9 +28,11 @@ import (
 const (
 	familyBits = 10
 	// bucketLoad is how many postings a family's buckets hold on average
-	// before it splits one: a key's read fetches its bucket, about 256
-	// bytes.
-	bucketLoad = 32
+	// before it splits one: a key's read fetches its bucket, about 512
+	// bytes. Each bucket is a hash field (some 50 bytes of its own and
+	// its allocation's rounding): 64 rather than 32 saved 27 bytes a
+	// development page.
+	bucketLoad = 64
 	// maxSeq bounds sequence numbers: a posting holds 32 bits of one.
 	maxSeq = 1<<32 - 1
 )
