@@ -25,22 +25,19 @@ type layout struct {
 	edit func(*dedupfilter.Options)
 }
 
-// layouts are the settings the frontier measures, the default first.
+// layouts are the settings the frontier measures, the default first,
+// each but the default changing it.
 var layouts = []layout{
 	{"default", func(*dedupfilter.Options) {}},
+	{"32 bands of 4 + 8 pieces", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.PiecesPerDoc = 32, 4, 8 }},
+	{"32 bands of 4", func(o *dedupfilter.Options) { o.Bands, o.Rows = 32, 4 }},
+	{"8 pieces", func(o *dedupfilter.Options) { o.PiecesPerDoc = 8 }},
 	{"terms exact", func(o *dedupfilter.Options) { o.TermSketch = 0 }},
 	{"sketch 128", func(o *dedupfilter.Options) { o.TermSketch = 128 }},
 	{"sketch 32", func(o *dedupfilter.Options) { o.TermSketch = 32 }},
 	{"8 blocks", func(o *dedupfilter.Options) { o.BlocksPerDoc = 8 }},
 	{"4 blocks", func(o *dedupfilter.Options) { o.BlocksPerDoc = 4 }},
-	{"4 pieces", func(o *dedupfilter.Options) { o.PiecesPerDoc = 4 }},
-	{"16 bands of 8", func(o *dedupfilter.Options) { o.Bands, o.Rows = 16, 8 }},
-	{"sketch 32 + 8 blocks + 4 pieces", func(o *dedupfilter.Options) { o.TermSketch, o.BlocksPerDoc, o.PiecesPerDoc = 32, 8, 4 }},
-	{"16 bands of 8 + 8 blocks", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.BlocksPerDoc = 16, 8, 8 }},
-	{"16 bands of 8 + 4 blocks", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.BlocksPerDoc = 16, 8, 4 }},
-	{"16 bands of 8 + 4 pieces", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.PiecesPerDoc = 16, 8, 4 }},
-	{"16 bands of 8 + sketch 32", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.TermSketch = 16, 8, 32 }},
-	{"16 bands of 8 + sketch 32 + 4 pieces", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.TermSketch, o.PiecesPerDoc = 16, 8, 32, 4 }},
+	{"sketch 32 + 8 blocks", func(o *dedupfilter.Options) { o.TermSketch, o.BlocksPerDoc = 32, 8 }},
 }
 
 // frontier indexes the pages into Redis, in this process, under each
