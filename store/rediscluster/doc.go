@@ -128,5 +128,7 @@
 // filter options. Sequence numbers are 32 bits in a posting: a store
 // takes about 4 billion document versions (store.ErrFull past them).
 // Regrouping (ApplyRecluster) writes clusters with low-level operations:
-// run it while no process indexes.
+// run it while no process indexes. A posting family holds a 1,024th of
+// the postings and of the records: about 0.5 GB a family at a billion
+// pages, which resharding moves as one key.
 package rediscluster
