@@ -22,7 +22,7 @@ func structureHash(s analyzer.Structure) uint64 {
 }
 
 // postingKeys returns the feature lists a document is posted to, from
-// its signature: at most Bands + 1 + BlocksPerDoc + PiecesPerDoc keys, 57
+// its signature: at most Bands + 1 + BlocksPerDoc + PiecesPerDoc keys, 37
 // with the defaults — a bound that keeps the filter's write cost small
 // next to the search index's, whatever the document's length. A store
 // keeping no document's keys derives them again from its signature.

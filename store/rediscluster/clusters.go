@@ -151,9 +151,6 @@ func idOf(sig string) (string, error) {
 	return id, r.Err()
 }
 
-// sigHead is how much of a signature the walks read for its id.
-const sigHead = 128
-
 // founder returns the founder of cluster c if it has no hash: the
 // document numbered as c whose record still names c; "" when none.
 func (t *txn) founder(c string) (string, error) {
@@ -161,18 +158,11 @@ func (t *txn) founder(c string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	head, err := t.s.rdb.GetRange(t.ctx, t.s.k("s", seqName(n)), 0, sigHead).Result()
+	sig, err := t.s.sigRef(n).read(t.ctx, t.s.rdb).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return "", err
 	}
-	id, err := idOf(head)
-	if err != nil && len(head) == sigHead+1 {
-		sig, gerr := t.s.rdb.Get(t.ctx, t.s.k("s", seqName(n))).Result()
-		if gerr != nil {
-			return "", gerr
-		}
-		id, err = idOf(sig)
-	}
+	id, err := idOf(sig)
 	if err != nil || id == "" {
 		return "", err
 	}
@@ -447,10 +437,10 @@ func (t *txn) walk(lo, hi uint64) ([]string, error) {
 	}
 	// The founders alone: a signature numbered n whose document's record
 	// names cluster n.
-	heads := map[uint64]*redis.StringCmd{}
+	sigs := map[uint64]*redis.StringCmd{}
 	for n := lo; n <= hi; n++ {
 		if listed[n] == nil {
-			heads[n] = pipe.GetRange(ctx, t.s.k("s", seqName(n)), 0, sigHead)
+			sigs[n] = t.s.sigRef(n).read(ctx, pipe)
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
@@ -462,17 +452,10 @@ func (t *txn) walk(lo, hi uint64) ([]string, error) {
 	}
 	founders := map[uint64]string{}
 	var names []string
-	for n, c := range heads {
+	for n, c := range sigs {
 		id, err := idOf(c.Val())
 		if err != nil {
-			// An id past the head: read it whole.
-			if id, err = t.founder(store.ClusterID(n)); err != nil {
-				return nil, err
-			}
-			if id != "" {
-				has[n] = true
-			}
-			continue
+			return nil, fmt.Errorf("signature of document %d: %w", n, err)
 		}
 		if id != "" {
 			founders[n] = id

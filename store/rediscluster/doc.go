@@ -4,10 +4,12 @@
 // transaction that every decision passes through. Keys, under the
 // store's prefix P:
 //
-//	P:d:<id>        the document's record (store.EncodeRecord, without posting keys)
-//	P:s:<seq>       the signature of document version seq (package dedupfilter's encoding: the id first)
 //	P:p:{<f>}       posting family f of 1024: buckets of packed postings (8 bytes: the key's
-//	                32-bit fingerprint, the sequence number), grown by linear hashing
+//	                32-bit fingerprint, the sequence number), grown by linear hashing; and
+//	                the records of the ids whose hash falls in f, field "d<id>"
+//	                (store.EncodeRecord, without posting keys)
+//	P:s:{<g>}       the signatures of document versions 64g to 64g+63, field seq mod 64
+//	                (package dedupfilter's encoding: the id first)
 //	P:c:{<n>}       cluster n, once it has two members: its representative and members
 //	                (whether each is indexed, and what promotion and Replace weigh)
 //	{P}:seq         sequence numbers (INCRBY), which cluster numbers share
@@ -15,6 +17,13 @@
 //	{P}:nums        the numbered batches: first sequence number, size, first rank
 //	{P}:clusters    the clusters with a hash, by number
 //	P:format        the key layout's version
+//
+// Records and signatures are fields of hashes rather than keys of their
+// own: a Redis key costs some 50 bytes of its own (its entry, object and
+// name) where a hash field costs its entry, and a value this long is
+// past a hash's compact encoding anyway; the hashes they share are the
+// posting families, which every store has, and one hash per 64
+// consecutive sequence numbers.
 //
 // Payloads, pending search-index operations and other packages' keys
 // stay in each process' local embedded store (package embedded's Local):
@@ -118,6 +127,8 @@
 // it may see its old version. Every process of a store must run the same
 // filter options. Sequence numbers are 32 bits in a posting: a store
 // takes about 4 billion document versions (store.ErrFull past them).
-// Regrouping (package recluster) writes clusters with low-level operations:
-// run it while no process indexes.
+// Regrouping (package recluster) writes clusters with low-level
+// operations: run it while no process indexes. A posting family holds a
+// 1,024th of the postings and of the records: about 0.5 GB a family at a
+// billion pages, which resharding moves as one key.
 package rediscluster

@@ -60,13 +60,13 @@ local function low(fp, bits)
   return v % (2 ^ bits)
 end
 local function state(key)
-  local st = redis.call('HMGET', key, 's', 'n')
-  local L, p = 0, 0
-  if st[1] then
-    local a, b = string.match(st[1], '^(%d+),(%d+)$')
-    L, p = tonumber(a), tonumber(b)
-  end
-  return L, p, tonumber(st[2]) or 0
+  local st = redis.call('HGET', key, 's')
+  if not st then return 0, 0, 0 end
+  local L, p, n = string.match(st, '^(%d+),(%d+),(%d+)$')
+  return tonumber(L), tonumber(p), tonumber(n)
+end
+local function setState(key, L, p, n)
+  redis.call('HSET', key, 's', L .. ',' .. p .. ',' .. n)
 end
 local function addr(fp, L, p)
   local a = low(fp, L)
@@ -147,7 +147,7 @@ while n > load * nb do
   if p == 2 ^ L then L, p = L + 1, 0 end
   nb = nb + 1
 end
-redis.call('HSET', key, 's', L .. ',' .. p, 'n', n)
+setState(key, L, p, n)
 return added
 `)
 
@@ -172,7 +172,7 @@ for i = 1, #ARGV do
   buckets[a] = b
 end
 for a, b in pairs(buckets) do put(key, a, b) end
-redis.call('HSET', key, 's', L .. ',' .. p, 'n', n)
+setState(key, L, p, n)
 return 0
 `)
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -70,12 +71,17 @@ func Open(url string, local *embedded.Local) (*Store, error) {
 	return s, nil
 }
 
+// readTimeout bounds a reply's wait: past WAIT's own bound (waitFor),
+// with room for a master slowed by a fork or a busy machine, where the
+// client's default of 3 s failed indexing runs.
+const readTimeout = waitFor + 8*time.Second
+
 func open(url string, addrs []string, prefix string, local *embedded.Local) (*Store, error) {
-	var rdb redis.UniversalClient = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	var rdb redis.UniversalClient = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ReadTimeout: readTimeout})
 	err := rdb.Ping(context.Background()).Err()
 	if err != nil && strings.Contains(err.Error(), "cluster support disabled") && len(addrs) == 1 {
 		rdb.Close()
-		rdb = redis.NewClient(&redis.Options{Addr: addrs[0]})
+		rdb = redis.NewClient(&redis.Options{Addr: addrs[0], ReadTimeout: readTimeout})
 		err = rdb.Ping(context.Background()).Err()
 	}
 	if err != nil {
@@ -136,12 +142,14 @@ func New(rdb redis.UniversalClient, prefix string, local *embedded.Local) (*Stor
 	return s, nil
 }
 
-// redisFormat is the version of the key layout: 4 has no lease and
+// redisFormat is the version of the key layout: 5 keeps signatures in
+// hashes of 64, records in the posting families and a family's state in
+// one field; 4 has no lease and
 // orders decisions by ranks, keeps posting lists in packed families and
 // clusters in hashes; 3 held package similarity's compact signatures
 // under the lease, 2 whole signatures, 1 (without a format key) a key a
 // posting list.
-const redisFormat = "4"
+const redisFormat = "5"
 
 // checkFormat marks a new store with the layout's version, and refuses a
 // store of another layout.
@@ -184,6 +192,25 @@ func (s *Store) tagged(name string) string { return "{" + s.name + "}:" + name }
 
 func seqName(seq uint64) string { return strconv.FormatUint(seq, 10) }
 
+// sigGroup is how many consecutive sequence numbers share a signature
+// hash (see the package doc: a field costs less than a key).
+const sigGroup = 64
+
+// sigRef is where the signature of document version seq lives: field
+// seq mod 64 of hash P:s:{seq / 64}.
+func (s *Store) sigRef(seq uint64) ref {
+	return ref{s.prefix + "s:{" + strconv.FormatUint(seq/sigGroup, 10) + "}", strconv.FormatUint(seq%sigGroup, 10)}
+}
+
+// recordRef is where the record of document id lives: field "d<id>" of
+// the posting family of the id's hash (see the package doc).
+func (s *Store) recordRef(id string) ref {
+	return ref{s.familyKey(store.Hash([]byte(id)) >> (64 - familyBits)), recordField + id}
+}
+
+// recordField starts the name of a record's field in a posting family.
+const recordField = "d"
+
 // Exclusive implements store.Backend: the shared writes of fn's mutations
 // are made together when it ends, in one pipeline. It takes no lock
 // other processes see: they decide meanwhile (see the package doc). The
@@ -207,14 +234,14 @@ func (s *Store) Exclusive(fn func() error) error {
 
 // Begin implements store.Backend.
 func (s *Store) Begin() store.Txn {
-	return &txn{s: s, ctx: context.Background(), loc: s.local.Begin(true), w: newWrites(), cache: map[string][]byte{}}
+	return &txn{s: s, ctx: context.Background(), loc: s.local.Begin(true), w: newWrites(), cache: map[ref][]byte{}}
 }
 
 // Read implements store.Backend: reads of what is committed.
 func (s *Store) Read(fn func(store.Txn) error) error {
 	loc := s.local.Begin(false)
 	defer loc.Discard()
-	return fn(&txn{s: s, ctx: context.Background(), loc: loc, w: newWrites(), cache: map[string][]byte{}, view: true})
+	return fn(&txn{s: s, ctx: context.Background(), loc: loc, w: newWrites(), cache: map[ref][]byte{}, view: true})
 }
 
 // Pending implements store.Backend: the operations are the process' own.
@@ -232,47 +259,47 @@ func (s *Store) Shared() bool { return true }
 
 // Empty implements store.Backend: no document record.
 func (s *Store) Empty() bool {
+	ctx := context.Background()
 	found := false
-	err := s.scan(context.Background(), s.k("d", "*"), func(string) bool {
-		found = true
-		return false
+	var herr error
+	err := s.scan(ctx, s.k("p", "*"), func(family string) bool {
+		it := s.rdb.HScan(ctx, family, 0, recordField+"*", 1000).Iterator()
+		found = it.Next(ctx)
+		herr = it.Err()
+		return !found && herr == nil
 	})
-	return err == nil && !found
+	return err == nil && herr == nil && !found
 }
 
-// Stats implements store.Backend: a scan of every key of the store.
+// Stats implements store.Backend: a read of every posting family, which
+// hold the records too.
 func (s *Store) Stats() (store.Stats, error) {
 	ctx := context.Background()
 	var st store.Stats
-	var ids, families []string
-	err := s.scan(ctx, s.k("*"), func(key string) bool {
-		switch {
-		case strings.HasPrefix(key, s.k("d", "")):
-			ids = append(ids, key[len(s.k("d", "")):])
-		case strings.HasPrefix(key, s.k("p", "")):
-			families = append(families, key)
-		}
+	var families []string
+	err := s.scan(ctx, s.k("p", "*"), func(key string) bool {
+		families = append(families, key)
 		return true
 	})
 	if err != nil {
 		return st, err
 	}
-	st.Docs = len(ids)
 	clusters := map[string]bool{}
-	err = s.Read(func(tx store.Txn) error {
-		t := tx.(*txn)
-		if err := t.fetchRecords(ids); err != nil {
-			return err
+	for _, f := range families {
+		vals, err := s.rdb.HGetAll(ctx, f).Result()
+		if err != nil {
+			return st, err
 		}
-		for _, id := range ids {
-			if rec, err := t.record(id); err == nil {
+		st.Lists += countLists(vals)
+		for field, v := range vals {
+			if !strings.HasPrefix(field, recordField) {
+				continue
+			}
+			st.Docs++
+			if rec, err := store.DecodeRecordHead([]byte(v)); err == nil {
 				clusters[rec.Cluster] = true
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return st, err
 	}
 	n, err := s.rdb.ZCard(ctx, s.tagged("clusters")).Result()
 	if err != nil {
@@ -286,9 +313,6 @@ func (s *Store) Stats() (store.Stats, error) {
 		} else if !ok {
 			st.Clusters++
 		}
-	}
-	if st.Lists, err = s.countLists(ctx, families); err != nil {
-		return st, err
 	}
 	st.Pending, err = s.local.PendingCount()
 	return st, err

@@ -25,22 +25,26 @@ type txn struct {
 	view bool // a read
 
 	w     *writes
-	cache map[string][]byte // values read from Redis (nil: none there)
+	cache map[ref][]byte // values read from Redis (nil: none there)
 }
 
-// writes are shared writes not yet made: string values (nil: deleted),
+// ref is where a value lives: a string key, or a field of a hash
+// (signatures, which share a hash by 64, see sigRef).
+type ref struct{ key, field string }
+
+// writes are shared writes not yet made: values (nil: deleted),
 // low-level cluster writes in order, and postings added and removed by
 // family (entries as the scripts take them; a sequence number 0 makes a
 // list full).
 type writes struct {
-	strs          map[string]*[]byte
+	strs          map[ref]*[]byte
 	records       map[string]*store.Record // the records among strs, by id
 	clusters      []clusterOp
 	adds, removes map[uint64][]any
 }
 
 func newWrites() *writes {
-	return &writes{strs: map[string]*[]byte{}, records: map[string]*store.Record{}, adds: map[uint64][]any{}, removes: map[uint64][]any{}}
+	return &writes{strs: map[ref]*[]byte{}, records: map[string]*store.Record{}, adds: map[uint64][]any{}, removes: map[uint64][]any{}}
 }
 
 // merge adds w2's writes after w's.
@@ -72,15 +76,20 @@ func (s *Store) flush(ctx context.Context, w *writes) error {
 		return nil
 	}
 	st := s.step(ctx)
-	for k, v := range w.strs {
-		node, err := st.on(k)
+	for r, v := range w.strs {
+		node, err := st.on(r.key)
 		if err != nil {
 			return err
 		}
-		if v == nil {
-			node.pipe.Unlink(ctx, k)
-		} else {
-			node.pipe.Set(ctx, k, *v, 0)
+		switch {
+		case v == nil && r.field == "":
+			node.pipe.Unlink(ctx, r.key)
+		case v == nil:
+			node.pipe.HDel(ctx, r.key, r.field)
+		case r.field == "":
+			node.pipe.Set(ctx, r.key, *v, 0)
+		default:
+			node.pipe.HSet(ctx, r.key, r.field, *v)
 		}
 	}
 	if err := s.applyClusterOps(st, w.clusters, w.records); err != nil {
@@ -98,16 +107,16 @@ func (s *Store) flush(ctx context.Context, w *writes) error {
 	return st.exec()
 }
 
-// pendingStr returns the value of key written but not yet in Redis: by
+// pendingStr returns the value at r written but not yet in Redis: by
 // this mutation, or by the session's mutations before it.
-func (t *txn) pendingStr(key string) (v *[]byte, ok bool) {
-	if v, ok := t.w.strs[key]; ok {
+func (t *txn) pendingStr(r ref) (v *[]byte, ok bool) {
+	if v, ok := t.w.strs[r]; ok {
 		return v, true
 	}
 	t.s.mu.Lock()
 	defer t.s.mu.Unlock()
 	if t.s.session != nil {
-		v, ok := t.s.session.strs[key]
+		v, ok := t.s.session.strs[r]
 		return v, ok
 	}
 	return nil, false
@@ -134,24 +143,24 @@ func (t *txn) pendingClusterOps(c string) []clusterOp {
 	return out
 }
 
-// get reads a string key, through the writes not yet made.
-func (t *txn) get(key string) ([]byte, error) {
+// get reads a value, through the writes not yet made.
+func (t *txn) get(r ref) ([]byte, error) {
 	if t.err != nil {
 		return nil, t.err
 	}
-	if v, ok := t.pendingStr(key); ok {
+	if v, ok := t.pendingStr(r); ok {
 		if v == nil {
 			return nil, store.ErrNotFound
 		}
 		return *v, nil
 	}
-	v, ok := t.cache[key]
+	v, ok := t.cache[r]
 	if !ok {
-		b, err := t.s.rdb.Get(t.ctx, key).Bytes()
+		b, err := r.read(t.ctx, t.s.rdb).Bytes()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return nil, err
 		}
-		v, t.cache[key] = b, b
+		v, t.cache[r] = b, b
 	}
 	if v == nil {
 		return nil, store.ErrNotFound
@@ -159,20 +168,27 @@ func (t *txn) get(key string) ([]byte, error) {
 	return v, nil
 }
 
-// fetch reads the string keys not written and not read yet, in one
-// pipeline.
-func (t *txn) fetch(keys []string) error {
+// read queues the read of the value at r on c.
+func (r ref) read(ctx context.Context, c redis.Cmdable) *redis.StringCmd {
+	if r.field == "" {
+		return c.Get(ctx, r.key)
+	}
+	return c.HGet(ctx, r.key, r.field)
+}
+
+// fetch reads the values not written and not read yet, in one pipeline.
+func (t *txn) fetch(refs []ref) error {
 	if t.err != nil {
 		return t.err
 	}
 	pipe := t.s.rdb.Pipeline()
-	cmds := map[string]*redis.StringCmd{}
-	for _, k := range keys {
-		_, written := t.pendingStr(k)
-		if _, read := t.cache[k]; written || read || cmds[k] != nil {
+	cmds := map[ref]*redis.StringCmd{}
+	for _, r := range refs {
+		_, written := t.pendingStr(r)
+		if _, read := t.cache[r]; written || read || cmds[r] != nil {
 			continue
 		}
-		cmds[k] = pipe.Get(t.ctx, k)
+		cmds[r] = r.read(t.ctx, pipe)
 	}
 	if len(cmds) == 0 {
 		return nil
@@ -190,47 +206,47 @@ func (t *txn) fetch(keys []string) error {
 	return nil
 }
 
-func (t *txn) set(key string, v []byte) error {
+func (t *txn) set(r ref, v []byte) error {
 	if t.err != nil {
 		return t.err
 	}
-	t.w.strs[key] = &v
+	t.w.strs[r] = &v
 	return nil
 }
 
-func (t *txn) del(key string) error {
+func (t *txn) del(r ref) error {
 	if t.err != nil {
 		return t.err
 	}
-	t.w.strs[key] = nil
+	t.w.strs[r] = nil
 	return nil
 }
 
 // Prefetch implements store.Txn: records and signatures in one pipeline;
 // posting lists and clusters are read on demand.
 func (t *txn) Prefetch(rd store.Reads) error {
-	keys := make([]string, 0, len(rd.IDs)+len(rd.Seqs))
+	refs := make([]ref, 0, len(rd.IDs)+len(rd.Seqs))
 	for _, id := range rd.IDs {
-		keys = append(keys, t.s.k("d", id))
+		refs = append(refs, t.s.recordRef(id))
 	}
 	for _, seq := range rd.Seqs {
-		keys = append(keys, t.s.k("s", seqName(seq)))
+		refs = append(refs, t.s.sigRef(seq))
 	}
-	return t.fetch(keys)
+	return t.fetch(refs)
 }
 
 // fetchRecords reads the records of ids in one pipeline.
 func (t *txn) fetchRecords(ids []string) error {
-	keys := make([]string, len(ids))
+	refs := make([]ref, len(ids))
 	for i, id := range ids {
-		keys[i] = t.s.k("d", id)
+		refs[i] = t.s.recordRef(id)
 	}
-	return t.fetch(keys)
+	return t.fetch(refs)
 }
 
 // recordHead reads id's record as stored: its Indexed is not set.
 func (t *txn) recordHead(id string) (*store.Record, error) {
-	b, err := t.get(t.s.k("d", id))
+	b, err := t.get(t.s.recordRef(id))
 	if err != nil {
 		return nil, err
 	}
@@ -269,18 +285,18 @@ func (t *txn) PutRecord(id string, rec *store.Record) error {
 	r.Keys = nil
 	t.w.records[id] = &r
 	r.Indexed = false
-	return t.set(t.s.k("d", id), store.EncodeRecord(&r))
+	return t.set(t.s.recordRef(id), store.EncodeRecord(&r))
 }
 
 // DeleteRecord implements store.Txn.
 func (t *txn) DeleteRecord(id string) error {
 	delete(t.w.records, id)
-	return t.del(t.s.k("d", id))
+	return t.del(t.s.recordRef(id))
 }
 
 // Signature implements store.Txn.
 func (t *txn) Signature(seq uint64) ([]byte, error) {
-	b, err := t.get(t.s.k("s", seqName(seq)))
+	b, err := t.get(t.s.sigRef(seq))
 	if err != nil {
 		return nil, fmt.Errorf("signature of document %d: %w", seq, err)
 	}
@@ -289,11 +305,11 @@ func (t *txn) Signature(seq uint64) ([]byte, error) {
 
 // PutSignature implements store.Txn.
 func (t *txn) PutSignature(seq uint64, sig []byte) error {
-	return t.set(t.s.k("s", seqName(seq)), sig)
+	return t.set(t.s.sigRef(seq), sig)
 }
 
 // DeleteSignature implements store.Txn.
-func (t *txn) DeleteSignature(seq uint64) error { return t.del(t.s.k("s", seqName(seq))) }
+func (t *txn) DeleteSignature(seq uint64) error { return t.del(t.s.sigRef(seq)) }
 
 // Postings implements store.Txn: every page posted to the lists,
 // numbered or not.

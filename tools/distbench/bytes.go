@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -22,17 +25,19 @@ type layout struct {
 	edit func(*dedupfilter.Options)
 }
 
-// layouts are the settings the frontier measures, the default first.
+// layouts are the settings the frontier measures, the default first,
+// each but the default changing it.
 var layouts = []layout{
 	{"default", func(*dedupfilter.Options) {}},
+	{"32 bands of 4 + 8 pieces", func(o *dedupfilter.Options) { o.Bands, o.Rows, o.PiecesPerDoc = 32, 4, 8 }},
+	{"32 bands of 4", func(o *dedupfilter.Options) { o.Bands, o.Rows = 32, 4 }},
+	{"8 pieces", func(o *dedupfilter.Options) { o.PiecesPerDoc = 8 }},
 	{"terms exact", func(o *dedupfilter.Options) { o.TermSketch = 0 }},
 	{"sketch 128", func(o *dedupfilter.Options) { o.TermSketch = 128 }},
 	{"sketch 32", func(o *dedupfilter.Options) { o.TermSketch = 32 }},
 	{"8 blocks", func(o *dedupfilter.Options) { o.BlocksPerDoc = 8 }},
 	{"4 blocks", func(o *dedupfilter.Options) { o.BlocksPerDoc = 4 }},
-	{"4 pieces", func(o *dedupfilter.Options) { o.PiecesPerDoc = 4 }},
-	{"16 bands of 8", func(o *dedupfilter.Options) { o.Bands, o.Rows = 16, 8 }},
-	{"sketch 32, 8 blocks, 4 pieces", func(o *dedupfilter.Options) { o.TermSketch, o.BlocksPerDoc, o.PiecesPerDoc = 32, 8, 4 }},
+	{"sketch 32 + 8 blocks", func(o *dedupfilter.Options) { o.TermSketch, o.BlocksPerDoc = 32, 8 }},
 }
 
 // frontier indexes the pages into Redis, in this process, under each
@@ -41,9 +46,9 @@ var layouts = []layout{
 func frontier(ctx context.Context, c config) error {
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(c.redis, ",")})
 	defer rdb.Close()
-	fmt.Printf("%-32s %7s %10s %8s %8s %8s %8s\n", "layout", "docs", "bytes/doc", "P", "R", "F1", "seconds")
+	fmt.Printf("%-36s %7s %10s %10s %8s %8s %8s %8s\n", "layout", "docs", "bytes/doc", "keys/doc", "P", "R", "F1", "seconds")
 	for _, l := range layouts {
-		if c.layouts != "all" && !strings.Contains(","+c.layouts+",", ","+l.name+",") {
+		if c.layouts != "all" && !slices.Contains(strings.Split(c.layouts, ","), l.name) {
 			continue
 		}
 		prefix := fmt.Sprintf("distbench-frontier-%d", time.Now().UnixNano())
@@ -75,13 +80,58 @@ func frontier(ctx context.Context, c config) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%-32s %7d %10.0f %8.4f %8.4f %8.4f %8.1f\n", l.name, docs, bytes, out.Precision, out.Recall, out.F1, secs)
+		keys, err := keyMemory(ctx, rdb, prefix)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%-36s %7d %10.0f %10.0f %8.4f %8.4f %8.4f %8.1f\n", l.name, docs, bytes, float64(keys)/float64(docs), out.Precision, out.Recall, out.F1, secs)
 		if err := dropPrefix(ctx, c.redis, prefix); err != nil {
 			return err
 		}
 		os.RemoveAll(dir)
 	}
 	return nil
+}
+
+// keyMemory sums MEMORY USAGE over the keys of a run (those under
+// prefix, and those of its own slot): what its keys cost whatever else
+// the cluster holds or does meanwhile, where INFO memory counts the whole
+// server (and another client's writes).
+func keyMemory(ctx context.Context, rdb *redis.ClusterClient, prefix string) (int64, error) {
+	var total atomic.Int64
+	err := rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		for _, pattern := range []string{prefix + ":*", "{" + prefix + "}:*"} {
+			it := c.Scan(ctx, 0, pattern, 1000).Iterator()
+			pipe := c.Pipeline()
+			var cmds []*redis.IntCmd
+			flush := func() error {
+				if len(cmds) == 0 {
+					return nil
+				}
+				if _, err := pipe.Exec(ctx); err != nil {
+					return err
+				}
+				for _, cmd := range cmds {
+					total.Add(cmd.Val())
+				}
+				cmds = cmds[:0]
+				return nil
+			}
+			for it.Next(ctx) {
+				cmds = append(cmds, pipe.MemoryUsage(ctx, it.Val(), 0))
+				if len(cmds) == 1000 {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+			if err := errors.Join(it.Err(), flush()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return total.Load(), err
 }
 
 // binaryBytes indexes the pages with c.bin in one process into a fresh

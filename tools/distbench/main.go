@@ -18,7 +18,8 @@
 // one with SIGKILL and runs it again once the others are done. -frontier
 // measures the bytes a page costs in Redis under store layouts (the
 // signature's term sketch, the posting keys a page gets) beside the
-// scores; -bytes measures what a build of another version costs.
+// scores: INFO memory over the masters, and MEMORY USAGE summed over the
+// run's keys (which other clients' writes do not disturb); -bytes measures what a build of another version costs.
 package main
 
 import (
@@ -58,7 +59,7 @@ func main() {
 	flag.StringVar(&procs, "procs", "1,2,4", "numbers of indexer processes")
 	flag.IntVar(&c.reps, "reps", 5, "repetitions, each with its own input order")
 	flag.IntVar(&c.from, "from", 1, "the first repetition to run (-from 4 -reps 5 runs the fourth and fifth)")
-	flag.StringVar(&c.layouts, "frontier", "", "index -pages into Redis in this process under each of these store layouts (comma-separated names, or all), and print bytes a page in Redis beside P, R and F1")
+	flag.StringVar(&c.layouts, "frontier", "", "index -pages into Redis in this process under each of these store layouts (comma-separated names, or all), and print bytes a page in Redis (INFO memory, and MEMORY USAGE of the run's keys) beside P, R and F1")
 	flag.BoolVar(&c.bytes, "bytes", false, "index -pages with -bin in one process and print the bytes a page costs in Redis (a build of another version)")
 	flag.StringVar(&c.inject, "inject", "", "faults in every Redis run: pause (stop an indexer for 1-3 s now and then) or kill (kill -9 one at random 1-4 s in, then run it again)")
 	flag.StringVar(&c.fault, "fault", "", "a fault in a 2-process run: indexer (kill -9 one at mid-run, then run it again) or master (kill -9 a Redis master at mid-run)")
