@@ -173,3 +173,38 @@ func mustAdd(tb testing.TB, f *Filter, d Doc) Decision {
 	}
 	return dec
 }
+
+// decideBatch prepares docs and adds them in order in one Exclusive
+// call, planned with Prefetch first when prefetch is set, as the indexer
+// decides a batch.
+func decideBatch(tb testing.TB, f *Filter, docs []Doc, prefetch bool) []Decision {
+	tb.Helper()
+	var ps []*Prepared
+	for _, d := range docs {
+		p, err := f.Prepare(d)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	var decs []Decision
+	err := f.Exclusive(func() error {
+		if prefetch {
+			if err := f.Prefetch(ps); err != nil {
+				return err
+			}
+		}
+		for _, p := range ps {
+			dec, err := f.AddPrepared(p)
+			if err != nil {
+				return err
+			}
+			decs = append(decs, dec)
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return decs
+}

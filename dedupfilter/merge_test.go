@@ -91,31 +91,8 @@ func TestMergePlanned(t *testing.T) {
 			f := openTest(t, chainOptions)
 			var last Decision
 			for _, batch := range batches {
-				var ps []*Prepared
-				for _, d := range batch {
-					p, err := f.Prepare(d)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ps = append(ps, p)
-				}
-				err := f.Exclusive(func() error {
-					if prefetch {
-						if err := f.Prefetch(ps); err != nil {
-							return err
-						}
-					}
-					for _, p := range ps {
-						var err error
-						if last, err = f.AddPrepared(p); err != nil {
-							return err
-						}
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
+				decs := decideBatch(t, f, batch, prefetch)
+				last = decs[len(decs)-1]
 			}
 			got, err := f.ClusterOf("a")
 			if err != nil || !slices.Equal(got.Members, []string{"a", "b", "c"}) || got.Representative != "a" || len(last.Merged) != 1 {

@@ -74,9 +74,9 @@ type planned struct {
 	sigs  map[uint64]*stored // nil: not stored (withdrawn, deleted)
 	ranks map[uint64]uint64
 	hits  map[uint64]int // ranked's scratch space; nil: a new one a call
-	// clusterOf: the clusters of stored candidates, when pages link every cluster they
-	// duplicate (embedded store); nil: a page's first match ends its
-	// verification.
+	// clusterOf: the clusters of stored candidates, when pages link
+	// every cluster they duplicate (embedded store); nil: a page's first
+	// match ends its verification.
 	clusterOf map[uint64]string
 }
 

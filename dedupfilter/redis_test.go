@@ -83,31 +83,12 @@ func TestRedisPrefetch(t *testing.T) {
 	for run, prefetch := range []bool{false, true} {
 		f := redisFilters(t, 1)[0]
 		for start := 0; start < len(docs); start += 16 {
-			var ps []*Prepared
+			var batch []Doc
 			for _, d := range docs[start:min(start+16, len(docs))] {
-				p, err := f.Prepare(d.doc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ps = append(ps, p)
+				batch = append(batch, d.doc)
 			}
-			err := f.Exclusive(func() error {
-				if prefetch {
-					if err := f.Prefetch(ps); err != nil {
-						return err
-					}
-				}
-				for _, p := range ps {
-					dec, err := f.AddPrepared(p)
-					if err != nil {
-						return err
-					}
-					got[run] = append(got[run], fmt.Sprintf("%s %v %s %s", dec.ID, dec.Duplicate, dec.Of, dec.Cluster))
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
+			for _, dec := range decideBatch(t, f, batch, prefetch) {
+				got[run] = append(got[run], fmt.Sprintf("%s %v %s %s", dec.ID, dec.Duplicate, dec.Of, dec.Cluster))
 			}
 		}
 	}

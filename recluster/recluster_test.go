@@ -143,9 +143,9 @@ func TestReclusterSplit(t *testing.T) {
 			if ca.ID != da.Cluster || cc.ID == da.Cluster || !slices.Equal(cc.Members, []string{"c"}) || cc.Representative != "c" {
 				t.Errorf("after: a in %+v, c in %+v", ca, cc)
 			}
-			// c is indexed under its new cluster: under dedupfilter.Suppress it was not
-			// indexed and becomes its cluster's copy; under dedupfilter.Mark it is
-			// indexed again with the new id.
+			// c is indexed under its new cluster: under Suppress it was not
+			// indexed and becomes its cluster's copy; under Mark it is indexed
+			// again with the new id.
 			want := []dedupfilter.Op{{Kind: dedupfilter.OpIndex, ID: "c", Cluster: cc.ID, Payload: []byte("payload c")}}
 			for i := range ops {
 				ops[i].Seq = 0
