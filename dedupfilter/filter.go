@@ -96,7 +96,7 @@ type Decision struct {
 	// Candidates is how many stored documents were verified up to Of.
 	Candidates int
 	// Merged are the clusters this document joined into Cluster: it
-	// duplicates a member of each (embedded store; see Options).
+	// duplicates a member of each (embedded store; see the package doc).
 	Merged []string
 	// Action for this document. Ops are everything the search index must
 	// do, this document included: under Replace the old representative is
