@@ -225,17 +225,19 @@ type Options struct {
 	// it for small corpora where every list is short anyway.
 	MaxPostings int
 	// MinShared: a stored document is a candidate only if it shares at
-	// least this many posting lists with the new one. Default 4: a list
+	// least this many posting lists with the new one. Default 3: a list
 	// or two in common is mostly chance (the structure cell, a sampled
 	// piece, a byline block many sites print), while reprints share
-	// several bands, blocks and pieces. Measured (eval, distbench
-	// -decisions): recall on the development set is 0.9938 from 2 to 8
-	// and drops at 10; on 20,000 synthetic pages it is 0.9597 from 2 to 6;
-	// the candidates verified a decision fall from 12.1 (at 2, the
-	// earlier default) to 4.2 (3), 1.1 (4) and 0.4 (5), and the embedded
-	// store's decisions per second rise from 2,049 to 3,273 at 4. 1
-	// verified almost three times the candidates of 2 on the dev set for
-	// no extra duplicate.
+	// several bands, blocks and pieces. Measured with 16 bands of 8
+	// (distbench, eval): at 4 a labelled pair of the development set
+	// shares too few lists in some input orders, and the shared store,
+	// which does not merge clusters, admits both pages (2 of 4 shuffled
+	// single-process runs, 6 of 8 with 1 to 8 processes); at 3 none does, recall on 100,000 synthetic
+	// pages is 0.9618 against 0.9616 at precision 1.0000, and a decision
+	// verifies 3.3 candidates against 0.8, for 5% fewer decisions a
+	// second. With 32 bands of 4 (the default before) recall on the
+	// development set was 0.9938 from 2 to 8; 1 verified almost three
+	// times the candidates of 2 for no extra duplicate.
 	MinShared int
 	// MaxCandidates: at most this many candidates, those sharing the most
 	// posting lists, are verified per Add; the first duplicate found wins.
@@ -260,7 +262,7 @@ func DefaultOptions() Options {
 		BlocksPerDoc:       16,
 		StructureRadius:    0,
 		MaxPostings:        200,
-		MinShared:          4,
+		MinShared:          3,
 		MaxCandidates:      32,
 	}
 }

@@ -38,6 +38,7 @@ var layouts = []layout{
 	{"8 blocks", func(o *dedupfilter.Options) { o.BlocksPerDoc = 8 }},
 	{"4 blocks", func(o *dedupfilter.Options) { o.BlocksPerDoc = 4 }},
 	{"sketch 32 + 8 blocks", func(o *dedupfilter.Options) { o.TermSketch, o.BlocksPerDoc = 32, 8 }},
+	{"min shared 4", func(o *dedupfilter.Options) { o.MinShared = 4 }},
 }
 
 // frontier indexes the pages into Redis, in this process, under each
