@@ -123,6 +123,9 @@ func Verify(a, b Signature, opts Options) Verdict {
 		case Pugh:
 			s.Value = float64(t.shared)
 			s.Duplicate = t.shared > opts.PughR
+		case Containment:
+			s.Value = t.contained
+			s.Duplicate = t.contained > 0 && t.contained >= opts.ContainmentMin
 		case CharFreq:
 			s.Value = cosine(a.chars, b.chars)
 			s.Duplicate = s.Value > 0 && s.Value >= opts.CharFreqMin
@@ -192,7 +195,8 @@ func cosine(a, b []analyzer.CharCount) float64 {
 type termStats struct {
 	shared, union   int
 	jaccard, conrad float64
-	booleanCompared bool // counts within d and xor fraction at most k
+	contained       float64 // shared over the smaller page's distinct terms
+	booleanCompared bool    // counts within d and xor fraction at most k
 	booleanS        float64
 }
 
@@ -265,6 +269,9 @@ func compareTerms(a, b []termFreq, o Options) termStats {
 	if t.union > 0 {
 		t.jaccard = float64(t.shared) / float64(t.union)
 	}
+	if n := min(na, nb); n > 0 {
+		t.contained = float64(t.shared) / float64(n)
+	}
 	if maxTot := max(totA, totB); maxTot > 0 {
 		t.conrad = float64(minSum) / float64(maxTot)
 	}
@@ -324,6 +331,9 @@ func compareSketches(a, b []termFreq, ta, tb termSet, o Options) termStats {
 	t.jaccard = j
 	t.union = int(math.Round(union))
 	t.shared = int(math.Round(j * union))
+	if n := min(ta.distinct, tb.distinct); n > 0 {
+		t.contained = min(1, j*union/float64(n))
+	}
 	if maxTot := max(ta.total, tb.total); maxTot > 0 && sumAll > 0 {
 		t.conrad = float64(minSum) / float64(sumAll) * float64(ta.total+tb.total) / float64(maxTot)
 	}

@@ -236,6 +236,7 @@ func TestSketchEstimates(t *testing.T) {
 		{"half shared", terms(0, 600), terms(200, 800)},
 		{"disjoint", terms(0, 600), terms(600, 1200)},
 		{"one short", terms(0, 600), terms(0, 40)},
+		{"a part", terms(0, 600), terms(0, 400)},
 	}
 	o := DefaultOptions()
 	o.TermSketch = 256
@@ -244,10 +245,11 @@ func TestSketchEstimates(t *testing.T) {
 		exact := compareTermSets(New(fa).terms, New(fb).terms, o)
 		sa, sb := newSignature(fa, o.TermSketch), newSignature(fb, o.TermSketch)
 		got := compareTermSets(sa.terms, sb.terms, o)
-		if math.Abs(got.jaccard-exact.jaccard) > 0.1 || math.Abs(got.conrad-exact.conrad) > 0.1 ||
+		if math.Abs(got.jaccard-exact.jaccard) > 0.1 || math.Abs(got.conrad-exact.conrad) > 0.1 || math.Abs(got.contained-exact.contained) > 0.1 ||
 			math.Abs(got.booleanS-exact.booleanS) > 0.1 || math.Abs(float64(got.shared-exact.shared)) > 0.15*float64(exact.shared)+5 {
-			t.Errorf("%s: sketched jaccard %.3f conrad %.3f boolean %.3f shared %d; exact %.3f %.3f %.3f %d",
-				tt.name, got.jaccard, got.conrad, got.booleanS, got.shared, exact.jaccard, exact.conrad, exact.booleanS, exact.shared)
+			t.Errorf("%s: sketched jaccard %.3f conrad %.3f contained %.3f boolean %.3f shared %d; exact %.3f %.3f %.3f %.3f %d",
+				tt.name, got.jaccard, got.conrad, got.contained, got.booleanS, got.shared,
+				exact.jaccard, exact.conrad, exact.contained, exact.booleanS, exact.shared)
 		}
 		// A page kept exactly against a sketched one: as against its sketch.
 		mixed := compareTermSets(sa.terms, New(fb).terms, o)
@@ -258,5 +260,41 @@ func TestSketchEstimates(t *testing.T) {
 	other := newSignature(&analyzer.Features{Terms: terms(0, 600)}, 128)
 	if got := compareTermSets(newSignature(&analyzer.Features{Terms: terms(0, 600)}, 256).terms, other.terms, o); got != (termStats{}) {
 		t.Errorf("sketches of 256 and 128 bins compare: %+v, want nothing", got)
+	}
+}
+
+// TestContainment: the shared distinct terms over the smaller page's,
+// which a copy keeping part of its original does not lose, where Jaccard
+// does.
+func TestContainment(t *testing.T) {
+	terms := func(from, to int) map[string]int {
+		m := map[string]int{}
+		for i := from; i < to; i++ {
+			m[fmt.Sprintf("t%d", i)] = 1
+		}
+		return m
+	}
+	tests := []struct {
+		name          string
+		a, b          map[string]int
+		want, jaccard float64
+		duplicate     bool
+	}{
+		{"a part", terms(0, 30), terms(0, 20), 1, 0.667, true},
+		{"a part, edited", terms(0, 30), terms(13, 33), 0.85, 0.515, true},
+		{"8 of 10", terms(0, 30), terms(22, 32), 0.8, 0.25, true},
+		{"7 of 10", terms(0, 30), terms(23, 33), 0.7, 0.212, false},
+		{"disjoint", terms(0, 30), terms(30, 60), 0, 0, false},
+		{"one empty", terms(0, 30), nil, 0, 0, false},
+	}
+	o := DefaultOptions()
+	for _, tt := range tests {
+		v := CompareFeatures(&analyzer.Features{Terms: tt.a}, &analyzer.Features{Terms: tt.b}, o)
+		c, _ := v.Score(Containment)
+		j, _ := v.Score(Jaccard)
+		if !near(c.Value, tt.want) || c.Duplicate != tt.duplicate || !near(j.Value, tt.jaccard) {
+			t.Errorf("%s: containment %.3f (duplicate %v), jaccard %.3f; want %.3f (%v), %.3f",
+				tt.name, c.Value, c.Duplicate, j.Value, tt.want, tt.duplicate, tt.jaccard)
+		}
 	}
 }

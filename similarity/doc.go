@@ -3,7 +3,9 @@
 // feature-string paper's feature strings, character frequencies, tag edit
 // distance and same URL; the boolean-model paper's boolean measure with
 // Conrad's and Pugh's definitions and exact Jaccard; the fingerprint
-// paper's shared block fingerprints (ST_m); and MinHash.
+// paper's shared block fingerprints (ST_m); MinHash; and containment (the
+// smaller page's terms found in the other), which a reprint that kept
+// only part of its original keeps.
 //
 // # Basics
 //

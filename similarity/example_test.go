@@ -23,7 +23,7 @@ func ExampleCompareFeatures() {
 	}
 	fmt.Println("shared pieces:", v.SharedPieces, "blocks:", v.SharedBlocks, "terms:", v.SharedTerms)
 	// Output:
-	// duplicate=true decided by featurestring (1.00), 6 votes
+	// duplicate=true decided by featurestring (1.00), 7 votes
 	// featurestring   1.00 true
 	// minhash         0.79 true
 	// blocks          0.67 true
@@ -31,6 +31,7 @@ func ExampleCompareFeatures() {
 	// jaccard         0.88 true
 	// conrad          0.90 true
 	// pugh           28.00 false
+	// containment     0.97 true
 	// charfreq        0.97 true
 	// tagedit         0.00 false
 	// sameurl         0.00 false

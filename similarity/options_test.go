@@ -31,6 +31,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"votes over voters", func(o *Options) { o.Voters = []Measure{CharFreq}; o.Votes = 2 }},
 		{"combined voting", func(o *Options) { o.Voters = []Measure{Combined, Pugh} }},
 		{"voter twice", func(o *Options) { o.Voters = []Measure{Pugh, Pugh}; o.Votes = 1 }},
+		{"containment voting at 0", func(o *Options) { o.ContainmentMin = 0 }},
+		{"containment deciding over 1", func(o *Options) { o.Measure = Containment; o.ContainmentMin = 1.5 }},
 	} {
 		o := DefaultOptions()
 		tt.edit(&o)

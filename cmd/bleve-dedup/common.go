@@ -70,7 +70,7 @@ type filterFlags struct {
 func (f *filterFlags) AddFlags(fs *pflag.FlagSet) {
 	f.fs = fs
 	def := indexer.DefaultOptions()
-	fs.StringVar(&f.measure, "measure", def.Filter.Measure.String(), "measure that decides: combined, featurestring, boolean, conrad, pugh, blocks, minhash, jaccard, charfreq, tagedit or sameurl; for an existing index, its own")
+	fs.StringVar(&f.measure, "measure", def.Filter.Measure.String(), "measure that decides: combined, featurestring, boolean, conrad, pugh, blocks, minhash, jaccard, charfreq, tagedit, sameurl or containment; for an existing index, its own")
 	fs.StringVar(&f.delimiters, "delimiters", def.Analyzer.Delimiters, "feature-string delimiter characters (the feature-string paper's sentence ends); for an existing index, its own")
 }
 
@@ -101,6 +101,7 @@ type methodFlags struct {
 	votes, gate, radius, minShared int
 	stopShare                      float64
 	charFreqMin, tagEditMin        float64
+	containmentMin                 float64
 	fs                             *pflag.FlagSet // where they were added: which were given
 }
 
@@ -116,6 +117,7 @@ func (f *methodFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.stopShare, "stop-share", def.BooleanStopShare, "leave terms found in more than this share of the documents out of the boolean-model measures (0: off)")
 	fs.Float64Var(&f.charFreqMin, "charfreq-min", def.CharFreqMin, "cosine at or above which charfreq says duplicate")
 	fs.Float64Var(&f.tagEditMin, "tagedit-min", def.TagEditMin, "tag-sequence similarity at or above which tagedit says duplicate")
+	fs.Float64Var(&f.containmentMin, "containment-min", def.ContainmentMin, "share of the smaller page's distinct terms in the other at or above which containment says duplicate")
 }
 
 // apply sets the options of the flags given on the command line.
@@ -138,6 +140,7 @@ func (f *methodFlags) apply(o *dedupfilter.Options) error {
 		"stop-share":       func() { o.BooleanStopShare = f.stopShare },
 		"charfreq-min":     func() { o.CharFreqMin = f.charFreqMin },
 		"tagedit-min":      func() { o.TagEditMin = f.tagEditMin },
+		"containment-min":  func() { o.ContainmentMin = f.containmentMin },
 		"votes":            func() { o.Votes = f.votes },
 	} {
 		if given(f.fs, name) {
