@@ -216,27 +216,29 @@ func TestTermSampleSmallest(t *testing.T) {
 	}
 }
 
+// termRange returns the terms t<from>..t<to-1>, with frequencies 1 to 4.
+func termRange(from, to int) map[string]int {
+	m := map[string]int{}
+	for i := from; i < to; i++ {
+		m[fmt.Sprintf("t%d", i)] = i%4 + 1
+	}
+	return m
+}
+
 // TestSketchEstimates: on pages past the sketch size, the boolean-model
 // quantities estimated from sketches are near the exact ones, and a
 // sketch compares with an exact set of another page as with its sketch.
 func TestSketchEstimates(t *testing.T) {
-	terms := func(from, to int) map[string]int {
-		m := map[string]int{}
-		for i := from; i < to; i++ {
-			m[fmt.Sprintf("t%d", i)] = i%4 + 1
-		}
-		return m
-	}
 	tests := []struct {
 		name string
 		a, b map[string]int
 	}{
-		{"same", terms(0, 600), terms(0, 600)},
-		{"most shared", terms(0, 600), terms(60, 660)},
-		{"half shared", terms(0, 600), terms(200, 800)},
-		{"disjoint", terms(0, 600), terms(600, 1200)},
-		{"one short", terms(0, 600), terms(0, 40)},
-		{"a part", terms(0, 600), terms(0, 400)},
+		{"same", termRange(0, 600), termRange(0, 600)},
+		{"most shared", termRange(0, 600), termRange(60, 660)},
+		{"half shared", termRange(0, 600), termRange(200, 800)},
+		{"disjoint", termRange(0, 600), termRange(600, 1200)},
+		{"one short", termRange(0, 600), termRange(0, 40)},
+		{"a part", termRange(0, 600), termRange(0, 400)},
 	}
 	o := DefaultOptions()
 	o.TermSketch = 256
@@ -257,8 +259,8 @@ func TestSketchEstimates(t *testing.T) {
 			t.Errorf("%s: exact against sketch %+v, want as sketches %+v", tt.name, mixed, got)
 		}
 	}
-	other := newSignature(&analyzer.Features{Terms: terms(0, 600)}, 128)
-	if got := compareTermSets(newSignature(&analyzer.Features{Terms: terms(0, 600)}, 256).terms, other.terms, o); got != (termStats{}) {
+	other := newSignature(&analyzer.Features{Terms: termRange(0, 600)}, 128)
+	if got := compareTermSets(newSignature(&analyzer.Features{Terms: termRange(0, 600)}, 256).terms, other.terms, o); got != (termStats{}) {
 		t.Errorf("sketches of 256 and 128 bins compare: %+v, want nothing", got)
 	}
 }
@@ -267,25 +269,18 @@ func TestSketchEstimates(t *testing.T) {
 // which a copy keeping part of its original does not lose, where Jaccard
 // does.
 func TestContainment(t *testing.T) {
-	terms := func(from, to int) map[string]int {
-		m := map[string]int{}
-		for i := from; i < to; i++ {
-			m[fmt.Sprintf("t%d", i)] = 1
-		}
-		return m
-	}
 	tests := []struct {
 		name          string
 		a, b          map[string]int
 		want, jaccard float64
 		duplicate     bool
 	}{
-		{"a part", terms(0, 30), terms(0, 20), 1, 0.667, true},
-		{"a part, edited", terms(0, 30), terms(13, 33), 0.85, 0.515, true},
-		{"8 of 10", terms(0, 30), terms(22, 32), 0.8, 0.25, true},
-		{"7 of 10", terms(0, 30), terms(23, 33), 0.7, 0.212, false},
-		{"disjoint", terms(0, 30), terms(30, 60), 0, 0, false},
-		{"one empty", terms(0, 30), nil, 0, 0, false},
+		{"a part", termRange(0, 30), termRange(0, 20), 1, 0.667, true},
+		{"a part, edited", termRange(0, 30), termRange(13, 33), 0.85, 0.515, true},
+		{"8 of 10", termRange(0, 30), termRange(22, 32), 0.8, 0.25, true},
+		{"7 of 10", termRange(0, 30), termRange(23, 33), 0.7, 0.212, false},
+		{"disjoint", termRange(0, 30), termRange(30, 60), 0, 0, false},
+		{"one empty", termRange(0, 30), nil, 0, 0, false},
 	}
 	o := DefaultOptions()
 	for _, tt := range tests {
