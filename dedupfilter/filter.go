@@ -96,7 +96,8 @@ type Decision struct {
 	// Candidates is how many stored documents were verified up to Of.
 	Candidates int
 	// Merged are the clusters this document joined into Cluster: it
-	// duplicates a member of each (embedded store; see the package doc).
+	// duplicates a member of each, and their representatives verify
+	// against each other (embedded store; see the package doc).
 	Merged []string
 	// Action for this document. Ops are everything the search index must
 	// do, this document included: under Replace the old representative is
@@ -449,6 +450,7 @@ func (f *Filter) add(p *Prepared, pl *plan, batch bool, ao AddOptions) (Decision
 	if err := f.df.stage(w.st, old, &p.sig); err != nil {
 		return Decision{}, err
 	}
+	rule := f.opts.rule()
 	if match != "" {
 		if cluster == "" {
 			matchRec, err := w.record(match)
@@ -456,6 +458,9 @@ func (f *Filter) add(p *Prepared, pl *plan, batch bool, ao AddOptions) (Decision
 				return Decision{}, err
 			}
 			cluster = matchRec.Cluster
+		}
+		if rule, err = w.cover(p.sig, match, v, cluster, founder); err != nil {
+			return Decision{}, err
 		}
 		dec.Duplicate, dec.Of, dec.Verdict = true, match, v
 		dec.Measure, dec.Similarity = v.Measure, v.Similarity
@@ -467,8 +472,13 @@ func (f *Filter) add(p *Prepared, pl *plan, batch bool, ao AddOptions) (Decision
 	if posted {
 		own = w.seq
 	}
-	if err := w.place(d.ID, rec, old, cluster, founder, own, ao.Fresh); err != nil {
+	if err := w.place(d.ID, rec, old, cluster, founder, rule, own, ao.Fresh); err != nil {
 		return Decision{}, err
+	}
+	if rule.Take && !rule.Mark {
+		if err := w.rehold(rec.Cluster, d.ID, p.sig); err != nil {
+			return Decision{}, err
+		}
 	}
 	dec.Cluster, dec.Representative = rec.Cluster, w.rep
 	if dec.Representative == "" {

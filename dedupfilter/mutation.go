@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
@@ -131,9 +132,9 @@ func (o Options) prefer(a, b *store.Record) bool {
 // place puts the document (rec, not yet written) in a cluster: its old
 // one if it is re-added and stays (not when fresh), else the match's
 // cluster (created with founder as its representative if it does not
-// exist yet, on a shared store), else a new one, numbered cluster when
-// not 0.
-func (w *mutation) place(id string, rec, old *store.Record, match string, founder *store.Member, cluster uint64, fresh bool) error {
+// exist yet, on a shared store) under rule, else a new one, numbered
+// cluster when not 0.
+func (w *mutation) place(id string, rec, old *store.Record, match string, founder *store.Member, rule store.Rule, cluster uint64, fresh bool) error {
 	if old != nil {
 		// A re-added document keeps its cluster, and its role in it, when it
 		// still matches inside it or has no match and is alone: re-indexing
@@ -166,19 +167,105 @@ func (w *mutation) place(id string, rec, old *store.Record, match string, founde
 		}
 		match, founder = store.ClusterID(cluster), nil
 	}
-	return w.join(id, rec, match, founder)
+	return w.join(id, rec, match, founder, rule)
 }
 
 // join makes the document (rec, not yet written) a member of cluster
-// under the policy.
-func (w *mutation) join(id string, rec *store.Record, cluster string, founder *store.Member) error {
-	res, err := w.st.Join(cluster, store.Member{ID: id, Seq: rec.Seq, Time: rec.Time, Runes: rec.Runes}, founder, w.f.opts.rule())
+// under rule.
+func (w *mutation) join(id string, rec *store.Record, cluster string, founder *store.Member, rule store.Rule) error {
+	res, err := w.st.Join(cluster, store.Member{ID: id, Seq: rec.Seq, Time: rec.Time, Runes: rec.Runes}, founder, rule)
 	if err != nil {
 		return fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
 	}
 	rec.Cluster, rec.Indexed, w.rep = cluster, res.Indexed, res.Representative
 	if res.Demoted != "" {
 		w.op(Op{Kind: OpDelete, ID: res.Demoted})
+	}
+	return nil
+}
+
+// cover works out the rule under which a page with signature sig, a
+// verified duplicate of match (verdict v, the page first), joins match's
+// cluster, from how much of each other's text the page and the
+// cluster's representative hold (Options.CoverMin): a page leaves the
+// search index, or lets another take its place, only for a page that
+// holds its text. A page holding the representative's text and more
+// takes its place; a page that neither holds it nor is held by it
+// stays in the index beside it.
+func (w *mutation) cover(sig similarity.Signature, match string, v similarity.Verdict, cluster string, founder *store.Member) (store.Rule, error) {
+	o := w.f.opts
+	rule := o.rule()
+	rep, err := w.st.Representative(cluster)
+	if errors.Is(err, ErrNotFound) && founder != nil {
+		rep, err = founder.ID, nil // (a shared store's cluster of its founder alone)
+	}
+	if err != nil {
+		return rule, fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
+	}
+	in, holds := v.InB, v.InA
+	if rep != match {
+		var seq uint64
+		if founder != nil && founder.ID == rep {
+			seq = founder.Seq
+		} else {
+			rec, err := w.record(rep)
+			if err != nil {
+				return rule, err
+			}
+			seq = rec.Seq
+		}
+		_, rs, err := readSignature(w.st, seq)
+		if err != nil {
+			return rule, fmt.Errorf("dedupfilter: representative %q: %w", rep, err)
+		}
+		in, holds = similarity.Held(sig, rs, o.Options)
+	}
+	covered, covers := in >= o.CoverMin, holds >= o.CoverMin
+	switch {
+	case covered && covers:
+	case covered:
+		rule.Replace = false // the representative has text of its own
+	case covers:
+		rule.Take = true
+	default:
+		rule.Mark = true
+	}
+	return rule, nil
+}
+
+// rehold puts back in the search index the members of cluster out of it
+// whose text its new representative (id, signature sig) does not hold:
+// they were left out for the one it took over from. Members another
+// process indexed (a shared store's) are that process' to index.
+func (w *mutation) rehold(cluster, id string, sig similarity.Signature) error {
+	members, err := w.st.Members(cluster)
+	if err != nil {
+		return fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
+	}
+	held := w.holds(sig)
+	for _, m := range members {
+		if m == id {
+			continue
+		}
+		r, err := w.record(m)
+		if err != nil {
+			return err
+		}
+		if r.Indexed {
+			continue
+		}
+		if _, err := w.st.Payload(m); errors.Is(err, ErrNotFound) {
+			continue
+		}
+		h, err := held(r.Seq)
+		if err != nil {
+			return err
+		}
+		if !h {
+			if err := w.setIndexed(m, r, true); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -299,10 +386,15 @@ func (w *mutation) unpost(rec *store.Record) error {
 }
 
 // merge joins the clusters of links, stored documents that document id
-// duplicates, with id's own: single link, as deciding the documents
-// together would. The cluster kept is the one whose representative was
-// added first; regroup gives the members their states. It returns the
-// clusters merged away (none: nil).
+// duplicates, with id's own, where their representatives are duplicates
+// of each other too: a page that shares text with two articles does not
+// join them unless their kept copies verify. The cluster kept is the one
+// whose representative was added first, and every other one's
+// representative must verify against its representative, which holds
+// its text (Options.CoverMin), so a merge reaches one verification from
+// the representative kept and chains do not grow through it; regroup
+// gives the members their states. It returns the clusters merged away
+// (none: nil).
 func (w *mutation) merge(id string, links []string) ([]string, error) {
 	rec, err := w.record(id)
 	if err != nil {
@@ -324,10 +416,44 @@ func (w *mutation) merge(id string, links []string) ([]string, error) {
 	if len(clusters) == 1 {
 		return nil, nil
 	}
+	reps := make([]*store.Record, len(clusters))
+	target := 0
+	for i, c := range clusters {
+		rep, err := w.representative(c)
+		if err != nil {
+			return nil, err
+		}
+		if reps[i], err = w.record(rep); err != nil {
+			return nil, err
+		}
+		if reps[i].Seq < reps[target].Seq {
+			target = i
+		}
+	}
+	_, keep, err := readSignature(w.st, reps[target].Seq)
+	if err != nil {
+		return nil, fmt.Errorf("dedupfilter: %w", err)
+	}
+	o := w.f.opts
+	joined := []string{clusters[target]}
+	for i, c := range clusters {
+		if i == target {
+			continue
+		}
+		_, sig, err := readSignature(w.st, reps[i].Seq)
+		if err != nil {
+			return nil, fmt.Errorf("dedupfilter: %w", err)
+		}
+		if in, holds := similarity.Held(sig, keep, o.Options); max(in, holds) >= o.CoverMin {
+			joined = append(joined, c)
+		}
+	}
+	if len(joined) == 1 {
+		return nil, nil
+	}
 	recs := map[string]*store.Record{}
 	var members []string
-	target, first := clusters[0], uint64(0)
-	for _, c := range clusters {
+	for _, c := range joined {
 		ms, err := w.st.Members(c)
 		if err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
@@ -338,26 +464,14 @@ func (w *mutation) merge(id string, links []string) ([]string, error) {
 			}
 		}
 		members = append(members, ms...)
-		rep, err := w.representative(c)
-		if err != nil {
-			return nil, err
-		}
-		if r := recs[rep]; r != nil && (first == 0 || r.Seq < first) {
-			target, first = c, r.Seq
-		}
 	}
-	if err := w.regroup(Group{Target: target, Members: members}, recs); err != nil {
+	if err := w.regroup(Group{Target: joined[0], Members: members}, recs); err != nil {
 		return nil, err
 	}
-	var merged []string
-	for _, c := range clusters {
-		if c == target {
-			continue
-		}
+	for _, c := range joined[1:] {
 		if err := w.st.DeleteCluster(c); err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
-		merged = append(merged, c)
 	}
-	return merged, nil
+	return joined[1:], nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
@@ -108,6 +109,11 @@ func (w *mutation) regroup(g Group, recs map[string]*store.Record) error {
 	if err := w.st.SetRepresentative(target, rep); err != nil {
 		return fmt.Errorf("dedupfilter: %w", err)
 	}
+	_, keep, err := readSignature(w.st, recs[rep].Seq)
+	if err != nil {
+		return fmt.Errorf("dedupfilter: representative %q: %w", rep, err)
+	}
+	held := w.holds(keep)
 	for _, id := range g.Members {
 		r := recs[id]
 		moved := r.Cluster != target
@@ -121,6 +127,15 @@ func (w *mutation) regroup(g Group, recs map[string]*store.Record) error {
 			}
 		}
 		indexed := w.f.opts.Policy == Mark || id == rep
+		if !indexed {
+			// A member whose text the representative does not hold stays
+			// searchable.
+			h, err := held(r.Seq)
+			if err != nil {
+				return err
+			}
+			indexed = !h
+		}
 		switch {
 		case indexed != r.Indexed:
 			if err := w.setIndexed(id, r, indexed); err != nil {
@@ -135,6 +150,20 @@ func (w *mutation) regroup(g Group, recs map[string]*store.Record) error {
 		}
 	}
 	return nil
+}
+
+// holds returns the test of whether the page of signature keep holds
+// CoverMin of another's distinct terms (similarity.Held), the other's
+// signature read from the store by its number.
+func (w *mutation) holds(keep similarity.Signature) func(seq uint64) (bool, error) {
+	return func(seq uint64) (bool, error) {
+		_, sig, err := readSignature(w.st, seq)
+		if err != nil {
+			return false, fmt.Errorf("dedupfilter: %w", err)
+		}
+		in, _ := similarity.Held(sig, keep, w.f.opts.Options)
+		return in >= w.f.opts.CoverMin, nil
+	}
 }
 
 // setIndexed records whether id is in the search index and emits the op

@@ -2,6 +2,7 @@ package similarity
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -27,8 +28,9 @@ type Verdict struct {
 	// Similarity is the deciding measure's Value; under Combined with too
 	// few votes, the fraction of single measures that agreed.
 	Similarity float64
-	// Votes is how many measures said duplicate: of Options.Voters under
-	// Combined, else of the one deciding measure.
+	// Votes is how many kinds of evidence said duplicate (see
+	// Options.Votes): of Options.Voters under Combined, else 1 or 0 for
+	// the one deciding measure.
 	Votes int
 	// Scores holds every single measure, in Measures() order.
 	Scores []Score
@@ -38,6 +40,11 @@ type Verdict struct {
 	SharedBlocks int      // block fingerprints present in both
 	SharedTerms  int      // distinct terms present in both
 	TermSample   []string // up to 10 shared terms, sorted
+	// InB is the share of a's distinct terms that b holds, InA the share
+	// of b's that a holds (estimates where the terms are sketched): how
+	// much of each page's own text the other keeps. A page whose text is
+	// left out of a search index in favour of the other's loses the rest.
+	InB, InA float64
 }
 
 // Score returns the score of measure m, and false if m is not a single
@@ -84,7 +91,7 @@ func Compare(a, b Signature, opts Options) Verdict {
 func Verify(a, b Signature, opts Options) Verdict {
 	var v Verdict
 	t := compareTermSets(a.terms, b.terms, opts)
-	v.SharedTerms = t.shared
+	v.SharedTerms, v.InB, v.InA = t.shared, t.inB, t.inA
 	fs, lcs := pieceSimilarity(a.pieces, b.pieces)
 	v.SharedPieces = lcs
 	bs, m0 := blockSimilarity(a.blocks, b.blocks)
@@ -138,19 +145,27 @@ func Verify(a, b Signature, opts Options) Verdict {
 			}
 			s.Duplicate = s.Value == 1
 		}
-		if s.Duplicate && (opts.Measure != Combined || slices.Contains(opts.Voters, m)) {
-			v.Votes++
-		}
 		v.Scores = append(v.Scores, s)
 	}
 
 	if opts.Measure != Combined {
 		s, _ := v.Score(opts.Measure)
 		v.Duplicate, v.Measure, v.Similarity = s.Duplicate, s.Measure, s.Value
+		if s.Duplicate {
+			v.Votes = 1
+		}
 		return v
 	}
 	v.Measure = Combined
-	v.Duplicate = v.Votes >= opts.Votes
+	var agree evidence
+	for _, s := range v.Scores {
+		if s.Duplicate && slices.Contains(opts.Voters, s.Measure) {
+			agree = agree.with(s.Measure)
+		}
+	}
+	v.Votes = agree.kinds()
+	v.Duplicate = v.Votes >= opts.Votes && (agree.inOrder() || !opts.needsOrder()) &&
+		min(v.InB, v.InA) >= opts.HeldMin
 	if v.Duplicate {
 		for _, s := range v.Scores {
 			if s.Duplicate && slices.Contains(opts.Voters, s.Measure) {
@@ -159,9 +174,56 @@ func Verify(a, b Signature, opts Options) Verdict {
 			}
 		}
 	} else {
-		v.Similarity = float64(v.Votes) / float64(len(opts.Voters))
+		v.Similarity = float64(v.Votes) / float64(opts.voterKinds())
 	}
 	return v
+}
+
+// evidence is the set of kinds of evidence that agree (a bit each).
+type evidence uint16
+
+// Kinds of evidence: each measure of text in order is one; the measures
+// of term sets (Boolean, Jaccard, Conrad, Pugh, Containment) read the same
+// sets and together are one; CharFreq, TagEdit and SameURL are one each.
+const (
+	kindFeatureString evidence = 1 << iota
+	kindMinHash
+	kindBlocks
+	kindTerms
+	kindCharFreq
+	kindTagEdit
+	kindSameURL
+
+	inOrder = kindFeatureString | kindMinHash | kindBlocks
+)
+
+func kindOf(m Measure) evidence {
+	switch m {
+	case FeatureString:
+		return kindFeatureString
+	case MinHash:
+		return kindMinHash
+	case Blocks:
+		return kindBlocks
+	case CharFreq:
+		return kindCharFreq
+	case TagEdit:
+		return kindTagEdit
+	case SameURL:
+		return kindSameURL
+	}
+	return kindTerms
+}
+
+func (e evidence) with(m Measure) evidence { return e | kindOf(m) }
+func (e evidence) kinds() int              { return bits.OnesCount16(uint16(e)) }
+func (e evidence) inOrder() bool           { return e&inOrder != 0 }
+
+// Held returns Verdict.InB and Verdict.InA alone: the share of a's
+// distinct terms that b holds, and of b's that a holds.
+func Held(a, b Signature, opts Options) (inB, inA float64) {
+	t := compareTermSets(a.terms, b.terms, opts)
+	return t.inB, t.inA
 }
 
 // cosine is the cosine of two sparse vectors sorted by index.
@@ -196,6 +258,7 @@ type termStats struct {
 	shared, union   int
 	jaccard, conrad float64
 	contained       float64 // shared over the smaller page's distinct terms
+	inB, inA        float64 // shared over a's, over b's distinct terms
 	booleanCompared bool    // counts within d and xor fraction at most k
 	booleanS        float64
 }
@@ -269,9 +332,8 @@ func compareTerms(a, b []termFreq, o Options) termStats {
 	if t.union > 0 {
 		t.jaccard = float64(t.shared) / float64(t.union)
 	}
-	if n := min(na, nb); n > 0 {
-		t.contained = float64(t.shared) / float64(n)
-	}
+	t.inB, t.inA = share(t.shared, na), share(t.shared, nb)
+	t.contained = max(t.inB, t.inA)
 	if maxTot := max(totA, totB); maxTot > 0 {
 		t.conrad = float64(minSum) / float64(maxTot)
 	}
@@ -331,9 +393,8 @@ func compareSketches(a, b []termFreq, ta, tb termSet, o Options) termStats {
 	t.jaccard = j
 	t.union = int(math.Round(union))
 	t.shared = int(math.Round(j * union))
-	if n := min(ta.distinct, tb.distinct); n > 0 {
-		t.contained = min(1, j*union/float64(n))
-	}
+	t.inB, t.inA = min(1, j*union/float64(max(1, ta.distinct))), min(1, j*union/float64(max(1, tb.distinct)))
+	t.contained = max(t.inB, t.inA)
 	if maxTot := max(ta.total, tb.total); maxTot > 0 && sumAll > 0 {
 		t.conrad = float64(minSum) / float64(sumAll) * float64(ta.total+tb.total) / float64(maxTot)
 	}
@@ -505,6 +566,14 @@ func minhashSimilarity(a, b []byte) float64 {
 	}
 	const chance = 1.0 / 256
 	return max(0, (float64(eq)/float64(len(a))-chance)/(1-chance))
+}
+
+// share is n over of, 0 when of is 0.
+func share(n, of int) float64 {
+	if of <= 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
 }
 
 func lengthWithin(a, b int, frac float64) bool {

@@ -122,7 +122,7 @@ func TestCompareCombined(t *testing.T) {
 	}
 	for _, tt := range tests {
 		opts := DefaultOptions()
-		opts.Votes = tt.votes
+		opts.Votes, opts.HeldMin = tt.votes, 0 // (the votes alone: no shared terms)
 		v := CompareFeatures(a, b, opts)
 		if v.Duplicate != tt.dup || v.Measure != tt.wantMeasure || v.Votes != 1 {
 			t.Errorf("Votes=%d: got dup=%v measure=%v votes=%d, want dup=%v measure=%v votes=1",

@@ -22,8 +22,9 @@ func ExampleCompareFeatures() {
 		fmt.Printf("%-13s %6.2f %v\n", s.Measure, s.Value, s.Duplicate)
 	}
 	fmt.Println("shared pieces:", v.SharedPieces, "blocks:", v.SharedBlocks, "terms:", v.SharedTerms)
+	fmt.Printf("each holds of the other's terms: %.2f, %.2f\n", v.InB, v.InA)
 	// Output:
-	// duplicate=true decided by featurestring (1.00), 7 votes
+	// duplicate=true decided by featurestring (1.00), 4 votes
 	// featurestring   1.00 true
 	// minhash         0.79 true
 	// blocks          0.67 true
@@ -36,4 +37,5 @@ func ExampleCompareFeatures() {
 	// tagedit         0.00 false
 	// sameurl         0.00 false
 	// shared pieces: 3 blocks: 2 terms: 28
+	// each holds of the other's terms: 0.97, 0.90
 }

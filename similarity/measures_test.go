@@ -115,7 +115,7 @@ func TestVoters(t *testing.T) {
 	if s, _ := CompareFeatures(x, y, o).Score(CharFreq); !s.Duplicate {
 		t.Errorf("charfreq %v does not say duplicate", s.Value)
 	}
-	o.Voters, o.Votes = []Measure{CharFreq}, 1
+	o.Voters, o.Votes, o.HeldMin = []Measure{CharFreq}, 1, 0 // (the same characters, other words)
 	if v := CompareFeatures(x, y, o); !v.Duplicate || v.Measure != CharFreq || v.Votes != 1 {
 		t.Errorf("charfreq voting alone: %+v", v)
 	}

@@ -77,12 +77,14 @@ func Measures() []Measure {
 	return []Measure{FeatureString, MinHash, Blocks, Boolean, Jaccard, Conrad, Pugh, Containment, CharFreq, TagEdit, SameURL}
 }
 
-// DefaultVoters are the measures that vote under Combined by default: the
-// eight that decide on the page's main text. CharFreq, TagEdit and SameURL
-// measured worse on the development set (docs/methods.md) and vote only
-// when listed in Options.Voters.
+// DefaultVoters are the measures that vote under Combined by default:
+// those that decide on the page's main text but Pugh, whose count of
+// shared terms ignores length and so agrees on any two long pages of one
+// language (docs/methods.md). CharFreq, TagEdit and SameURL measured
+// worse on the development set and vote only when listed in
+// Options.Voters.
 func DefaultVoters() []Measure {
-	return []Measure{FeatureString, MinHash, Blocks, Boolean, Jaccard, Conrad, Pugh, Containment}
+	return []Measure{FeatureString, MinHash, Blocks, Boolean, Jaccard, Conrad, Containment}
 }
 
 // ParseMeasures parses a comma-separated list of single measures.
@@ -116,10 +118,15 @@ func ParseMeasure(s string) (Measure, error) {
 type Options struct {
 	// Measure deciding duplicates. Default Combined.
 	Measure Measure
-	// Votes is how many of the Voters must agree under Combined.
-	// Default 3: Pugh alone agrees on almost any pair of long texts, so two
-	// votes let it plus one noisy measure merge; more votes trade recall
-	// for precision.
+	// Votes is how many kinds of evidence among the Voters must agree
+	// under Combined. Each measure of text in order (FeatureString,
+	// MinHash, Blocks) is a kind of its own; the measures of term sets
+	// (Boolean, Jaccard, Conrad, Pugh, Containment) read the same sets and
+	// are one kind together; CharFreq, TagEdit and SameURL are one each.
+	// When a measure of text in order votes, one of them must agree:
+	// pages written from one template (species, products, results)
+	// share most of their words and little of their text in order.
+	// Default 2 (docs/methods.md).
 	Votes int
 	// Voters are the single measures that vote under Combined, each at
 	// most once. Default DefaultVoters(). A signature keeps what a measure
@@ -176,6 +183,23 @@ type Options struct {
 	// (docs/methods.md: 0.6 to 0.9 find the same pairs on the development
 	// set, 0.7 a few more reprints of reprints).
 	ContainmentMin float64
+	// HeldMin: under Combined, a pair is a duplicate only when each page
+	// holds at least this share of the other's distinct terms
+	// (Verdict.InB, InA). A reprint keeps most of its original's terms
+	// even when one of them dropped a paragraph or added a source line;
+	// a page quoting a short article whole inside twice as much text of
+	// its own holds a third of its own terms in the article. Default 0.4
+	// (docs/methods.md: the development set labels copies whose fuller
+	// page holds 0.43 of its terms in the other; at 0.5 two such pairs
+	// are missed).
+	HeldMin float64
+	// CoverMin: package dedupfilter leaves a page out of the search
+	// index, or lets another take its place, only for a page that holds
+	// this share of its distinct terms, so that no text of its own is
+	// lost from search. Default 0.7 (docs/methods.md: reprints with
+	// edits keep 0.8 and more of each other's terms; shares of sketched
+	// terms are estimates, within about 0.05).
+	CoverMin float64
 	// TermSketch: a page with more distinct terms than this keeps them as
 	// a one-permutation sketch of TermSketch bins (see Signature), which
 	// the boolean-model measures (Boolean, Jaccard, Conrad, Pugh) compare
@@ -196,7 +220,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		Measure:          Combined,
-		Votes:            3,
+		Votes:            2,
 		Voters:           DefaultVoters(),
 		FeatureStringMin: 0.6,
 		BooleanK:         0.2,
@@ -212,6 +236,8 @@ func DefaultOptions() Options {
 		CharFreqMin:      0.95,
 		TagEditMin:       0.8,
 		ContainmentMin:   0.8,
+		HeldMin:          0.4,
+		CoverMin:         0.7,
 		TermSketch:       64,
 	}
 }
@@ -227,17 +253,35 @@ func (o Options) Validate() error {
 		return bad("unknown measure %d", int(o.Measure))
 	case o.Measure == Combined && len(o.Voters) == 0:
 		return bad("no Voters for the combined measure")
-	case o.Measure == Combined && (o.Votes < 1 || o.Votes > len(o.Voters)):
-		return bad("Votes %d outside 1..%d (the number of Voters)", o.Votes, len(o.Voters))
+	case o.Measure == Combined && (o.Votes < 1 || o.Votes > o.voterKinds()):
+		return bad("Votes %d outside 1..%d (the kinds of evidence among the Voters)", o.Votes, o.voterKinds())
 	case !validMeasures(o.Voters):
 		return bad("Voters %v: each a single measure, at most once", o.Voters)
 	case o.Decides(Containment) && (o.ContainmentMin <= 0 || o.ContainmentMin > 1):
 		return bad("ContainmentMin %v outside (0, 1]", o.ContainmentMin)
+	case o.CoverMin < 0 || o.CoverMin > 1 || o.HeldMin < 0 || o.HeldMin > 1:
+		return bad("CoverMin %v or HeldMin %v outside 0..1", o.CoverMin, o.HeldMin)
 	case o.TermSketch < 0 || o.TermSketch > maxSketch || o.TermSketch > 0 && bits.OnesCount(uint(o.TermSketch)) != 1:
 		return bad("TermSketch %d: 0 or a power of two up to %d", o.TermSketch, maxSketch)
 	}
 	return nil
 }
+
+// voters is the evidence the Voters can give.
+func (o Options) voters() evidence {
+	var e evidence
+	for _, m := range o.Voters {
+		e = e.with(m)
+	}
+	return e
+}
+
+// voterKinds is how many kinds of evidence the Voters cover.
+func (o Options) voterKinds() int { return o.voters().kinds() }
+
+// needsOrder reports whether a measure of text in order votes, so that
+// one of them must agree.
+func (o Options) needsOrder() bool { return o.voters().inOrder() }
 
 func validMeasures(ms []Measure) bool {
 	for i, m := range ms {

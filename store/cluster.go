@@ -21,6 +21,11 @@ type Rule struct {
 	Mark    bool // every member is in the search index
 	Replace bool // the preferred member (Prefer) represents the cluster
 	Longer  bool // under Replace, prefer the longer copy, then the newer
+	// Take: the joining document represents the cluster whatever the
+	// other fields say (its text holds the representative's, and more);
+	// the representative it takes over from leaves the search index
+	// unless Mark.
+	Take bool
 }
 
 // Prefer reports whether a should represent a cluster rather than b under
@@ -92,6 +97,7 @@ func JoinTxn(tx Txn, c string, m Member, founder *Member, rule Rule) (JoinResult
 		return JoinResult{}, err
 	}
 	switch {
+	case rule.Take:
 	case rule.Mark:
 		return JoinResult{Representative: rep, Indexed: true}, nil
 	case !rule.Replace:
@@ -101,11 +107,17 @@ func JoinTxn(tx Txn, c string, m Member, founder *Member, rule Rule) (JoinResult
 	if err != nil {
 		return JoinResult{}, fmt.Errorf("representative of %s: %w", c, err)
 	}
-	if !rule.Prefer(m, Member{ID: rep, Seq: repRec.Seq, Time: repRec.Time, Runes: repRec.Runes}) {
+	if !rule.Take && !rule.Prefer(m, Member{ID: rep, Seq: repRec.Seq, Time: repRec.Time, Runes: repRec.Runes}) {
 		return JoinResult{Representative: rep}, nil
 	}
+	if err := tx.SetRepresentative(c, m.ID); err != nil {
+		return JoinResult{}, err
+	}
+	if rule.Mark {
+		return JoinResult{Representative: m.ID, Indexed: true}, nil
+	}
 	repRec.Indexed = false
-	if err := errors.Join(tx.PutRecord(rep, repRec), tx.SetRepresentative(c, m.ID)); err != nil {
+	if err := tx.PutRecord(rep, repRec); err != nil {
 		return JoinResult{}, err
 	}
 	return JoinResult{Representative: m.ID, Indexed: true, Demoted: rep}, nil

@@ -101,7 +101,8 @@ type methodFlags struct {
 	votes, gate, radius, minShared int
 	stopShare                      float64
 	charFreqMin, tagEditMin        float64
-	containmentMin                 float64
+	containmentMin, coverMin       float64
+	heldMin                        float64
 	fs                             *pflag.FlagSet // where they were added: which were given
 }
 
@@ -118,6 +119,8 @@ func (f *methodFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.charFreqMin, "charfreq-min", def.CharFreqMin, "cosine at or above which charfreq says duplicate")
 	fs.Float64Var(&f.tagEditMin, "tagedit-min", def.TagEditMin, "tag-sequence similarity at or above which tagedit says duplicate")
 	fs.Float64Var(&f.containmentMin, "containment-min", def.ContainmentMin, "share of the smaller page's distinct terms in the other at or above which containment says duplicate")
+	fs.Float64Var(&f.coverMin, "cover-min", def.CoverMin, "share of a page's distinct terms the page kept for it must hold for it to leave the search index")
+	fs.Float64Var(&f.heldMin, "held-min", def.HeldMin, "share of each page's distinct terms the other must hold for a pair to be duplicates under --measure combined")
 }
 
 // apply sets the options of the flags given on the command line.
@@ -141,6 +144,8 @@ func (f *methodFlags) apply(o *dedupfilter.Options) error {
 		"charfreq-min":     func() { o.CharFreqMin = f.charFreqMin },
 		"tagedit-min":      func() { o.TagEditMin = f.tagEditMin },
 		"containment-min":  func() { o.ContainmentMin = f.containmentMin },
+		"cover-min":        func() { o.CoverMin = f.coverMin },
+		"held-min":         func() { o.HeldMin = f.heldMin },
 		"votes":            func() { o.Votes = f.votes },
 	} {
 		if given(f.fs, name) {

@@ -44,10 +44,14 @@ func newEvalCmd() *cobra.Command {
 		Long: `eval indexes the inputs into a temporary index with the given settings and
 compares the clusters it finds with the labels ({"id","cluster"} a line):
 pairwise precision, recall and F1 over duplicate pairs, the adjusted Rand
-index, and the indexing rate. Indexed documents the labels do not know are
-left out of the scores and counted; labelled documents that could not be
-indexed count as clusters of their own. The index is removed afterwards
-unless --keep-index; a run that fails or is stopped removes that one too.`,
+index, the indexing rate, and the content lost: of the pages a suppress
+index leaves out (each cluster's members but its representative; under
+--policy mark, those suppress would leave out), how many have under 60% of
+their distinct terms in their cluster's kept page. Indexed documents the
+labels do not know are left out of the scores and counted; labelled
+documents that could not be indexed count as clusters of their own. The
+index is removed afterwards unless --keep-index; a run that fails or is
+stopped removes that one too.`,
 		Example: `  # The shipped pages against their labels (precision and recall 1)
   bleve-dedup eval --labels testdata/pages-labels.jsonl testdata/pages
 
@@ -72,6 +76,14 @@ type evalLine struct {
 	Unlabelled int     `json:"unlabelled"`
 	Errors     int     `json:"errors"`
 	DocsPerSec float64 `json:"docs_per_sec"`
+	// The pages a suppress index leaves out (non-representatives; under
+	// mark, what suppress would leave out), those of them whose terms
+	// are under eval.LostShare in their kept page, the lowest share, and
+	// the lost pages with the lowest shares.
+	LeftOut      int      `json:"left_out"`
+	Lost         int      `json:"lost"`
+	LostMinShare float64  `json:"lost_min_share"`
+	LostIDs      []string `json:"lost_ids,omitempty"`
 	// Recluster: the scores after recluster (--recluster).
 	Recluster *reclusterScores `json:"recluster,omitempty"`
 }
@@ -134,6 +146,15 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) (err error) {
 	}
 	r := eval.ScoreRun(pred, gold)
 	line := evalLine{Scores: r.Scores, Measure: o.filter.measure, Delimiters: o.filter.delimiters, Unlabelled: r.Unlabelled, Errors: st.Errors, DocsPerSec: st.DocsPerSecond()}
+	// The main text only: the title is not content, and reprints change it.
+	lost, err := eval.LostContent(ix.Filter(), eval.TextFields(indexer.FieldText), eval.LostShare)
+	if err != nil {
+		return err
+	}
+	line.LeftOut, line.Lost, line.LostMinShare = lost.LeftOut, lost.Lost, lost.MinShare
+	for _, p := range lost.Worst {
+		line.LostIDs = append(line.LostIDs, p.ID)
+	}
 	if o.recluster {
 		start := time.Now()
 		plan, err := ix.Recluster(cmd.Context(), recluster.DefaultOptions(), false)
@@ -158,6 +179,10 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) (err error) {
 		r.Docs, r.Unlabelled, st.Errors, r.GoldPairs, r.PredPairs, r.TruePairs)
 	fmt.Fprintf(out, "precision %.4f  recall %.4f  F1 %.4f  ARI %.4f  %.1f docs/s\n",
 		r.Precision, r.Recall, r.F1, r.ARI, st.DocsPerSecond())
+	fmt.Fprintf(out, "lost content: %d of %d pages left out (lowest share %.2f)\n", lost.Lost, lost.LeftOut, lost.MinShare)
+	for _, p := range lost.Worst {
+		fmt.Fprintf(out, "  lost %s: share %.2f in kept %s\n", p.ID, p.Share, p.Kept)
+	}
 	if rc := line.Recluster; rc != nil {
 		a := rc.After
 		fmt.Fprintf(out, "after recluster (%d merges, %d splits, %.1fs): predicted pairs %d, true pairs %d\n", rc.Merges, rc.Splits, rc.Seconds, a.PredPairs, a.TruePairs)

@@ -16,6 +16,14 @@
 // or characters changed, full-/half-width punctuation or quote style
 // changed. Most copies reprint a recent article, some one far back.
 //
+// Distinct articles share text too if asked (QuoteShare, WholeShare), as
+// real pages do: a quoted sentence, a press release paragraph or a wire
+// service's notice repeated in many articles, a short news item quoted in
+// full inside a longer post. A filter that clusters pages by single link
+// chains such articles together; these corpora measure its precision. A
+// quoting article is a cluster of its own, and its copies reprint the
+// quote with the rest of it.
+//
 // Streaming without holding the pages: article j is a pure function of
 // (seed, j), so a copy regenerates its original instead of remembering it,
 // and the generator's state is a few counters per site.
@@ -70,6 +78,17 @@ type Options struct {
 	// so that clusters grow to tens of copies. Default 0: every recent
 	// article alike.
 	Skew float64
+	// QuoteShare is the share of articles that quote a block of another:
+	// one to three consecutive sentences or a whole paragraph of an
+	// earlier article, as a paragraph of its own at a random place. Blocks
+	// are reused with rich-get-richer popularity (see blockQuote), so that
+	// some recur in dozens to hundreds of articles at a million pages, as
+	// boilerplate and press releases do. Default 0.
+	QuoteShare float64
+	// WholeShare is the share of articles that quote a whole short earlier
+	// article, every paragraph of it, inside text of their own at least
+	// twice as long. Default 0.
+	WholeShare float64
 }
 
 // DefaultOptions returns the options of the scale benchmark for n pages.
@@ -98,7 +117,8 @@ func (o Options) validate() error {
 	switch {
 	case o.Pages < 0:
 		return bad("pages %d < 0", o.Pages)
-	case !share(o.DupShare) || !share(o.ZhShare) || !share(o.RecentShare) || !share(o.SameSiteShare) || !share(o.ChainShare):
+	case !share(o.DupShare) || !share(o.ZhShare) || !share(o.RecentShare) || !share(o.SameSiteShare) || !share(o.ChainShare) ||
+		!share(o.QuoteShare) || !share(o.WholeShare):
 		return bad("shares must lie in [0, 1]")
 	case o.Sites < 2:
 		return bad("sites %d < 2 (one per language at least)", o.Sites)
@@ -140,6 +160,8 @@ const (
 	saltPage
 	saltRelated
 	saltQuery
+	saltQuote
+	saltWhole
 )
 
 // rng returns the random stream number i of one part of the generator.
@@ -248,13 +270,11 @@ type article struct {
 	paras [][]string // sentences
 }
 
-// article generates article j from (seed, j) alone.
-func (g *gen) article(j int) article {
+// base generates article j's own text from (seed, j) alone: the article
+// without what it quotes (see article).
+func (g *gen) base(j int) article {
 	r := rng(g.o.Seed, saltArticle, uint64(j))
-	a := article{j: j, lang: "en"}
-	if r.Float64() < g.o.ZhShare {
-		a.lang = "zh"
-	}
+	a := article{j: j, lang: pickLang(r, g.o.ZhShare)}
 	a.site = g.byLang[a.lang][pickWeighted(r, g.cum[a.lang])]
 	a.sect = r.IntN(len(g.sites[a.site].sections))
 	a.title = g.title(r, a.lang)
@@ -262,24 +282,45 @@ func (g *gen) article(j int) article {
 	// rest), clipped so that no page is tiny or huge.
 	spread := math.Exp(r.NormFloat64() * 0.35)
 	target := int(float64(g.o.TextBytes) * 0.7 * min(max(spread, 0.3), 3))
-	c := g.chain(a.lang)
 	size := 0
 	for size < target {
-		var para []string
-		n := 1 + r.IntN(4)
-		for range n {
-			var s string
-			if a.lang == "zh" {
-				s = strings.Join(c.sentence(r, 8, 90, endChinese), "")
-			} else {
-				s = strings.Join(c.sentence(r, 5, 40, endEnglish), " ")
-			}
-			para = append(para, s)
-			size += len(s)
-		}
+		para, n := g.paragraph(r, a.lang)
 		a.paras = append(a.paras, para)
+		size += n
 	}
 	return a
+}
+
+// lang is article j's language, the first draw of its stream.
+func (g *gen) lang(j int) string {
+	return pickLang(rng(g.o.Seed, saltArticle, uint64(j)), g.o.ZhShare)
+}
+
+func pickLang(r *rand.Rand, zhShare float64) string {
+	if r.Float64() < zhShare {
+		return "zh"
+	}
+	return "en"
+}
+
+// paragraph generates a paragraph of one to four sentences and returns
+// it with the bytes of its sentences.
+func (g *gen) paragraph(r *rand.Rand, lang string) ([]string, int) {
+	c := g.chain(lang)
+	n := 1 + r.IntN(4)
+	para := make([]string, 0, n)
+	size := 0
+	for range n {
+		var s string
+		if lang == "zh" {
+			s = strings.Join(c.sentence(r, 8, 90, endChinese), "")
+		} else {
+			s = strings.Join(c.sentence(r, 5, 40, endEnglish), " ")
+		}
+		para = append(para, s)
+		size += len(s)
+	}
+	return para, size
 }
 
 // title generates a headline.

@@ -297,6 +297,8 @@ func TestOptionsRejected(t *testing.T) {
 		{"one site", func(o *Options) { o.Sites = 1 }},
 		{"tiny pages", func(o *Options) { o.TextBytes = 10 }},
 		{"no recent window", func(o *Options) { o.Recent = 0 }},
+		{"negative quote share", func(o *Options) { o.QuoteShare = -0.1 }},
+		{"whole share above 1", func(o *Options) { o.WholeShare = 1.5 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,6 +38,10 @@ func weights(m store.Member) string {
 
 func ruleCode(r store.Rule) string {
 	switch {
+	case r.Take && r.Mark:
+		return "T"
+	case r.Take:
+		return "t"
 	case r.Mark:
 		return "m"
 	case r.Replace && r.Longer:
@@ -55,7 +59,7 @@ func (s *Store) join(ctx context.Context, c string, m store.Member, founder *sto
 	if err != nil {
 		return store.JoinResult{}, err
 	}
-	if founder == nil && n == m.Seq && !rule.Replace {
+	if founder == nil && n == m.Seq && !rule.Replace && !rule.Take {
 		// m founds the cluster numbered as itself: alone, it needs no hash;
 		// joined already (by a process that planned m's decision too), it
 		// represents it all the same, since only Replace demotes.

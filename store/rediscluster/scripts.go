@@ -211,7 +211,9 @@ end
 // (the cluster is made with the founder as its representative if it does
 // not exist; a cluster of its founder alone has no hash, so an empty
 // founder, or the document itself, makes nothing), and the rule: 's'
-// suppress, 'm' mark, 'r' replace by the newer, 'l' by the longer. It
+// suppress, 'm' mark, 'r' replace by the newer, 'l' by the longer, 't'
+// take the representative's place (it leaves the index), 'T' take it
+// under mark (it stays). It
 // returns the representative afterwards, whether the document is
 // indexed, the representative it replaced ("" if none), and whether the
 // cluster's hash was made.
@@ -234,6 +236,14 @@ end
 local flag, demoted = '0', ''
 if rule == 'm' then
   flag = '1'
+elseif rule == 'T' then
+  redis.call('HSET', key, 'r', id)
+  rep, flag = id, '1'
+elseif rule == 't' then
+  local rw = redis.call('HGET', key, 'm:' .. rep)
+  if rw then redis.call('HSET', key, 'm:' .. rep, '0' .. string.sub(rw, 2)) end
+  redis.call('HSET', key, 'r', id)
+  demoted, rep, flag = rep, id, '1'
 elseif rule == 'r' or rule == 'l' then
   local rw = redis.call('HGET', key, 'm:' .. rep)
   if not rw or prefer('1,' .. w, rw, rule) then

@@ -310,6 +310,10 @@ func testJoinLeave(t *testing.T, b store.Backend) {
 			store.LeaveResult{Representative: "c", Promoted: "c"}, []string{"c"}},
 		{"replace by the longer", store.Rule{Replace: true, Longer: true}, store.JoinResult{Representative: "a"}, store.JoinResult{Representative: "c", Indexed: true, Demoted: "a"},
 			store.LeaveResult{Representative: "a", Promoted: "a"}, []string{"a"}},
+		{"take", store.Rule{Take: true}, store.JoinResult{Representative: "b", Indexed: true, Demoted: "a"}, store.JoinResult{Representative: "c", Indexed: true, Demoted: "b"},
+			store.LeaveResult{Representative: "a", Promoted: "a"}, []string{"a"}},
+		{"take under mark", store.Rule{Take: true, Mark: true}, store.JoinResult{Representative: "b", Indexed: true}, store.JoinResult{Representative: "c", Indexed: true},
+			store.LeaveResult{Representative: "a"}, []string{"a", "b"}},
 	}
 	for i, tt := range tests {
 		c := store.ClusterID(uint64(100 + i))

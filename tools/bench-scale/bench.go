@@ -29,6 +29,11 @@ type config struct {
 	// synth.Options); 0 in the default corpus.
 	ChainShare float64 `json:"chain_share,omitempty"`
 	Skew       float64 `json:"skew,omitempty"`
+	// QuoteShare and WholeShare make distinct articles share text: block
+	// quotes and whole short articles quoted (see synth.Options); 0 in the
+	// default corpus.
+	QuoteShare float64 `json:"quote_share,omitempty"`
+	WholeShare float64 `json:"whole_share,omitempty"`
 	Batch      int     `json:"batch"`
 	// BatchBytes also ends a batch once its documents' text reaches it,
 	// in every mode (0: batches end at Batch documents only), so that
@@ -184,6 +189,9 @@ func prepareCorpus(cfg config, work string, log io.Writer) (corpus, error) {
 	if cfg.ChainShare > 0 || cfg.Skew > 0 {
 		name += fmt.Sprintf("-c%g-k%g", cfg.ChainShare, cfg.Skew)
 	}
+	if cfg.QuoteShare > 0 || cfg.WholeShare > 0 {
+		name += fmt.Sprintf("-q%g-w%g", cfg.QuoteShare, cfg.WholeShare)
+	}
 	dir := filepath.Join(work, name)
 	c := corpus{Pages: filepath.Join(dir, "pages.jsonl"), Labels: filepath.Join(dir, "labels.jsonl")}
 	if cfg.Queries > 0 {
@@ -211,6 +219,7 @@ func prepareCorpus(cfg config, work string, log io.Writer) (corpus, error) {
 	}
 	o := synth.DefaultOptions(cfg.Pages)
 	o.Seed, o.DupShare, o.ChainShare, o.Skew = cfg.Seed, cfg.DupShare, cfg.ChainShare, cfg.Skew
+	o.QuoteShare, o.WholeShare = cfg.QuoteShare, cfg.WholeShare
 	pages, err := m.Pages(o)
 	if err != nil {
 		return c, err

@@ -159,6 +159,44 @@ func TestConfigRejected(t *testing.T) {
 	}
 }
 
+// TestCorpusOnly checks the corpus directory names: the options of shared
+// text and of chains appear only when set, so that the default corpus
+// keeps its name.
+func TestCorpusOnly(t *testing.T) {
+	needData(t)
+	tests := []struct {
+		name  string
+		flags []string
+		dir   string // "" for an error
+	}{
+		{"default", nil, "corpus-v1-n50-s1-d0.3"},
+		{"chains", []string{"-chain-share", "0.5"}, "corpus-v1-n50-s1-d0.3-c0.5-k0"},
+		{"shared text", []string{"-quote-share", "0.3", "-whole-share", "0.02"}, "corpus-v1-n50-s1-d0.3-q0.3-w0.02"},
+		{"quotes and skew", []string{"-skew", "1", "-quote-share", "0.3"}, "corpus-v1-n50-s1-d0.3-c0-k1-q0.3-w0"},
+		{"quote share above 1", []string{"-quote-share", "1.5"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			work := t.TempDir()
+			args := append([]string{"-corpus-only", "-queries", "0", "-work", work, "-n", "50"}, tt.flags...)
+			var out, log bytes.Buffer
+			err := mainArgs(context.Background(), args, &out, &log)
+			if tt.dir == "" {
+				if err == nil {
+					t.Errorf("mainArgs(%q) succeeded, want an error", args)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\nlog:\n%s", err, log.String())
+			}
+			if _, err := os.Stat(filepath.Join(work, tt.dir, "pages.jsonl")); err != nil {
+				t.Errorf("flags %q: %v", tt.flags, err)
+			}
+		})
+	}
+}
+
 // fakeEngine records nothing; it lets the recorder be tested alone.
 type fakeEngine struct{ engine }
 

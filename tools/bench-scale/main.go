@@ -55,6 +55,8 @@ func mainArgs(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&cfg.DupShare, "dup-share", cfg.DupShare, "share of near-duplicate copies in the corpus")
 	fs.Float64Var(&cfg.ChainShare, "chain-share", cfg.ChainShare, "share of copies of a recent article that reprint one of its copies (chains of copies of copies)")
 	fs.Float64Var(&cfg.Skew, "skew", cfg.Skew, "popularity skew of the articles copied: with 1 or more, clusters grow to tens of copies")
+	fs.Float64Var(&cfg.QuoteShare, "quote-share", cfg.QuoteShare, "share of articles that quote a sentence or a paragraph of another, some blocks recurring in many articles (distinct articles sharing text)")
+	fs.Float64Var(&cfg.WholeShare, "whole-share", cfg.WholeShare, "share of articles that quote a whole short earlier article inside text of their own")
 	fs.IntVar(&cfg.Batch, "batch", cfg.Batch, "documents per batch")
 	fs.IntVar(&cfg.BatchBytes, "batch-bytes", cfg.BatchBytes, "also end a batch once its text reaches this many bytes, in every mode (0: -batch documents only)")
 	fs.StringVar(&cfg.Policy, "policy", cfg.Policy, "dedup policy: suppress, mark or replace")

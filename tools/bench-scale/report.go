@@ -338,6 +338,8 @@ func rerun(c config) string {
 	add(c.DupShare != d.DupShare, "dup-share", c.DupShare)
 	add(c.ChainShare != d.ChainShare, "chain-share", c.ChainShare)
 	add(c.Skew != d.Skew, "skew", c.Skew)
+	add(c.QuoteShare != d.QuoteShare, "quote-share", c.QuoteShare)
+	add(c.WholeShare != d.WholeShare, "whole-share", c.WholeShare)
 	add(c.Batch != d.Batch, "batch", c.Batch)
 	add(c.BatchBytes != d.BatchBytes, "batch-bytes", c.BatchBytes)
 	add(c.Policy != d.Policy, "policy", c.Policy)
