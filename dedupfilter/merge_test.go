@@ -96,3 +96,67 @@ func skipShared(t *testing.T) {
 		t.Skip("a shared store does not merge on Add")
 	}
 }
+
+// TestCover: a page leaves the search index, or lets another take the
+// representative's place, only for a page that holds its text: a fuller
+// page (the article and as much again) takes the place of the one it
+// holds; a page that neither holds the representative nor is held by it
+// joins its cluster and stays in the index.
+func TestCover(t *testing.T) {
+	an := testAnalyzer(t)
+	p := newCorpus(7).article(16)
+	doc := func(id string, from, to int) Doc {
+		return Doc{ID: id, Features: an.Analyze(p[from:to]), Payload: []byte("payload " + id)}
+	}
+	short, full, other := doc("short", 0, 7), doc("full", 0, 14), doc("other", 1, 8)
+	tests := []struct {
+		name    string
+		policy  Policy
+		docs    []Doc
+		wantRep string
+		indexed []string // every member in the search index, in id order
+		cover   float64  // CoverMin, when not the default
+	}{
+		{"suppress: the fuller page takes the place", Suppress, []Doc{short, full}, "full", []string{"full"}, 0},
+		{"mark: the fuller page represents", Mark, []Doc{short, full}, "full", []string{"full", "short"}, 0},
+		{"replace: the shorter newer page does not", Replace, []Doc{full, short}, "full", []string{"full"}, 0},
+		{"suppress: the held page leaves", Suppress, []Doc{full, short}, "full", []string{"full"}, 0},
+		// short and other share 6 paragraphs of 7: neither holds 0.95 of the other.
+		{"suppress: neither holds the other", Suppress, []Doc{short, other}, "short", []string{"other", "short"}, 0.95},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := openTest(t, func(o *Options) {
+				chainOptions(o)
+				o.Policy = tt.policy
+				if tt.cover > 0 {
+					o.CoverMin = tt.cover
+				}
+			})
+			var last Decision
+			for _, d := range tt.docs {
+				last = mustAdd(t, f, d)
+			}
+			if !last.Duplicate {
+				t.Fatalf("%s: not a duplicate (%+v)", last.ID, last.Verdict)
+			}
+			c, err := f.ClusterOf(last.ID)
+			if err != nil || c.Representative != tt.wantRep {
+				t.Fatalf("cluster %+v (%v), want represented by %s", c, err, tt.wantRep)
+			}
+			var indexed []string
+			for _, m := range c.Members {
+				e, err := f.Meta(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e.Indexed {
+					indexed = append(indexed, m)
+				}
+			}
+			if !slices.Equal(indexed, tt.indexed) {
+				t.Errorf("in the search index: %v, want %v", indexed, tt.indexed)
+			}
+		})
+	}
+}

@@ -165,7 +165,7 @@ func Verify(a, b Signature, opts Options) Verdict {
 	}
 	v.Votes = agree.kinds()
 	v.Duplicate = v.Votes >= opts.Votes && (agree.inOrder() || !opts.needsOrder()) &&
-		min(v.InB, v.InA) >= opts.HeldMin
+		min(v.InB, v.InA) >= opts.HeldMin && (len(a.minhash) == 0 || mh >= opts.MinHashFloor || !slices.Contains(opts.Voters, MinHash))
 	if v.Duplicate {
 		for _, s := range v.Scores {
 			if s.Duplicate && slices.Contains(opts.Voters, s.Measure) {

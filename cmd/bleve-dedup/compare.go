@@ -88,7 +88,13 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 	if v.Duplicate {
 		verdict = "near-duplicates"
 	}
-	fmt.Fprintf(out, "%s (decided by %s, similarity %.3f, %d measures agree)\n\n", verdict, v.Measure, v.Similarity, v.Votes)
+	so := opts.Filter.Options
+	if so.Measure == similarity.Combined {
+		fmt.Fprintf(out, "%s (decided by %s, similarity %.3f): %d kinds of evidence agree, %d needed, one of them text in order (featurestring, minhash or blocks); the term-set measures count as one\n\n",
+			verdict, v.Measure, v.Similarity, v.Votes, so.Votes)
+	} else {
+		fmt.Fprintf(out, "%s (decided by %s, similarity %.3f)\n\n", verdict, v.Measure, v.Similarity)
+	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MEASURE\tVALUE\tDUPLICATE")
 	for _, s := range v.Scores {
@@ -98,6 +104,20 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 	fmt.Fprintf(out, "\nshared feature-string pieces (in order): %d of %d and %d\n", v.SharedPieces, len(feats[0].Pieces), len(feats[1].Pieces))
 	fmt.Fprintf(out, "shared block fingerprints: %d of %d and %d\n", v.SharedBlocks, len(feats[0].Blocks), len(feats[1].Blocks))
 	fmt.Fprintf(out, "shared terms: %d of %d and %d (e.g. %s)\n", v.SharedTerms, len(feats[0].Terms), len(feats[1].Terms), strings.Join(v.TermSample, " "))
+	fmt.Fprintf(out, "\nof A's distinct terms B holds %.3f; of B's, A holds %.3f (duplicates need %.2f both ways)\n", v.InB, v.InA, so.HeldMin)
+	if !v.Duplicate {
+		return nil
+	}
+	for _, x := range []struct {
+		page, kept string
+		held       float64
+	}{{"A", "B", v.InB}, {"B", "A", v.InA}} {
+		if x.held >= so.CoverMin {
+			fmt.Fprintf(out, "with %s kept, %s may leave the search index: %s holds %.0f%% of its terms (at least %.0f%%)\n", x.kept, x.page, x.kept, 100*x.held, 100*so.CoverMin)
+		} else {
+			fmt.Fprintf(out, "with %s kept, %s stays in the search index: %s holds %.0f%% of its terms, under %.0f%%\n", x.kept, x.page, x.kept, 100*x.held, 100*so.CoverMin)
+		}
+	}
 	return nil
 }
 
@@ -131,5 +151,7 @@ func verdictJSON(v similarity.Verdict) any {
 		SharedBlocks int      `json:"shared_blocks"`
 		SharedTerms  int      `json:"shared_terms"`
 		TermSample   []string `json:"term_sample"`
-	}{v.Duplicate, v.Measure.String(), v.Similarity, scores, v.SharedPieces, v.SharedBlocks, v.SharedTerms, v.TermSample}
+		InB          float64  `json:"a_in_b"` // of A's distinct terms, the share B holds
+		InA          float64  `json:"b_in_a"`
+	}{v.Duplicate, v.Measure.String(), v.Similarity, scores, v.SharedPieces, v.SharedBlocks, v.SharedTerms, v.TermSample, v.InB, v.InA}
 }
