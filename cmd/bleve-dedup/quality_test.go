@@ -47,14 +47,14 @@ func evalJSON(t *testing.T, labels string, inputs ...string) scores {
 		t.Fatalf("eval: %v\n%s", err, out)
 	}
 	var s struct {
-		Docs      int     `json:"docs"`
-		GoldPairs int     `json:"gold_pairs"`
-		PredPairs int     `json:"pred_pairs"`
-		TruePairs int     `json:"true_pairs"`
-		Precision float64 `json:"precision"`
-		Recall    float64 `json:"recall"`
-		LeftOut   int     `json:"left_out"`
-		Lost      int     `json:"lost"`
+		Docs      int      `json:"docs"`
+		GoldPairs int      `json:"gold_pairs"`
+		PredPairs int      `json:"pred_pairs"`
+		TruePairs int      `json:"true_pairs"`
+		Precision float64  `json:"precision"`
+		Recall    float64  `json:"recall"`
+		LeftOut   int      `json:"left_out"`
+		Lost      int      `json:"lost"`
 		LostIDs   []string `json:"lost_ids"`
 	}
 	if err := json.Unmarshal([]byte(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:]), &s); err != nil {
