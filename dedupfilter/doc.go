@@ -26,16 +26,32 @@
 //
 // A duplicate joins the cluster of the first verified candidate (most
 // shared lists first). A document that duplicates members of several
-// clusters joins them into one (single link, Decision.Merged), which
-// keeps the id of the cluster whose representative came first: copies of
-// copies (a reprint of a reprint, each edited a little) end in one
-// cluster even when a copy that came early matched none of the others.
-// Candidates after the first match are verified only while their cluster
-// is not linked yet, so a popular cluster costs one verification. Cluster
-// ids come from a counter; a cluster keeps its id when its representative
-// changes, and loses it only to a merge (or to Recluster). A member that
-// leaves (Delete or re-Add) does not split its cluster even if it was the
-// only link between the others (Recluster splits it).
+// clusters joins them into one (Decision.Merged) only where the
+// clusters' representatives hold Options.CoverMin of each other's terms,
+// keeping the id of the cluster whose representative came first: copies
+// of copies (a reprint of a reprint, each edited a little) end in one
+// cluster even when a copy that came early matched none of the others,
+// while a page that shares a block with several articles does not chain
+// them (every merged cluster's representative is one verification from
+// the one kept). Candidates after the first match are verified only while
+// their cluster is not linked yet, so a popular cluster costs one
+// verification. Cluster ids come from a counter; a cluster keeps its id
+// when its representative changes, and loses it only to a merge (or to
+// Recluster). A member that leaves (Delete or re-Add) does not split its
+// cluster even if it was the only link between the others (Recluster
+// splits it).
+//
+// A page leaves the search index (Suppress), or a representative gives
+// its place up (Replace), only for a page that holds Options.CoverMin of
+// its distinct terms (similarity.Held): a page with text of its own is
+// never lost from search. A new page that holds its cluster's
+// representative's terms while the representative does not hold as much
+// of its own takes the representative's place under every policy (the
+// fuller page represents; under Suppress the other leaves the index, its
+// text held by the new one), and members whose text the new
+// representative does not hold go back into the index; a page that
+// neither holds the representative nor is held by it joins the cluster
+// and stays in the index.
 //
 // Re-adding an id replaces its features, payload and postings. It keeps
 // its cluster and its role there when it still matches inside that cluster

@@ -160,3 +160,30 @@ func TestCover(t *testing.T) {
 		})
 	}
 }
+
+// TestCoverAfterDelete: when the representative goes, the member taking
+// its place keeps out of the index only the members whose text it holds.
+func TestCoverAfterDelete(t *testing.T) {
+	an := testAnalyzer(t)
+	p := newCorpus(7).article(16)
+	doc := func(id string, from, to int) Doc {
+		return Doc{ID: id, Features: an.Analyze(p[from:to]), Payload: []byte("payload " + id)}
+	}
+	f := openTest(t, chainOptions)
+	for _, d := range []Doc{doc("full", 0, 14), doc("head", 0, 7), doc("tail", 7, 14)} {
+		if dec := mustAdd(t, f, d); d.ID != "full" && (!dec.Duplicate || dec.Action != Skip) {
+			t.Fatalf("%s: duplicate %v, action %v; want a duplicate left out", d.ID, dec.Duplicate, dec.Action)
+		}
+	}
+	res, err := f.Delete("full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.Ops {
+		res.Ops[i].Seq, res.Ops[i].Cluster = 0, ""
+	}
+	want := []Op{{Kind: OpDelete, ID: "full"}, {Kind: OpIndex, ID: "head", Payload: []byte("payload head")}, {Kind: OpIndex, ID: "tail", Payload: []byte("payload tail")}}
+	if res.Representative != "head" || !slices.EqualFunc(res.Ops, want, func(a, b Op) bool { return a.Kind == b.Kind && a.ID == b.ID }) {
+		t.Errorf("delete: representative %s, ops %+v; want head, %+v (tail's text is not head's)", res.Representative, res.Ops, want)
+	}
+}

@@ -296,6 +296,19 @@ func (w *mutation) leave(id string, rec *store.Record) (string, error) {
 		if err := w.indexOp(res.Promoted, rec.Cluster); err != nil {
 			return "", err
 		}
+		// The members left out for the one that left are left out for
+		// the promoted one only if it holds their text.
+		pr, err := w.record(res.Promoted)
+		if err != nil {
+			return "", err
+		}
+		_, sig, err := readSignature(w.st, pr.Seq)
+		if err != nil {
+			return "", fmt.Errorf("dedupfilter: representative %q: %w", res.Promoted, err)
+		}
+		if err := w.rehold(rec.Cluster, res.Promoted, sig); err != nil {
+			return "", err
+		}
 	}
 	return res.Representative, nil
 }

@@ -20,8 +20,11 @@
 // store decides as the one it was made from. New makes one from Features,
 // Of makes the one a store keeps (only the parts the chosen measures use),
 // Encode and Decode write and read it. Compare runs every measure on two signatures
-// and decides under Options: one measure alone, or Combined, where the
-// Voters vote and Votes of them must agree. The Verdict carries each
+// and decides under Options: one measure alone, or Combined, where Votes
+// kinds of evidence among the Voters must agree (each measure of text in
+// order is a kind, the term-set measures together are one), one of them
+// text in order, and each page must hold HeldMin of the other's terms
+// (Verdict.InB, InA; see Options). The Verdict carries each
 // measure's score and the shared features behind them (the evidence a
 // user sees).
 //

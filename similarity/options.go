@@ -200,7 +200,7 @@ type Options struct {
 	// punctuation, agree on pages written from one template whose
 	// punctuation falls alike; MinHash reads every shingle. Default 0.3
 	// (docs/methods.md: on templated stubs made from real articles it
-	// turns down 4 of 7 false pairs, and no labelled copy).
+	// turns down 3 of 7 false pairs, and no labelled copy).
 	MinHashFloor float64
 	// CoverMin: package dedupfilter leaves a page out of the search
 	// index, or lets another take its place, only for a page that holds
