@@ -13,6 +13,11 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
 
+// MaxIDBytes is the longest document id, in bytes: the store's keys hold
+// ids (Badger's at most 65,000 bytes), and a page's canonical URL, the
+// longest id a crawl makes, stays far under it.
+const MaxIDBytes = 8 << 10
+
 // Doc is a document offered to Add.
 type Doc struct {
 	ID       string // required, unique; adding an existing ID replaces it
@@ -307,6 +312,8 @@ func (d *Doc) validate(o Options) error {
 	switch {
 	case d.ID == "":
 		return fmt.Errorf("dedupfilter: empty id: %w", ErrInvalidDocument)
+	case len(d.ID) > MaxIDBytes:
+		return fmt.Errorf("dedupfilter: id of %d bytes (%.40q…), at most %d: %w", len(d.ID), d.ID, MaxIDBytes, ErrInvalidDocument)
 	case d.Features == nil:
 		return fmt.Errorf("dedupfilter: %q: nil features: %w", d.ID, ErrInvalidDocument)
 	case len(d.Features.MinHash) != 0 && len(d.Features.MinHash) != o.Bands*o.Rows:

@@ -424,6 +424,7 @@ func TestBadInput(t *testing.T) {
 		{"empty id", Doc{Features: &analyzer.Features{}}},
 		{"nil features", Doc{ID: "a"}},
 		{"minhash not bands*rows", Doc{ID: "a", Features: feat}},
+		{"id longer than MaxIDBytes", Doc{ID: strings.Repeat("L", MaxIDBytes+1), Features: &analyzer.Features{}}},
 	}
 	for _, tt := range tests {
 		if _, err := f.Add(tt.doc); !errors.Is(err, ErrInvalidDocument) {

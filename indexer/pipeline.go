@@ -231,6 +231,9 @@ func (ix *Index) run(ctx context.Context, jobs iter.Seq2[job, error], o RunOptio
 // (the feature-string paper's cheapest test, same URL). A page the store
 // holds with the same content hash is not extracted again.
 func (ix *Index) stagePage(ctx context.Context, p page.Page, doc *Document, timeout time.Duration) staged {
+	if err := validate(Document{ID: p.ID}); err != nil {
+		return staged{err: &page.Error{Source: p.Source, Err: err}} // (the id itself may be too long to print)
+	}
 	k := urlKey(p.URL, p.CanonicalURL)
 	if id := ix.urlOwner(k); id != "" {
 		p.ID = id

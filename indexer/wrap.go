@@ -49,6 +49,18 @@ type WrapOptions struct {
 	// URL names the page's site (its template text is left out of the
 	// features) and makes a later page of the same URL a new version of
 	// the document; collapsed hits show the title.
+	//
+	// The fields named here (TextFields only without an HTMLField) are
+	// named as bleve names them: by JSON tag, else Go name, for a
+	// struct's fields ("html" for HTML string `json:"html"`), by key for
+	// a map's, by dotted path for nested ones. Every document must have
+	// each of them: Index and Batch refuse one that does not
+	// (ErrInvalidDocument), naming the field and the fields the document
+	// has; a field present but empty ("", null, an empty array, a
+	// struct field omitted as empty) is no error. Wrap refuses
+	// (ErrInvalidOptions) a field the index's mapping cannot hold: one it
+	// does not name where it is not dynamic. (A field to read but not to
+	// index: name it in the mapping with a disabled document mapping.)
 	TitleField, URLField string
 	// Policy: Suppress (the zero value), Mark or Replace (see
 	// dedupfilter.Policy). Under Suppress and Replace the Wrapper keeps
@@ -80,7 +92,9 @@ type WrapOptions struct {
 // ...) waits for it first, and an error of that write is returned by the
 // next call. A document written carries its cluster id in the
 // keyword field FieldCluster, stored, so Document, facets and queries see
-// it. IndexDecision and BatchDecisions return the decisions.
+// it. IndexDecision and BatchDecisions return the decisions. A document
+// without one of the fields WrapOptions name fails its batch whole,
+// before any of it is written (see BatchDecisions).
 //
 // Search and SearchInContext return one hit per cluster, ranked by its
 // best member's score, with exact paging: SearchResult.Total is the
@@ -94,7 +108,8 @@ type Wrapper struct {
 	wrapped  // the wrapped index: its methods pass through
 	ix       *Index
 	opts     WrapOptions
-	owned    string // the directory of the embedded store, when Wrap made it
+	fields   []wrapField // the fields it reads (WrapOptions.fields)
+	owned    string      // the directory of the embedded store, when Wrap made it
 	searcher *collapse.Searcher
 
 	// batches makes NewBatch's batches and hands back their documents
@@ -125,12 +140,21 @@ const (
 // shared Store: the Wrapper then searches them as one, collapsing across
 // shards (it writes only through an alias of one index).
 //
+// Wrap checks the fields o names against idx's mapping where the mapping
+// is explicit (see WrapOptions.TitleField); under a dynamic mapping, as
+// bleve's default is, each document is checked as it is indexed.
+//
 // The store remembers the settings it was made with, as an index does
 // (Settings), and the index it was made for: opening it for another is
 // refused. Close closes both the store and idx.
 func Wrap(idx bleve.Index, o WrapOptions) (*Wrapper, error) {
 	if idx == nil || o.Store == "" || len(o.TextFields) == 0 && o.HTMLField == "" {
 		return nil, fmt.Errorf("indexer: Wrap needs an index, a Store and TextFields or an HTMLField: %w", ErrInvalidOptions)
+	}
+	if m := idx.Mapping(); m != nil {
+		if err := checkMappingFields(o.fields(), m); err != nil {
+			return nil, err
+		}
 	}
 	opts := DefaultOptions()
 	if o.Filter != nil {
@@ -176,7 +200,7 @@ func Wrap(idx bleve.Index, o WrapOptions) (*Wrapper, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
 	}
-	w := &Wrapper{wrapped: idx, opts: o}
+	w := &Wrapper{wrapped: idx, opts: o, fields: o.fields()}
 	ix := &Index{analyzer: an, maxText: opts.MaxTextBytes, text: w.paragraphsOf}
 	if err := ix.openStore(dir, opts); err != nil {
 		return nil, errors.Join(err, ix.closeStore())
@@ -285,6 +309,12 @@ func (w *Wrapper) Batch(b *bleve.Batch) error {
 
 // BatchDecisions is Batch returning the decisions of the documents it
 // indexes, in the order they were added (deletes have none).
+//
+// A batch is written whole or not at all: a document that cannot be read
+// (without a field WrapOptions name: ErrInvalidDocument) fails the batch
+// before any of its writes or deletes is done, and the error names the
+// first such document in the order added, and how many more there are.
+// The batch's documents are then spent: add them to a new batch.
 func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error) {
 	if w.batches == nil || b == nil {
 		return nil, fmt.Errorf("indexer: %s is an alias of several indexes: write through each one's Wrapper: %w", w.wrapped.Name(), ErrInvalidOptions)
@@ -314,15 +344,26 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 	// most of a Wrapper's own work: on GOMAXPROCS goroutines.
 	parallel.Each(len(docs), func(i int) {
 		d := &docs[i]
-		d.s, d.seq, d.err = w.stage(d.s.Doc.ID, mapped[i])
+		id := d.s.Doc.ID
+		d.s, d.seq, d.err = w.stage(id, mapped[i])
+		d.s.Doc.ID = id // (kept for an error's message)
 	})
-	for _, d := range docs {
-		if d.err != nil {
-			return nil, fmt.Errorf("indexer: %s: %w", d.s.Doc.ID, d.err)
+	slices.SortFunc(docs, func(a, b doc) int { return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.s.Doc.ID, b.s.Doc.ID)) })
+	// A document that cannot be read fails the batch whole, before any
+	// of it is written: the first in the order added is named.
+	if i := slices.IndexFunc(docs, func(d doc) bool { return d.err != nil }); i >= 0 {
+		more, n := "", 0
+		for _, d := range docs[i+1:] {
+			if d.err != nil {
+				n++
+			}
 		}
+		if n > 0 {
+			more = fmt.Sprintf(" (and %d more documents of the batch)", n)
+		}
+		return nil, fmt.Errorf("indexer: %s%s: %w", docs[i].s.Doc.ID, more, docs[i].err)
 	}
 	slices.Sort(deletes)
-	slices.SortFunc(docs, func(a, b doc) int { return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.s.Doc.ID, b.s.Doc.ID)) })
 	for _, id := range deletes {
 		if err := w.delete(id); err != nil {
 			return nil, err
@@ -485,20 +526,23 @@ func (w *Wrapper) stage(id string, d index.Document) (staged, uint64, error) {
 	var payload []byte
 	var seq uint64
 	var err error
+	var data any // what was added, when known
 	if doc, ok := d.(*document.Document); ok {
-		var data any
 		var captured bool
 		if data, seq, captured = w.batches.Recall(doc); captured {
 			if body, payload, err = docbody.Of(data, w.wrapped.Mapping()); err != nil {
-				return staged{}, 0, err
+				return staged{}, seq, err
 			}
 		}
 	}
 	if body == nil {
 		body = docbody.FromFields(d)
 		if payload, err = docbody.Encode(body); err != nil {
-			return staged{}, 0, err
+			return staged{}, seq, err
 		}
+	}
+	if err := checkDocFields(w.fields, body, data); err != nil {
+		return staged{}, seq, err
 	}
 	s, err := w.stageBody(id, body, payload)
 	return s, seq, err

@@ -53,8 +53,11 @@ func (ix *Index) Batch(docs []Document) ([]dedupfilter.Decision, error) {
 }
 
 func validate(d Document) error {
-	if d.ID == "" {
+	switch {
+	case d.ID == "":
 		return fmt.Errorf("indexer: empty id: %w", ErrInvalidDocument)
+	case len(d.ID) > dedupfilter.MaxIDBytes:
+		return fmt.Errorf("indexer: id of %d bytes (%.40q…), at most %d: %w", len(d.ID), d.ID, dedupfilter.MaxIDBytes, ErrInvalidDocument)
 	}
 	return nil
 }

@@ -44,10 +44,10 @@ func newEvalCmd() *cobra.Command {
 		Long: `eval indexes the inputs into a temporary index with the given settings and
 compares the clusters it finds with the labels ({"id","cluster"} a line):
 pairwise precision, recall and F1 over duplicate pairs, the adjusted Rand
-index, the indexing rate, and the content lost: of the pages a suppress
-index leaves out (each cluster's members but its representative; under
---policy mark, those suppress would leave out), how many have under 60% of
-their distinct terms in their cluster's kept page. Indexed documents the
+index, the indexing rate, and the content lost: of the pages the index
+leaves out (suppress and replace: members kept out for their cluster's
+representative; mark: none), how many have under 60% of their distinct
+terms in their cluster's kept page. Indexed documents the
 labels do not know are left out of the scores and counted; labelled
 documents that could not be indexed count as clusters of their own. The
 index is removed afterwards unless --keep-index; a run that fails or is
@@ -76,10 +76,9 @@ type evalLine struct {
 	Unlabelled int     `json:"unlabelled"`
 	Errors     int     `json:"errors"`
 	DocsPerSec float64 `json:"docs_per_sec"`
-	// The pages a suppress index leaves out (non-representatives; under
-	// mark, what suppress would leave out), those of them whose terms
-	// are under eval.LostShare in their kept page, the lowest share, and
-	// the lost pages with the lowest shares.
+	// The pages the index leaves out (none under mark), those of them
+	// whose terms are under eval.LostShare in their kept page, the lowest
+	// share, and the lost pages with the lowest shares.
 	LeftOut      int      `json:"left_out"`
 	Lost         int      `json:"lost"`
 	LostMinShare float64  `json:"lost_min_share"`

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,5 +97,29 @@ func TestIndexRemembersSettings(t *testing.T) {
 	s, ok, err := indexer.ReadSettings(dir)
 	if err != nil || !ok || s.Filter.Policy.String() != "suppress" {
 		t.Errorf("settings after --reconfigure: %+v, %v, %v; want suppress", s.Filter.Policy, ok, err)
+	}
+}
+
+// TestIndexLongID: an id longer than the store takes is the page's error,
+// named with its line; the pages after it are indexed.
+func TestIndexLongID(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "long.jsonl")
+	body := `{"id":"` + strings.Repeat("L", 70000) + `","text":"x y z."}` + "\n" +
+		`{"id":"after","text":"A page about bees kept on the roof of the city library."}` + "\n"
+	if err := os.WriteFile(in, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCmd(t, "index", "--index", filepath.Join(t.TempDir(), "ix"), in)
+	var sk *skippedError
+	if !errors.As(err, &sk) || sk.n != 1 {
+		t.Errorf("error = %v, want 1 page skipped", err)
+	}
+	for _, w := range []string{"long.jsonl:1: indexer: id of 70000 bytes", "at most 8192", "indexed 1,"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%.600s", w, out)
+		}
+	}
+	if len(out) > 2000 {
+		t.Errorf("output of %d bytes: the id is printed whole", len(out))
 	}
 }

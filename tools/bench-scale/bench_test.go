@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/internal/synth"
 )
 
@@ -69,6 +70,10 @@ func TestRun(t *testing.T) {
 	if s.Search == nil || s.Search.Queries != 20 || s.Search.CollapsedP50Ms <= 0 || s.Search.PlainP50Ms <= 0 {
 		t.Errorf("search %+v, want 20 queries timed", s.Search)
 	}
+	// Policy mark, the default, indexes every page: none is left out.
+	if l := s.LostContent; l == nil || l.LeftOut != 0 || l.Lost != 0 || l.Bound != eval.LostShare {
+		t.Errorf("lost content %+v, want none left out, bound %v", l, eval.LostShare)
+	}
 
 	f, err := os.Open(filepath.Join(out, "scale-300.csv"))
 	if err != nil {
@@ -90,8 +95,10 @@ func TestRun(t *testing.T) {
 		t.Errorf("svg: %v", err)
 	}
 	md, err := os.ReadFile(filepath.Join(out, "scale-300.md"))
-	if err != nil || !bytes.Contains(md, []byte("F1")) {
-		t.Errorf("md: %v, F1 line present: %v", err, bytes.Contains(md, []byte("F1")))
+	for _, want := range []string{"F1", "lost content"} {
+		if err != nil || !bytes.Contains(md, []byte(want)) {
+			t.Errorf("md: %v, %q present: %v", err, want, bytes.Contains(md, []byte(want)))
+		}
 	}
 	// The saved report gives the same summary again.
 	replotted := t.TempDir()
@@ -120,6 +127,52 @@ func TestRun(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "default") {
 		t.Errorf("text summary lacks the default mode:\n%s", stdout.String())
+	}
+
+	// Policy suppress leaves copies out of the search index.
+	stdout.Reset()
+	args = []string{"-batch", "30", "-queries", "0", "-work", work, "-out", "", "-modes", "dedup", "-policy", "suppress", "-format", "json", "-commit", "test", "300"}
+	if err := mainArgs(context.Background(), args, &stdout, &log); err != nil {
+		t.Fatalf("%v\nlog:\n%s", err, log.String())
+	}
+	s = summary{}
+	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
+		t.Fatalf("summary: %v\n%s", err, stdout.String())
+	}
+	if l := s.LostContent; l == nil || l.LeftOut == 0 || l.Lost > l.LeftOut || l.MinShare < 0 || l.MinShare > 1 {
+		t.Errorf("suppress: lost content %+v, want pages left out, as many lost at most, a share in [0, 1]", l)
+	}
+}
+
+func TestLostContentText(t *testing.T) {
+	tests := []struct {
+		name string
+		lost *lostContent
+		want []string // lines of the summary's lost content, in order
+	}{
+		{"not measured", nil, nil},
+		{"none left out", &lostContent{MinShare: 1, Bound: 0.6}, []string{"lost content: none, no page left out of the search index (policy mark)"}},
+		{"some lost", &lostContent{LeftOut: 40, Lost: 2, MinShare: 0.25, Bound: 0.6, IDs: []string{"a", "b"}}, []string{
+			"lost content: 2 of 40 pages left out hold under 60% of their distinct terms in their kept page (lowest share 0.25)",
+			"  lost, lowest share first: a b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rp := &report{Summary: summary{Policy: "mark", LostContent: tt.lost}}
+			var b bytes.Buffer
+			if err := rp.text(&b); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for line := range strings.Lines(b.String()) {
+				if strings.HasPrefix(line, "lost content") || strings.HasPrefix(line, "  lost") {
+					got = append(got, strings.TrimSuffix(line, "\n"))
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("lines %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -82,6 +82,30 @@ type searchStats struct {
 	MeanMatches    float64 `json:"mean_matches"` // documents matching a query, on average
 }
 
+// lostContent is the content the filter left out of the search index
+// (eval.Lost), as the CLI's eval reports it: the pages left out (none
+// under policy mark, which indexes every page), those of them holding
+// under Bound of their distinct terms in their cluster's kept page, the
+// lowest share (1 when none is left out) and the lost pages of lowest
+// share.
+type lostContent struct {
+	LeftOut  int     `json:"left_out"`
+	Lost     int     `json:"lost"`
+	MinShare float64 `json:"lost_min_share"`
+	// Bound is the share measured against (eval.LostShare), kept so that
+	// a saved report says what its figures mean if the bound changes.
+	Bound float64  `json:"lost_bound"`
+	IDs   []string `json:"lost_ids,omitempty"`
+}
+
+func newLostContent(l eval.Lost, bound float64) *lostContent {
+	lc := &lostContent{LeftOut: l.LeftOut, Lost: l.Lost, MinShare: l.MinShare, Bound: bound}
+	for _, p := range l.Worst {
+		lc.IDs = append(lc.IDs, p.ID)
+	}
+	return lc
+}
+
 // modeResult is what a child reports.
 type modeResult struct {
 	Mode        string           `json:"mode"`
@@ -100,7 +124,8 @@ type modeResult struct {
 	Stores      map[string]int64 `json:"stores,omitempty"`
 	Samples     []sample         `json:"samples"`
 	Eval        *eval.Scores     `json:"eval,omitempty"`
-	Unindexed   int              `json:"unindexed,omitempty"` // labelled pages missing from the clusters
+	Unindexed   int              `json:"unindexed,omitempty"`    // labelled pages missing from the clusters
+	LostContent *lostContent     `json:"lost_content,omitempty"` // dedup mode only
 	Search      *searchStats     `json:"search,omitempty"`
 }
 
@@ -221,6 +246,14 @@ func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(log, "%s: P %.4f R %.4f F1 %.4f ARI %.4f\n", cc.Mode, res.Eval.Precision, res.Eval.Recall, res.Eval.F1, res.Eval.ARI)
+	}
+	if cc.Mode == modeDedup {
+		l, err := e.lost(eval.LostShare)
+		if err != nil {
+			return err
+		}
+		res.LostContent = newLostContent(l, eval.LostShare)
+		fmt.Fprintf(log, "%s: lost content: %d of %d pages left out (lowest share %.2f)\n", cc.Mode, l.Lost, l.LeftOut, l.MinShare)
 	}
 	if cc.Mode == modeDedup && cc.Queries != "" {
 		var profile string

@@ -20,6 +20,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/boolquery"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
@@ -37,6 +38,10 @@ var allModes = []string{modeDedup, modePlain, modeDefault}
 // benchmark.
 var errNoSearch = errors.New("bench-scale: this mode does not search")
 
+// errNoFilter is returned by engines without a dedup filter when asked
+// what it left out.
+var errNoFilter = errors.New("bench-scale: this mode has no dedup filter")
+
 // engine is one mode's index, as the child process drives it.
 type engine interface {
 	// index indexes pages in batches of batch documents (or, when
@@ -51,6 +56,9 @@ type engine interface {
 	disk() (bleveBytes int64, stores map[string]int64)
 	// clusters calls fn with each stored document and its cluster.
 	clusters(fn func(id, cluster string)) error
+	// lost measures the content the filter left out of the search index
+	// (eval.LostContent): a page is lost under bound.
+	lost(bound float64) (eval.Lost, error)
 	// parse compiles the queries of the search benchmark.
 	parse(qs []string) error
 	// search runs query i for a page of 10 hits, collapsed or not, and
@@ -148,6 +156,16 @@ func (e *dedupEngine) clusters(fn func(id, cluster string)) error {
 	})
 }
 
+// lost reads the main text only, as the CLI's eval does: the title is not
+// content, and reprints change it.
+func (e *dedupEngine) lost(bound float64) (eval.Lost, error) {
+	l, err := eval.LostContent(e.ix.Filter(), eval.TextFields(indexer.FieldText), bound)
+	if err != nil {
+		return l, fmt.Errorf("bench-scale: lost content: %w", err)
+	}
+	return l, nil
+}
+
 func (e *dedupEngine) parse(qs []string) error {
 	e.qs = e.qs[:0]
 	e.searcher = collapse.New(e.ix.Bleve(), e.ix.Filter())
@@ -227,6 +245,8 @@ func (e *plainEngine) settle(ctx context.Context) error { return waitMerges(ctx,
 func (e *plainEngine) disk() (int64, map[string]int64) { return diskUsage(e.dir), nil }
 
 func (e *plainEngine) clusters(func(id, cluster string)) error { return nil }
+
+func (e *plainEngine) lost(float64) (eval.Lost, error) { return eval.Lost{}, errNoFilter }
 
 func (e *plainEngine) parse([]string) error { return errNoSearch }
 

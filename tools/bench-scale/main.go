@@ -4,8 +4,9 @@
 // the filter (mark policy), with plain bleve and the same mapping, and with
 // plain bleve and its default mapping — and records at every tenth of N the
 // rate, memory and bytes on disk; then it scores the filter's clusters
-// against the corpus labels and times collapsed against plain search on
-// the index it built.
+// against the corpus labels, measures the content the filter left out of
+// the search index (as bleve-dedup eval does) and times collapsed against
+// plain search on the index it built.
 //
 //	go run ./tools/bench-scale -n 20000          # or scripts/bench-scale.sh 20000
 //

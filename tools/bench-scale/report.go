@@ -41,7 +41,9 @@ type summary struct {
 	Modes      []modeSummary `json:"modes"`
 	Ratios     []ratio       `json:"ratios"`
 	Eval       *eval.Scores  `json:"eval,omitempty"`
-	Search     *searchStats  `json:"search,omitempty"`
+	// LostContent: see modeResult; absent from reports saved before it.
+	LostContent *lostContent `json:"lost_content,omitempty"`
+	Search      *searchStats `json:"search,omitempty"`
 }
 
 // modeSummary sums up one mode over its repetitions: times are medians,
@@ -127,7 +129,7 @@ func (rp *report) summarize() {
 		byMode[mode] = ms
 		s.Modes = append(s.Modes, ms)
 		if mode == modeDedup {
-			s.Eval, s.Search = rs[0].Eval, rs[0].Search
+			s.Eval, s.LostContent, s.Search = rs[0].Eval, rs[0].LostContent, rs[0].Search
 		}
 	}
 	if d, ok := byMode[modeDedup]; ok {
@@ -301,9 +303,23 @@ func (rp *report) text(w io.Writer) error {
 			fmt.Fprintf(w, "%-14s time to last batch %s, to settled index %s, CPU %s\n", r.Name, ratioS(r.Ingest), ratioS(r.Settled), ratioS(r.CPU))
 		}
 	}
+	if s.Eval != nil || s.LostContent != nil {
+		fmt.Fprintln(w)
+	}
 	if e := s.Eval; e != nil {
-		fmt.Fprintf(w, "\nclusters vs labels: precision %.4f  recall %.4f  F1 %.4f  ARI %.4f  (%d docs, %d gold pairs, %d predicted, %d true)\n",
+		fmt.Fprintf(w, "clusters vs labels: precision %.4f  recall %.4f  F1 %.4f  ARI %.4f  (%d docs, %d gold pairs, %d predicted, %d true)\n",
 			e.Precision, e.Recall, e.F1, e.ARI, e.Docs, e.GoldPairs, e.PredPairs, e.TruePairs)
+	}
+	if l := s.LostContent; l != nil {
+		if l.LeftOut == 0 {
+			fmt.Fprintf(w, "lost content: none, no page left out of the search index (policy %s)\n", s.Policy)
+		} else {
+			fmt.Fprintf(w, "lost content: %d of %d pages left out hold under %.0f%% of their distinct terms in their kept page (lowest share %.2f)\n",
+				l.Lost, l.LeftOut, l.Bound*100, l.MinShare)
+		}
+		if len(l.IDs) > 0 {
+			fmt.Fprintf(w, "  lost, lowest share first: %s\n", strings.Join(l.IDs, " "))
+		}
 	}
 	if q := s.Search; q != nil {
 		fmt.Fprintf(w, "\nsearch, %d queries x %d rounds (page of 10, %.0f matches per query on average):\n", q.Queries, q.Rounds, q.MeanMatches)
