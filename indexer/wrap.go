@@ -140,9 +140,9 @@ const (
 // shared Store: the Wrapper then searches them as one, collapsing across
 // shards (it writes only through an alias of one index).
 //
-// Wrap checks the fields o names against idx's mapping where the mapping
-// is explicit (see WrapOptions.TitleField); under a dynamic mapping, as
-// bleve's default is, each document is checked as it is indexed.
+// Wrap checks o's TextFields against idx's mapping where the mapping is
+// explicit; every field o names is checked in each document as it is
+// indexed (see WrapOptions.TitleField).
 //
 // The store remembers the settings it was made with, as an index does
 // (Settings), and the index it was made for: opening it for another is
@@ -152,7 +152,16 @@ func Wrap(idx bleve.Index, o WrapOptions) (*Wrapper, error) {
 		return nil, fmt.Errorf("indexer: Wrap needs an index, a Store and TextFields or an HTMLField: %w", ErrInvalidOptions)
 	}
 	if m := idx.Mapping(); m != nil {
-		if err := checkMappingFields(o.fields(), m); err != nil {
+		// Only the text fields: bleve must index them for a search to
+		// find what the filter compared, while a raw HTML, title or URL
+		// field may well be left out of an explicit mapping on purpose.
+		var text []wrapField
+		for _, f := range o.fields() {
+			if f.option == "TextFields" {
+				text = append(text, f)
+			}
+		}
+		if err := checkMappingFields(text, m); err != nil {
 			return nil, err
 		}
 	}
@@ -358,7 +367,10 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 				n++
 			}
 		}
-		if n > 0 {
+		switch {
+		case n == 1:
+			more = " (and 1 more document of the batch)"
+		case n > 1:
 			more = fmt.Sprintf(" (and %d more documents of the batch)", n)
 		}
 		return nil, fmt.Errorf("indexer: %s%s: %w", docs[i].s.Doc.ID, more, docs[i].err)

@@ -12,9 +12,9 @@ import (
 )
 
 // The fields WrapOptions name are checked, so that a misnamed one is an
-// error rather than a filter that silently reads nothing: against an
-// explicit mapping by Wrap (checkMappingFields), and in each document by
-// Index and Batch (checkDocFields).
+// error rather than a filter that silently reads nothing: the text fields
+// against an explicit mapping by Wrap (checkMappingFields), and every one
+// in each document by Index and Batch (checkDocFields).
 
 // wrapField is a field WrapOptions name, with the option naming it.
 type wrapField struct{ path, option string }
@@ -65,15 +65,23 @@ func listOf(names []string) string {
 // that a document does not have, and the fields it has, as bleve names
 // them (JSON tags, map keys, dotted paths); nil when it has them all.
 // body is the document's JSON object, data (nil when not known) the value
-// it was added with: a struct field omitted from body for being empty
-// (omitempty) is still the document's, empty. A field present but empty
-// (an empty string, null, an empty array) is no error: an empty page is
-// legitimate. A path that ends at an object, not a value, is no field.
+// it was added with, whose type tells first where it can: a struct field
+// omitted from body for being empty (omitempty) is still the document's,
+// empty. A field present but empty (an empty string, null, an empty
+// array) is no error: an empty page is legitimate. A path that ends at
+// an object, not a value, is no field.
 func checkDocFields(fs []wrapField, body map[string]any, data any) error {
 	var missing []wrapField
 	for _, f := range fs {
 		parts := strings.Split(f.path, ".")
-		if bodyHas(body, parts) || data != nil && typeHas(reflect.TypeOf(data), parts) {
+		has, known := false, false
+		if data != nil {
+			has, known = typeHas(reflect.TypeOf(data), parts)
+		}
+		if !known {
+			has = bodyHas(body, parts)
+		}
+		if has {
 			continue
 		}
 		missing = append(missing, f)
@@ -122,39 +130,39 @@ func marshalsItself(t reflect.Type) bool {
 }
 
 // typeHas tells whether the Go type t has a value at the path parts, by
-// the names encoding/json gives its struct fields. A map or an interface,
-// on the way or at the end, tells nothing by its type: false (the value,
-// decoded, is what tells).
-func typeHas(t reflect.Type, parts []string) bool {
+// the names encoding/json gives its struct fields, and whether its type
+// tells: a map or an interface on the way, or at the end, does not (nor
+// does a type that encodes itself), and the value, decoded, tells then.
+// A nil pointer on the way is a value there, empty.
+func typeHas(t reflect.Type, parts []string) (has, known bool) {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == nil {
-		return false
-	}
-	if len(parts) == 0 {
-		switch t.Kind() {
-		case reflect.Map, reflect.Interface:
-			return false
-		case reflect.Struct:
-			return marshalsItself(t)
-		case reflect.Slice, reflect.Array:
-			e := t.Elem()
-			return e.Kind() == reflect.Uint8 || typeHas(e, nil)
-		}
-		return true
+		return false, false
 	}
 	switch t.Kind() {
+	case reflect.Map, reflect.Interface:
+		return false, false
 	case reflect.Struct:
 		if marshalsItself(t) {
-			return false
+			return len(parts) == 0, len(parts) == 0
+		}
+		if len(parts) == 0 {
+			return false, true // an object, not a value
 		}
 		f, ok := jsonField(t, parts[0])
-		return ok && typeHas(f.Type, parts[1:])
+		if !ok {
+			return false, true
+		}
+		return typeHas(f.Type, parts[1:])
 	case reflect.Slice, reflect.Array:
+		if e := t.Elem(); len(parts) == 0 && (e.Kind() == reflect.Uint8 || e.Kind() == reflect.Interface) {
+			return true, true // bytes (a string in JSON), or an array of values
+		}
 		return typeHas(t.Elem(), parts)
 	}
-	return false
+	return len(parts) == 0, true
 }
 
 // jsonFields calls fn with each of struct type t's fields encoding/json
@@ -248,27 +256,22 @@ func typeFieldNames(t reflect.Type) []string {
 	var seen []reflect.Type // the structs being walked: a type may hold itself
 	var walk func(prefix string, t reflect.Type)
 	walk = func(prefix string, t reflect.Type) {
+		if has, known := typeHas(t, nil); prefix != "" && has && known {
+			out = append(out, prefix)
+			return
+		}
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-			if t.Kind() != reflect.Pointer && t.Elem().Kind() == reflect.Uint8 {
-				break // bytes: a string in JSON
-			}
 			t = t.Elem()
 		}
-		switch {
-		case t.Kind() == reflect.Map || t.Kind() == reflect.Interface:
-		case t.Kind() == reflect.Struct && !marshalsItself(t):
-			if slices.Contains(seen, t) {
-				return
-			}
-			seen = append(seen, t)
-			jsonFields(t, func(name string, f reflect.StructField) bool {
-				walk(joinPath(prefix, name), f.Type)
-				return true
-			})
-			seen = seen[:len(seen)-1]
-		case prefix != "":
-			out = append(out, prefix)
+		if t.Kind() != reflect.Struct || marshalsItself(t) || slices.Contains(seen, t) {
+			return
 		}
+		seen = append(seen, t)
+		jsonFields(t, func(name string, f reflect.StructField) bool {
+			walk(joinPath(prefix, name), f.Type)
+			return true
+		})
+		seen = seen[:len(seen)-1]
 	}
 	walk("", t)
 	return out

@@ -105,6 +105,13 @@ func TestWrapDocumentFields(t *testing.T) {
 		Title string   `json:"title"`
 		HTML  string   `json:"html,omitempty"`
 		Art   *article `json:"article,omitempty"`
+		Tags  []any    `json:"tags,omitempty"`
+		Raw   []byte   `json:"raw,omitempty"`
+		Any   any      `json:"any,omitempty"`
+	}
+	type node struct {
+		Text string `json:"text"`
+		Next *node  `json:"next"`
 	}
 	type Base struct{ Body string }
 	type embedding struct {
@@ -130,7 +137,11 @@ func TestWrapDocumentFields(t *testing.T) {
 		{"omitempty, empty", indexer.WrapOptions{HTMLField: "html", TitleField: "title"}, optional{}, ""},
 		{"omitempty, nil nested", indexer.WrapOptions{TextFields: []string{"article.body"}}, optional{}, ""},
 		{"omitempty, misnamed", indexer.WrapOptions{HTMLField: "HTML"}, optional{},
-			`no field "HTML" (WrapOptions.HTMLField) in the document; its fields, as bleve names them: article.body, html, title: invalid document`},
+			`no field "HTML" (WrapOptions.HTMLField) in the document; its fields, as bleve names them: article.body, html, raw, tags, title: invalid document`},
+		{"omitempty, empty slices", indexer.WrapOptions{TextFields: []string{"tags", "raw"}}, optional{}, ""},
+		{"a type holding itself", indexer.WrapOptions{TextFields: []string{"next.next.text"}}, node{Text: text}, ""},
+		{"a type holding itself, misnamed", indexer.WrapOptions{TextFields: []string{"next.body"}}, node{Text: text},
+			`no field "next.body" (WrapOptions.TextFields) in the document; its fields, as bleve names them: next, text: invalid document`},
 		{"map", indexer.WrapOptions{TextFields: []string{"body"}, URLField: "url"}, map[string]any{"body": text, "url": "https://example.com/"}, ""},
 		{"map, empty", indexer.WrapOptions{TextFields: []string{"body"}}, map[string]string{"body": ""}, ""},
 		{"map, null", indexer.WrapOptions{TextFields: []string{"body"}}, map[string]any{"body": nil}, ""},
@@ -203,7 +214,7 @@ func TestWrapBatchFailsWhole(t *testing.T) {
 		}
 	}
 	err := w.Batch(b)
-	want := `indexer: z2 (and 1 more documents of the batch): no field "body" (WrapOptions.TextFields) in the document; its fields, as bleve names them: text: invalid document`
+	want := `indexer: z2 (and 1 more document of the batch): no field "body" (WrapOptions.TextFields) in the document; its fields, as bleve names them: text: invalid document`
 	if err == nil || err.Error() != want {
 		t.Errorf("Batch:\n got %v\nwant %s", err, want)
 	}
@@ -245,9 +256,10 @@ func TestWrapUnwrappedBatch(t *testing.T) {
 	}
 }
 
-// TestWrapMappingFields: Wrap refuses a field an explicit mapping cannot
-// hold, naming it and the mapping's fields; a dynamic mapping, or one
-// dynamic where the field would be, cannot tell and is taken.
+// TestWrapMappingFields: Wrap refuses a text field an explicit mapping
+// cannot hold, naming it and the mapping's fields; a dynamic mapping, or
+// one dynamic where the field would be, cannot tell and is taken; a raw
+// HTML, title or URL field is the documents' to have.
 func TestWrapMappingFields(t *testing.T) {
 	static := func() *mapping.IndexMappingImpl {
 		m := bleve.NewIndexMapping()
@@ -266,8 +278,9 @@ func TestWrapMappingFields(t *testing.T) {
 		want string // "" for none
 	}{
 		{"static, named", static, pages, ""},
-		{"static, misnamed", static, indexer.WrapOptions{HTMLField: "HTML", TitleField: "title", URLField: "URL"},
-			`indexer: wrap: no fields "HTML" (WrapOptions.HTMLField), "URL" (WrapOptions.URLField) in the index's mapping, which takes no other fields (not dynamic); its fields: cluster, html, title, url: invalid options`},
+		{"static, misnamed", static, indexer.WrapOptions{TextFields: []string{"Body", "title"}, URLField: "URL"},
+			`indexer: wrap: no field "Body" (WrapOptions.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: cluster, html, title, url: invalid options`},
+		{"static, raw HTML left out of it", static, indexer.WrapOptions{HTMLField: "raw"}, ""},
 		{"dynamic (bleve's default)", bleve.NewIndexMapping, indexer.WrapOptions{HTMLField: "HTML"}, ""},
 		{"static with a dynamic part", func() *mapping.IndexMappingImpl {
 			m := static()
@@ -299,8 +312,8 @@ func TestWrapMappingFields(t *testing.T) {
 			m.AddDocumentMapping("page", page)
 			m.DefaultMapping = bleve.NewDocumentDisabledMapping()
 			return m
-		}, indexer.WrapOptions{HTMLField: "body"},
-			`indexer: wrap: no field "body" (WrapOptions.HTMLField) in the index's mapping, which takes no other fields (not dynamic); its fields: html: invalid options`},
+		}, indexer.WrapOptions{TextFields: []string{"body"}},
+			`indexer: wrap: no field "body" (WrapOptions.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: html: invalid options`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
