@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bleve-dedup/bleve-dedup/internal/extracttest"
 	"github.com/bleve-dedup/bleve-dedup/internal/stubs"
 )
 
@@ -19,16 +20,6 @@ import (
 // ../shared/data: no page with text of its own joins another's cluster,
 // none is lost from a suppress index, and the development set's copies
 // are found. Each skips where the data is absent.
-
-// sharedData is the shared data directory, or a skip.
-func sharedData(t *testing.T, parts ...string) string {
-	t.Helper()
-	p := filepath.Join(append([]string{"..", "..", "..", "shared", "data"}, parts...)...)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data absent (%v)", err)
-	}
-	return p
-}
 
 // scores is what a test reads of eval's JSON line.
 type scores struct {
@@ -92,7 +83,7 @@ func TestQualityDevelopment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes the development set")
 	}
-	dir := sharedData(t, "neardup")
+	dir := extracttest.Path(t, "neardup")
 	s := evalJSON(t, filepath.Join(dir, "dev-labels.jsonl"), filepath.Join(dir, "dev-corpus.jsonl.gz"))
 	if s.Precision != 1 || s.Recall < 0.995 || s.Lost != 0 || s.LeftOut == 0 {
 		t.Errorf("development set: precision %.4f recall %.4f, lost %d of %d left out (%v); want 1, at least 0.995, 0 lost",
@@ -104,7 +95,7 @@ func TestQualityDevelopment(t *testing.T) {
 // copy of another (some stubs written from one template).
 func cmrcArticles(t *testing.T) (ids []string, arts []stubs.Article) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sharedData(t, "text", "zh"), "cmrc2018_dev.json"))
+	b, err := os.ReadFile(filepath.Join(extracttest.Path(t, "text", "zh"), "cmrc2018_dev.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +140,7 @@ func TestQualityDistinctArticles(t *testing.T) {
 		t.Errorf("cmrc2018 passages: %d docs, %d predicted pairs; want %d, 0", s.Docs, s.PredPairs, len(docs))
 	}
 
-	html := sharedData(t, "extract", "en", "html")
+	html := extracttest.Path(t, "extract", "en", "html")
 	names, err := filepath.Glob(filepath.Join(html, "*.html.gz"))
 	if err != nil || len(names) == 0 {
 		t.Fatalf("extract/en: %v, %d pages", err, len(names))
@@ -170,7 +161,7 @@ func TestQualityDistinctArticles(t *testing.T) {
 // other, and two are snapshots of one article; every other page is an
 // article of its own.
 func TestQualityReadability(t *testing.T) {
-	src := sharedData(t, "extract", "readability")
+	src := extracttest.Path(t, "extract", "readability")
 	entries, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +219,7 @@ func gunzip(b []byte) ([]byte, error) {
 // letters inside Chinese text).
 func TestQualityTemplatedStubs(t *testing.T) {
 	_, arts := cmrcArticles(t)
-	b, err := os.ReadFile(filepath.Join(sharedData(t, "extract", "en"), "ground-truth.json"))
+	b, err := os.ReadFile(filepath.Join(extracttest.Path(t, "extract", "en"), "ground-truth.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

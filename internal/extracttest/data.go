@@ -44,6 +44,15 @@ func dataDir(tb testing.TB) string {
 }
 
 // skipWithout skips the test when path is absent.
+// Path is the path of parts under ../shared/data; the test skips where it
+// is absent.
+func Path(tb testing.TB, parts ...string) string {
+	tb.Helper()
+	p := filepath.Join(append([]string{dataDir(tb)}, parts...)...)
+	skipWithout(tb, p)
+	return p
+}
+
 func skipWithout(tb testing.TB, path string) {
 	tb.Helper()
 	if _, err := os.Stat(path); err != nil {
