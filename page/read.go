@@ -241,6 +241,9 @@ func (r *reader) jsonlStream(name string, src io.Reader) bool {
 			// The line is cut short: the read error says why.
 			return r.fail(Error{Source: name, Line: n}, "", err)
 		}
+		if n == 1 {
+			line = bytes.TrimPrefix(line, boms[0].bom) // (a UTF-8 BOM: some Windows tools write one)
+		}
 		if len(bytes.TrimSpace(line)) > 0 && !r.jsonLine(line, name, n) {
 			return false
 		}

@@ -267,3 +267,13 @@ func TestReadJSONLControlBytes(t *testing.T) {
 		t.Errorf("read %q, want %q", got, want)
 	}
 }
+
+// TestReadJSONLBOM: a UTF-8 byte order mark before the first line is not
+// part of its JSON.
+func TestReadJSONLBOM(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bom.jsonl")
+	if err := os.WriteFile(path, []byte("\xef\xbb\xbf{\"id\":\"a\",\"text\":\"one\"}\n{\"id\":\"b\",\"text\":\"two\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check(t, []string{path}, DefaultOptions(), []result{{id: "a", text: "one"}, {id: "b", text: "two"}})
+}

@@ -112,6 +112,10 @@ func (r *reader) warcStream(name string, src io.ReaderAt, size int64) bool {
 	for start, resync := int64(0), false; ; resync = true {
 		w.seek(start)
 		next, cont := w.records(resync)
+		if cont && next < 0 && w.n == 0 && size > 0 {
+			// Not one record, good or bad, in bytes that claim to be WARC.
+			return w.fail(Error{Source: name}, "", fmt.Errorf("no WARC record in its %d bytes: %w", size, ErrCorrupt))
+		}
 		if !cont || next < 0 {
 			return cont
 		}

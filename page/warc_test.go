@@ -395,3 +395,48 @@ func TestReadWARCEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestReadWARCNoRecord: bytes named .warc that hold no WARC record at all
+// are reported, once; an empty file holds nothing to report.
+func TestReadWARCNoRecord(t *testing.T) {
+	noise := make([]byte, 100000)
+	for i, x := 0, uint32(1); i < len(noise); i++ {
+		x = x*1664525 + 1013904223
+		noise[i] = byte(x >> 24)
+	}
+	tests := []struct {
+		name    string
+		data    []byte
+		wantErr string // "" for none
+	}{
+		{"random bytes", noise, "x.warc: no WARC record in its 100000 bytes"},
+		{"text", []byte("hello, this is not an archive\n"), "x.warc: no WARC record in its 30 bytes"},
+		{"empty", nil, ""},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "x.warc")
+		if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var errs []string
+		pages := 0
+		for _, err := range Read([]string{path}, DefaultOptions()) {
+			if err == nil {
+				pages++
+				continue
+			}
+			if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s: error %v, want ErrCorrupt", tt.name, err)
+			}
+			errs = append(errs, err.Error())
+		}
+		switch {
+		case pages != 0:
+			t.Errorf("%s: %d pages read, want none", tt.name, pages)
+		case tt.wantErr == "" && len(errs) != 0:
+			t.Errorf("%s: errors %q, want none", tt.name, errs)
+		case tt.wantErr != "" && (len(errs) != 1 || !strings.Contains(errs[0], tt.wantErr)):
+			t.Errorf("%s: errors %q, want one containing %q", tt.name, errs, tt.wantErr)
+		}
+	}
+}
