@@ -13,6 +13,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
 
@@ -29,8 +30,10 @@ import (
 // new index.
 const settingsFile = "bleve-dedup.json"
 
-// settingsFormat is the version of the file's layout.
-const settingsFormat = 1
+// settingsFormat is the version of the file's layout: 2 since the
+// filter's Votes count kinds of evidence and HeldMin, CoverMin and
+// MinHashFloor were added (format 1 is read and upgraded: upgrade).
+const settingsFormat = 2
 
 // EmbeddedStore names the embedded store in Settings.Store.
 const EmbeddedStore = "embedded"
@@ -124,11 +127,36 @@ func ReadSettings(dir string) (Settings, bool, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, false, fmt.Errorf("indexer: %s: %w", filepath.Join(dir, settingsFile), err)
 	}
+	if s.Format == 1 {
+		s = upgrade(s)
+	}
 	if s.Format != settingsFormat {
 		return s, false, fmt.Errorf("indexer: %s: settings format %d, this version reads %d: %w",
 			filepath.Join(dir, settingsFile), s.Format, settingsFormat, ErrInvalidOptions)
 	}
 	return s, true, nil
+}
+
+// upgrade reads format 1's decision options as this version's: votes
+// were counted a measure each, and a page joined its cluster and left
+// the search index on them alone. The rule of the time (3 of the 8
+// default voters) becomes today's default rule; any other keeps its
+// voters and votes, now counted by kind; either way no page leaves the
+// index unless the page kept holds its text.
+func upgrade(s Settings) Settings {
+	d := similarity.DefaultOptions()
+	f := &s.Filter.Options
+	old := []similarity.Measure{similarity.FeatureString, similarity.MinHash, similarity.Blocks, similarity.Boolean,
+		similarity.Jaccard, similarity.Conrad, similarity.Pugh, similarity.Containment}
+	if f.Measure == similarity.Combined && f.Votes == 3 && slices.Equal(f.Voters, old) {
+		f.Votes, f.Voters = d.Votes, d.Voters
+	}
+	if f.Votes > f.VoterKinds() {
+		f.Votes = f.VoterKinds()
+	}
+	f.HeldMin, f.CoverMin, f.MinHashFloor = d.HeldMin, d.CoverMin, d.MinHashFloor
+	s.Format = settingsFormat
+	return s
 }
 
 // SavedOptions are the default options with the settings the index in dir

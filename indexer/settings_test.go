@@ -2,10 +2,12 @@ package indexer_test
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,5 +172,50 @@ func TestOpenRefusesOthers(t *testing.T) {
 		if !sameFiles(before, snapshot(t, tt.dir)) {
 			t.Errorf("Open(%s) changed its files", tt.dir)
 		}
+	}
+}
+
+// TestSettingsUpgrade: settings of format 1, written when votes counted a
+// measure each, read as this version's rule: the default of the time
+// becomes today's, another keeps its voters, its votes counted by kind,
+// and every one gets the bounds on what a page may lose.
+func TestSettingsUpgrade(t *testing.T) {
+	m := similarity.Measures()
+	oldDefault := []similarity.Measure{similarity.FeatureString, similarity.MinHash, similarity.Blocks, similarity.Boolean,
+		similarity.Jaccard, similarity.Conrad, similarity.Pugh, similarity.Containment}
+	d := similarity.DefaultOptions()
+	tests := []struct {
+		name       string
+		votes      int
+		voters     []similarity.Measure
+		wantVotes  int
+		wantVoters []similarity.Measure
+	}{
+		{"the default of the time", 3, oldDefault, d.Votes, d.Voters},
+		{"two measures of two kinds", 2, []similarity.Measure{similarity.FeatureString, similarity.Jaccard}, 2, []similarity.Measure{similarity.FeatureString, similarity.Jaccard}},
+		{"more votes than kinds", 5, m[:8], 4, m[:8]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			f := dedupfilter.DefaultOptions()
+			f.Votes, f.Voters = tt.votes, tt.voters
+			f.HeldMin, f.CoverMin, f.MinHashFloor = 0, 0, 0 // (format 1 had none)
+			s := indexer.Settings{Format: 1, Store: indexer.EmbeddedStore, Filter: f}
+			b, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "bleve-dedup.json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := indexer.ReadSettings(dir)
+			g := got.Filter
+			if err != nil || !ok || g.Votes != tt.wantVotes || !slices.Equal(g.Voters, tt.wantVoters) ||
+				g.HeldMin != d.HeldMin || g.CoverMin != d.CoverMin || g.MinHashFloor != d.MinHashFloor {
+				t.Errorf("read %v, %v: votes %d of %v, held %v cover %v floor %v; want %d of %v, %v %v %v",
+					ok, err, g.Votes, g.Voters, g.HeldMin, g.CoverMin, g.MinHashFloor, tt.wantVotes, tt.wantVoters, d.HeldMin, d.CoverMin, d.MinHashFloor)
+			}
+		})
 	}
 }

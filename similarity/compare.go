@@ -174,7 +174,7 @@ func Verify(a, b Signature, opts Options) Verdict {
 			}
 		}
 	} else {
-		v.Similarity = float64(v.Votes) / float64(opts.voterKinds())
+		v.Similarity = float64(v.Votes) / float64(opts.VoterKinds())
 	}
 	return v
 }

@@ -263,8 +263,8 @@ func (o Options) Validate() error {
 		return bad("unknown measure %d", int(o.Measure))
 	case o.Measure == Combined && len(o.Voters) == 0:
 		return bad("no Voters for the combined measure")
-	case o.Measure == Combined && (o.Votes < 1 || o.Votes > o.voterKinds()):
-		return bad("Votes %d outside 1..%d (the kinds of evidence among the Voters)", o.Votes, o.voterKinds())
+	case o.Measure == Combined && (o.Votes < 1 || o.Votes > o.VoterKinds()):
+		return bad("Votes %d outside 1..%d (the kinds of evidence among the Voters)", o.Votes, o.VoterKinds())
 	case !validMeasures(o.Voters):
 		return bad("Voters %v: each a single measure, at most once", o.Voters)
 	case o.Decides(Containment) && (o.ContainmentMin <= 0 || o.ContainmentMin > 1):
@@ -286,8 +286,9 @@ func (o Options) voters() evidence {
 	return e
 }
 
-// voterKinds is how many kinds of evidence the Voters cover.
-func (o Options) voterKinds() int { return o.voters().kinds() }
+// VoterKinds is how many kinds of evidence the Voters cover (see Votes):
+// the most Votes can be.
+func (o Options) VoterKinds() int { return o.voters().kinds() }
 
 // needsOrder reports whether a measure of text in order votes, so that
 // one of them must agree.
