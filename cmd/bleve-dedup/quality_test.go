@@ -95,25 +95,9 @@ func TestQualityDevelopment(t *testing.T) {
 // copy of another (some stubs written from one template).
 func cmrcArticles(t *testing.T) (ids []string, arts []stubs.Article) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(extracttest.Path(t, "text", "zh"), "cmrc2018_dev.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ps []struct {
-		ID    string `json:"context_id"`
-		Title string `json:"title"`
-		Text  string `json:"context_text"`
-	}
-	if err := json.Unmarshal(b, &ps); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, p := range ps {
-		if !seen[p.ID] {
-			seen[p.ID] = true
-			ids = append(ids, p.ID)
-			arts = append(arts, stubs.Article{Title: p.Title, Text: p.Text})
-		}
+	for _, p := range extracttest.LoadCMRC(t) {
+		ids = append(ids, p.ID)
+		arts = append(arts, stubs.Article{Title: p.Title, Text: p.Text})
 	}
 	return ids, arts
 }

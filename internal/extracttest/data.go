@@ -162,24 +162,40 @@ func neardupGold(tb testing.TB) map[string]string {
 	for _, s := range LoadZH(tb) {
 		gold["zh-"+s.Name[:12]] = s.Gold
 	}
-	path := filepath.Join(dataDir(tb), "text", "zh", "cmrc2018_dev.json")
-	skipWithout(tb, path)
-	b, err := os.ReadFile(path)
+	for _, p := range LoadCMRC(tb) {
+		gold["wk-dev_"+strings.TrimPrefix(p.ID, "DEV_")] = p.Title + "\n" + p.Text
+	}
+	return gold
+}
+
+// Passage is one of cmrc2018's Wikipedia passages (../shared/data/text/zh).
+type Passage struct {
+	ID    string `json:"context_id"`
+	Title string `json:"title"`
+	Text  string `json:"context_text"`
+}
+
+// LoadCMRC returns cmrc2018's passages, each once (the file repeats a
+// passage for each of its questions), in file order.
+func LoadCMRC(tb testing.TB) []Passage {
+	tb.Helper()
+	b, err := os.ReadFile(Path(tb, "text", "zh", "cmrc2018_dev.json"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var passages []struct {
-		ContextID   string `json:"context_id"`
-		Title       string `json:"title"`
-		ContextText string `json:"context_text"`
-	}
-	if err := json.Unmarshal(b, &passages); err != nil {
+	var all []Passage
+	if err := json.Unmarshal(b, &all); err != nil {
 		tb.Fatal(err)
 	}
-	for _, p := range passages {
-		gold["wk-dev_"+strings.TrimPrefix(p.ContextID, "DEV_")] = p.Title + "\n" + p.ContextText
+	seen := map[string]bool{}
+	var out []Passage
+	for _, p := range all {
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			out = append(out, p)
+		}
 	}
-	return gold
+	return out
 }
 
 // copySuffix is the copy suffix ("-r2") of a corpus id, stripped to get
