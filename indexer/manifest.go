@@ -215,7 +215,7 @@ func checkSettings(dir string, had, want Settings, reconfigure bool) (Settings, 
 			dir, strings.Join(fixed, "; "), ErrSettings)
 	}
 	if len(decision) > 0 && !reconfigure {
-		return had, fmt.Errorf("indexer: %s was made with other decision options (%s): use its own, or change them deliberately (Options.Reconfigure, bleve-dedup --reconfigure): %w",
+		return had, fmt.Errorf("indexer: %s was made with other decision options (%s): use its own, or change them for the pages indexed from now on (Options.Reconfigure; bleve-dedup index --reconfigure): %w",
 			dir, strings.Join(decision, "; "), ErrSettings)
 	}
 	had.Filter = want.Filter
