@@ -182,7 +182,10 @@ func fill(tmpl []string, from, title string, vals map[int][]string) string {
 		for _, m := range slot.FindAllStringSubmatchIndex(s, -1) {
 			b.WriteString(replaceTitle(s[at:m[0]], from, title))
 			k, v := kind(m), s[m[0]:m[1]]
-			if vs := vals[k]; len(vs) > 0 && !(k == 2 && sentenceStart(s, m[0])) {
+			switch vs := vals[k]; {
+			case from != "" && v == from:
+				v = title
+			case len(vs) > 0 && !(k == 2 && sentenceStart(s, m[0])):
 				v = vs[next[k]%len(vs)]
 				next[k]++
 			}
