@@ -2,6 +2,8 @@ package analyzer
 
 import (
 	"crypto/sha1"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -50,17 +52,7 @@ func (a *Analyzer) Analyze(paragraphs []string) *Features {
 	w := a.work.Get().(*work)
 	defer a.work.Put(w)
 
-	w.text = w.text[:0]
-	for _, p := range paragraphs {
-		n := len(w.text)
-		if n > 0 {
-			w.text = append(w.text, '\n')
-		}
-		if w.text = appendNormalized(w.text, p, ' '); n > 0 && len(w.text) == n+1 {
-			w.text = w.text[:n] // empty paragraph: no separator
-		}
-	}
-	text := w.text
+	text := w.normalize(paragraphs)
 	norm := string(text) // Terms keys are substrings of it
 
 	f := &Features{}
@@ -76,12 +68,76 @@ func (a *Analyzer) Analyze(paragraphs []string) *Features {
 	w.words = appendWords(w.words[:0], text, &w.seg)
 	f.Terms = make(map[string]int, len(w.words)/2)
 	eachTerm(w.words, func(start, end int32) { f.Terms[norm[start:end]]++ })
+	f.Numbers = numbers(norm, w.words)
 
 	f.Blocks, w.spans, w.block = w.sc.appendBlocks(nil, w.spans, w.block, a.opts.Blocks)
 	if a.opts.MinHashSize > 0 {
 		f.MinHash, w.hashes = a.minHash(make([]uint64, 0, a.opts.MinHashSize), text, w.words, w.hashes)
 	}
 	return f
+}
+
+// numbers returns Features.Numbers of normalised text norm, whose words
+// are words.
+func numbers(norm string, words []word) []string {
+	var out, para []string
+	terms := 0
+	end := lineEnd(norm, 0)
+	flush := func() {
+		if terms >= MinFactTerms {
+			out = append(out, para...)
+		}
+		para, terms = para[:0], 0
+	}
+	eachTerm(words, func(start, stop int32) {
+		for int(start) >= end {
+			flush()
+			end = lineEnd(norm, end+1)
+		}
+		terms++
+		if t := norm[start:stop]; strings.ContainsAny(t, "0123456789") {
+			para = append(para, t)
+		}
+	})
+	flush()
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// lineEnd is the index of the first '\n' in s at or after from, or len(s).
+func lineEnd(s string, from int) int {
+	if i := strings.IndexByte(s[from:], '\n'); i >= 0 {
+		return from + i
+	}
+	return len(s)
+}
+
+// Terms returns the terms of paragraphs alone, as Features.Terms.
+func (a *Analyzer) Terms(paragraphs []string) map[string]int {
+	w := a.work.Get().(*work)
+	defer a.work.Put(w)
+	text := w.normalize(paragraphs)
+	norm := string(text)
+	w.words = appendWords(w.words[:0], text, &w.seg)
+	terms := make(map[string]int, len(w.words)/2)
+	eachTerm(w.words, func(start, end int32) { terms[norm[start:end]]++ })
+	return terms
+}
+
+// normalize normalises paragraphs into w.text, one line each, and
+// returns it.
+func (w *work) normalize(paragraphs []string) []byte {
+	w.text = w.text[:0]
+	for _, p := range paragraphs {
+		n := len(w.text)
+		if n > 0 {
+			w.text = append(w.text, '\n')
+		}
+		if w.text = appendNormalized(w.text, p, ' '); n > 0 && len(w.text) == n+1 {
+			w.text = w.text[:n] // empty paragraph: no separator
+		}
+	}
+	return w.text
 }
 
 // pieces returns the feature-string pieces of the text scanned into w, as

@@ -190,8 +190,11 @@ func TestTerms(t *testing.T) {
 		{"カタカナ", map[string]int{"カタ": 1, "タカ": 1, "カナ": 1}},
 		{"，。！", map[string]int{}},
 	} {
-		got := mustNew(t, nil).Analyze([]string{tc.text}).Terms
-		if !maps.Equal(got, tc.want) {
+		a := mustNew(t, nil)
+		if got := a.Analyze([]string{tc.text}).Terms; !maps.Equal(got, tc.want) {
+			t.Errorf("Analyze(%q).Terms = %v, want %v", tc.text, got, tc.want)
+		}
+		if got := a.Terms([]string{tc.text}); !maps.Equal(got, tc.want) {
 			t.Errorf("Terms(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 	}
@@ -385,4 +388,22 @@ func TestAnalyzeConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+func TestNumbers(t *testing.T) {
+	body := "The eel grows to 45 centimetres and lives at depths of 120 to 3.5 thousand metres off the coast of Japan, where it was described in 1890."
+	for _, tc := range []struct {
+		name  string
+		paras []string
+		want  []string
+	}{
+		{"a paragraph's facts", []string{body}, []string{"120", "1890", "3.5", "45"}},
+		{"a date line is not a fact", []string{"Published January 1, 2024 12:29 PM", body, "© 2017 Ashland Monitor"}, []string{"120", "1890", "3.5", "45"}},
+		{"Chinese", []string{"发布时间：2024-01-01 06:00", "高氏前肛鳗是鳗鲡目前肛鳗科的一种，体长可达45厘米，栖息深度120至350米，分布于日本沿海，1890年被描述。"}, []string{"120", "1890", "350", "45"}},
+		{"no numbers", []string{"a short line"}, nil},
+	} {
+		if got := mustNew(t, nil).Analyze(tc.paras).Numbers; !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Numbers = %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }

@@ -27,6 +27,16 @@ type Features struct {
 	// Terms maps each boolean-model feature (the boolean-model paper) to its frequency:
 	// segmented words, lowercased and width-folded, Han runs as bigrams.
 	Terms map[string]int
+	// Numbers are the page's facts: the distinct terms holding a digit
+	// in its paragraphs of at least MinFactTerms terms, sorted. A line
+	// with a date, a byline or a copyright, which reprints change, is
+	// shorter.
+	Numbers []string
+	// Left maps the terms of the paragraphs a caller left out of the
+	// analysis (a site's template text) to their frequencies: with Terms,
+	// the page's whole text, which a search loses with the page. Analyze
+	// leaves it nil (see Analyzer.Terms).
+	Left map[string]int
 	// Blocks are the SHA-1 fingerprints of the top m text blocks (the fingerprint paper),
 	// most important first.
 	Blocks [][sha1.Size]byte
@@ -46,6 +56,10 @@ type Features struct {
 	// the text and leaves it nil; a caller holding the page sets it.
 	Tags []byte
 }
+
+// MinFactTerms is how many terms a paragraph needs for its numbers to
+// be among Features.Numbers.
+const MinFactTerms = 16
 
 // Bounds of the structure signature (the feature-string paper, §3.2): 50x200x100 cells.
 const (

@@ -43,8 +43,10 @@
 //
 // A page leaves the search index (Suppress), or a representative gives
 // its place up (Replace), only for a page that holds Options.CoverMin of
-// its distinct terms (similarity.Held): a page with text of its own is
-// never lost from search. A new page that holds its cluster's
+// the distinct terms of its whole text (similarity.HeldWhole: the
+// paragraphs a site's template left out of its features count, see
+// analyzer.Features.Left): a page with text of its own is never lost from
+// search. A new page that holds its cluster's
 // representative's terms while the representative does not hold as much
 // of its own takes the representative's place under every policy (the
 // fuller page represents; under Suppress the other leaves the index, its

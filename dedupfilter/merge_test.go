@@ -98,7 +98,7 @@ func skipShared(t *testing.T) {
 }
 
 // TestCover: a page leaves the search index, or lets another take the
-// representative's place, only for a page that holds its text: a fuller
+// representative's place, only for a page that holds its whole text: a fuller
 // page (the article and as much again) takes the place of the one it
 // holds; a page that neither holds the representative nor is held by it
 // joins its cluster and stays in the index.
@@ -109,6 +109,10 @@ func TestCover(t *testing.T) {
 		return Doc{ID: id, Features: an.Analyze(p[from:to]), Payload: []byte("payload " + id)}
 	}
 	short, full, other := doc("short", 0, 7), doc("full", 0, 14), doc("other", 1, 8)
+	// A page whose site's template, left out of its features, is as long
+	// as its article: full holds its features, not its whole text.
+	templated := doc("templated", 0, 7)
+	templated.Features.Left = an.Analyze(newCorpus(8).article(7)).Terms
 	tests := []struct {
 		name    string
 		policy  Policy
@@ -123,6 +127,7 @@ func TestCover(t *testing.T) {
 		{"suppress: the held page leaves", Suppress, []Doc{full, short}, "full", []string{"full"}, 0},
 		// short and other share 6 paragraphs of 7: neither holds 0.95 of the other.
 		{"suppress: neither holds the other", Suppress, []Doc{short, other}, "short", []string{"other", "short"}, 0.95},
+		{"suppress: the text a template left out counts", Suppress, []Doc{full, templated}, "full", []string{"full", "templated"}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -186,8 +186,9 @@ func (w *mutation) join(id string, rec *store.Record, cluster string, founder *s
 
 // cover works out the rule under which a page with signature sig, a
 // verified duplicate of match (verdict v, the page first), joins match's
-// cluster, from how much of each other's text the page and the
-// cluster's representative hold (Options.CoverMin): a page leaves the
+// cluster, from how much of each other's whole text the page and the
+// cluster's representative hold (Options.CoverMin; the text a site's
+// template left out of the features counts): a page leaves the
 // search index, or lets another take its place, only for a page that
 // holds its text. A page holding the representative's text and more
 // takes its place; a page that neither holds it nor is held by it
@@ -202,7 +203,7 @@ func (w *mutation) cover(sig similarity.Signature, match string, v similarity.Ve
 	if err != nil {
 		return rule, fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
 	}
-	in, holds := v.InB, v.InA
+	in, holds := v.WholeInB, v.WholeInA
 	if rep != match {
 		var seq uint64
 		if founder != nil && founder.ID == rep {
@@ -218,7 +219,7 @@ func (w *mutation) cover(sig similarity.Signature, match string, v similarity.Ve
 		if err != nil {
 			return rule, fmt.Errorf("dedupfilter: representative %q: %w", rep, err)
 		}
-		in, holds = similarity.Held(sig, rs, o.Options)
+		in, holds = similarity.HeldWhole(sig, rs, o.Options)
 	}
 	covered, covers := in >= o.CoverMin, holds >= o.CoverMin
 	switch {
@@ -399,21 +400,25 @@ func (w *mutation) unpost(rec *store.Record) error {
 }
 
 // merge joins the clusters of links, stored documents that document id
-// duplicates, with id's own, where their representatives are duplicates
-// of each other too: a page that shares text with two articles does not
-// join them unless their kept copies verify. The cluster kept is the one
-// whose representative was added first, and every other one's
-// representative must verify against its representative, which holds
-// its text (Options.CoverMin), so a merge reaches one verification from
-// the representative kept and chains do not grow through it; regroup
-// gives the members their states. It returns the clusters merged away
-// (none: nil).
-func (w *mutation) merge(id string, links []string) ([]string, error) {
+// (signature sig, verdict v against its match) duplicates, with id's
+// own, where the clusters hold each other's text: a page that shares
+// text with two articles does not join them. A cluster joins the one
+// whose representative was added first when the two representatives
+// hold Options.CoverMin of each other's terms (either way), or when id
+// and a member of each hold CoverMin of each other's both ways: copies
+// of copies, each edited a little, are one cluster, while a merge
+// reaches at most one near-copy on either side of id and chains of pages
+// sharing a block do not grow through it. regroup gives the members their
+// states. It returns the clusters merged away (none: nil).
+func (w *mutation) merge(id string, sig similarity.Signature, v similarity.Verdict, links []string) ([]string, error) {
 	rec, err := w.record(id)
 	if err != nil {
 		return nil, err
 	}
+	o := w.f.opts
 	clusters := []string{rec.Cluster}
+	// near[i]: id and a member of clusters[i] are near-copies.
+	near := []bool{min(v.InB, v.InA) >= o.CoverMin}
 	for _, l := range links {
 		lr, err := w.st.Record(l, true)
 		if errors.Is(err, ErrNotFound) {
@@ -422,9 +427,20 @@ func (w *mutation) merge(id string, links []string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
-		if !slices.Contains(clusters, lr.Cluster) {
-			clusters = append(clusters, lr.Cluster)
+		i := slices.Index(clusters, lr.Cluster)
+		if i < 0 {
+			clusters, near = append(clusters, lr.Cluster), append(near, false)
+			i = len(clusters) - 1
 		}
+		if near[i] {
+			continue
+		}
+		_, ls, err := readSignature(w.st, lr.Seq)
+		if err != nil {
+			return nil, fmt.Errorf("dedupfilter: %w", err)
+		}
+		in, holds := similarity.Held(sig, ls, o.Options)
+		near[i] = min(in, holds) >= o.CoverMin
 	}
 	if len(clusters) == 1 {
 		return nil, nil
@@ -447,17 +463,20 @@ func (w *mutation) merge(id string, links []string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
-	o := w.f.opts
 	joined := []string{clusters[target]}
 	for i, c := range clusters {
 		if i == target {
 			continue
 		}
-		_, sig, err := readSignature(w.st, reps[i].Seq)
+		if near[i] && near[target] {
+			joined = append(joined, c)
+			continue
+		}
+		_, rs, err := readSignature(w.st, reps[i].Seq)
 		if err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
-		if in, holds := similarity.Held(sig, keep, o.Options); max(in, holds) >= o.CoverMin {
+		if in, holds := similarity.Held(rs, keep, o.Options); max(in, holds) >= o.CoverMin {
 			joined = append(joined, c)
 		}
 	}

@@ -153,15 +153,16 @@ func (w *mutation) regroup(g Group, recs map[string]*store.Record) error {
 }
 
 // holds returns the test of whether the page of signature keep holds
-// CoverMin of another's distinct terms (similarity.Held), the other's
-// signature read from the store by its number.
+// CoverMin of another's whole text's distinct terms
+// (similarity.HeldWhole), the other's signature read from the store by
+// its number.
 func (w *mutation) holds(keep similarity.Signature) func(seq uint64) (bool, error) {
 	return func(seq uint64) (bool, error) {
 		_, sig, err := readSignature(w.st, seq)
 		if err != nil {
 			return false, fmt.Errorf("dedupfilter: %w", err)
 		}
-		in, _ := similarity.Held(sig, keep, w.f.opts.Options)
+		in, _ := similarity.HeldWhole(sig, keep, w.f.opts.Options)
 		return in >= w.f.opts.CoverMin, nil
 	}
 }

@@ -32,8 +32,9 @@ const settingsFile = "bleve-dedup.json"
 
 // settingsFormat is the version of the file's layout: 2 since the
 // filter's Votes count kinds of evidence and HeldMin, CoverMin and
-// MinHashFloor were added (format 1 is read and upgraded: upgrade).
-const settingsFormat = 2
+// MinHashFloor were added, 3 since NumbersMin and FeatureStringHeldMin
+// were (formats 1 and 2 are read and upgraded: upgrade).
+const settingsFormat = 3
 
 // EmbeddedStore names the embedded store in Settings.Store.
 const EmbeddedStore = "embedded"
@@ -127,7 +128,7 @@ func ReadSettings(dir string) (Settings, bool, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, false, fmt.Errorf("indexer: %s: %w", filepath.Join(dir, settingsFile), err)
 	}
-	if s.Format == 1 {
+	if s.Format == 1 || s.Format == 2 {
 		s = upgrade(s)
 	}
 	if s.Format != settingsFormat {
@@ -137,15 +138,22 @@ func ReadSettings(dir string) (Settings, bool, error) {
 	return s, true, nil
 }
 
-// upgrade reads format 1's decision options as this version's: votes
-// were counted a measure each, and a page joined its cluster and left
-// the search index on them alone. The rule of the time (3 of the 8
-// default voters) becomes today's default rule; any other keeps its
-// voters and votes, now counted by kind; either way no page leaves the
-// index unless the page kept holds its text.
+// upgrade reads format 1's and 2's decision options as this version's.
+// In format 1 votes were counted a measure each, and a page joined its
+// cluster and left the search index on them alone. The rule of the time
+// (3 of the 8 default voters) becomes today's default rule; any other
+// keeps its voters and votes, now counted by kind; either way no page
+// leaves the index unless the page kept holds its text. Both get the
+// default NumbersMin and FeatureStringHeldMin (their stored signatures
+// have no numbers, which pass the test of numbers).
 func upgrade(s Settings) Settings {
 	d := similarity.DefaultOptions()
 	f := &s.Filter.Options
+	f.NumbersMin, f.FeatureStringHeldMin = d.NumbersMin, d.FeatureStringHeldMin
+	if s.Format == 2 {
+		s.Format = settingsFormat
+		return s
+	}
 	old := []similarity.Measure{similarity.FeatureString, similarity.MinHash, similarity.Blocks, similarity.Boolean,
 		similarity.Jaccard, similarity.Conrad, similarity.Pugh, similarity.Containment}
 	if f.Measure == similarity.Combined && f.Votes == 3 && slices.Equal(f.Voters, old) {

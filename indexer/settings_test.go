@@ -178,7 +178,8 @@ func TestOpenRefusesOthers(t *testing.T) {
 // TestSettingsUpgrade: settings of format 1, written when votes counted a
 // measure each, read as this version's rule: the default of the time
 // becomes today's, another keeps its voters, its votes counted by kind,
-// and every one gets the bounds on what a page may lose.
+// and every one gets the bounds on what a page may lose; format 2's keep
+// their rule and get the test of numbers.
 func TestSettingsUpgrade(t *testing.T) {
 	m := similarity.Measures()
 	oldDefault := []similarity.Measure{similarity.FeatureString, similarity.MinHash, similarity.Blocks, similarity.Boolean,
@@ -186,22 +187,27 @@ func TestSettingsUpgrade(t *testing.T) {
 	d := similarity.DefaultOptions()
 	tests := []struct {
 		name       string
+		format     int
 		votes      int
 		voters     []similarity.Measure
 		wantVotes  int
 		wantVoters []similarity.Measure
 	}{
-		{"the default of the time", 3, oldDefault, d.Votes, d.Voters},
-		{"two measures of two kinds", 2, []similarity.Measure{similarity.FeatureString, similarity.Jaccard}, 2, []similarity.Measure{similarity.FeatureString, similarity.Jaccard}},
-		{"more votes than kinds", 5, m[:8], 4, m[:8]},
+		{"the default of the time", 1, 3, oldDefault, d.Votes, d.Voters},
+		{"two measures of two kinds", 1, 2, []similarity.Measure{similarity.FeatureString, similarity.Jaccard}, 2, []similarity.Measure{similarity.FeatureString, similarity.Jaccard}},
+		{"more votes than kinds", 1, 5, m[:8], 4, m[:8]},
+		{"format 2", 2, d.Votes, d.Voters, d.Votes, d.Voters},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			f := dedupfilter.DefaultOptions()
 			f.Votes, f.Voters = tt.votes, tt.voters
-			f.HeldMin, f.CoverMin, f.MinHashFloor = 0, 0, 0 // (format 1 had none)
-			s := indexer.Settings{Format: 1, Store: indexer.EmbeddedStore, Filter: f}
+			f.NumbersMin, f.FeatureStringHeldMin = 0, 0 // (formats 1 and 2 had none)
+			if tt.format == 1 {
+				f.HeldMin, f.CoverMin, f.MinHashFloor = 0, 0, 0
+			}
+			s := indexer.Settings{Format: tt.format, Store: indexer.EmbeddedStore, Filter: f}
 			b, err := json.Marshal(s)
 			if err != nil {
 				t.Fatal(err)
@@ -212,9 +218,9 @@ func TestSettingsUpgrade(t *testing.T) {
 			got, ok, err := indexer.ReadSettings(dir)
 			g := got.Filter
 			if err != nil || !ok || g.Votes != tt.wantVotes || !slices.Equal(g.Voters, tt.wantVoters) ||
-				g.HeldMin != d.HeldMin || g.CoverMin != d.CoverMin || g.MinHashFloor != d.MinHashFloor {
-				t.Errorf("read %v, %v: votes %d of %v, held %v cover %v floor %v; want %d of %v, %v %v %v",
-					ok, err, g.Votes, g.Voters, g.HeldMin, g.CoverMin, g.MinHashFloor, tt.wantVotes, tt.wantVoters, d.HeldMin, d.CoverMin, d.MinHashFloor)
+				g.HeldMin != d.HeldMin || g.CoverMin != d.CoverMin || g.MinHashFloor != d.MinHashFloor || g.NumbersMin != d.NumbersMin || g.FeatureStringHeldMin != d.FeatureStringHeldMin || got.Format != 3 {
+				t.Errorf("read %v, %v: format %d, votes %d of %v, held %v cover %v floor %v numbers %v; want 3, %d of %v, %v %v %v %v",
+					ok, err, got.Format, g.Votes, g.Voters, g.HeldMin, g.CoverMin, g.MinHashFloor, g.NumbersMin, tt.wantVotes, tt.wantVoters, d.HeldMin, d.CoverMin, d.MinHashFloor, d.NumbersMin)
 			}
 		})
 	}

@@ -24,6 +24,8 @@ const (
 	sigChars = 1 << iota
 	sigTags
 	sigURL
+	sigWhole
+	sigNumbers
 )
 
 // maxSketch bounds a stored sketch's bins, so a corrupt header cannot
@@ -38,7 +40,6 @@ func (sig Signature) Encode(id string) []byte {
 
 // AppendEncode appends Encode's bytes to b.
 func (sig Signature) AppendEncode(b []byte, id string) []byte {
-	t := &sig.terms
 	b = append(b, signatureV4)
 	b = binenc.AppendString(b, id)
 	b = binary.AppendUvarint(b, uint64(len(sig.pieces)))
@@ -52,23 +53,7 @@ func (sig Signature) AppendEncode(b []byte, id string) []byte {
 	b = binary.AppendUvarint(b, uint64(sig.structure.Paragraphs))
 	b = binary.AppendUvarint(b, uint64(sig.structure.Length))
 	b = binary.AppendUvarint(b, uint64(sig.structure.Sentences))
-	b = binary.AppendUvarint(b, uint64(t.distinct))
-	b = binary.AppendUvarint(b, uint64(t.total))
-	b = binary.AppendUvarint(b, uint64(len(t.bins)))
-	if t.bins != nil {
-		// A bin's value (0: empty), then its frequency unless empty.
-		for _, x := range t.bins {
-			b = binary.AppendUvarint(b, uint64(x.hash))
-			if x.hash != 0 {
-				b = binary.AppendUvarint(b, uint64(x.tf))
-			}
-		}
-	} else {
-		for _, x := range t.exact {
-			b = binary.BigEndian.AppendUint32(b, x.hash)
-			b = binary.AppendUvarint(b, uint64(x.tf))
-		}
-	}
+	b = sig.terms.append(b)
 	b = binary.AppendUvarint(b, uint64(len(sig.blocks)))
 	for _, h := range sig.blocks {
 		b = binary.BigEndian.AppendUint32(b, h)
@@ -84,6 +69,12 @@ func (sig Signature) AppendEncode(b []byte, id string) []byte {
 	}
 	if sig.url != 0 {
 		flags |= sigURL
+	}
+	if sig.whole != nil {
+		flags |= sigWhole
+	}
+	if sig.numberCount > 0 {
+		flags |= sigNumbers
 	}
 	b = append(b, flags)
 	if flags&sigChars != 0 {
@@ -103,6 +94,39 @@ func (sig Signature) AppendEncode(b []byte, id string) []byte {
 	}
 	if flags&sigURL != 0 {
 		b = binary.BigEndian.AppendUint64(b, sig.url)
+	}
+	if flags&sigWhole != 0 {
+		b = sig.whole.append(b)
+	}
+	if flags&sigNumbers != 0 {
+		b = binary.AppendUvarint(b, uint64(sig.numberCount))
+		b = binary.AppendUvarint(b, uint64(len(sig.numbers)))
+		for _, h := range sig.numbers {
+			b = binary.BigEndian.AppendUint32(b, h)
+		}
+	}
+	return b
+}
+
+// append appends t's encoding to b: its counts, then its bins or its
+// exact terms.
+func (t *termSet) append(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(t.distinct))
+	b = binary.AppendUvarint(b, uint64(t.total))
+	b = binary.AppendUvarint(b, uint64(len(t.bins)))
+	if t.bins != nil {
+		// A bin's value (0: empty), then its frequency unless empty.
+		for _, x := range t.bins {
+			b = binary.AppendUvarint(b, uint64(x.hash))
+			if x.hash != 0 {
+				b = binary.AppendUvarint(b, uint64(x.tf))
+			}
+		}
+		return b
+	}
+	for _, x := range t.exact {
+		b = binary.BigEndian.AppendUint32(b, x.hash)
+		b = binary.AppendUvarint(b, uint64(x.tf))
 	}
 	return b
 }
@@ -191,7 +215,7 @@ func decodeTerms(r *binenc.Reader, t *termSet) {
 // decodeOptional reads a Signature's flags and optional parts.
 func decodeOptional(r *binenc.Reader, sig *Signature) {
 	flags := r.Byte()
-	if flags&^(sigChars|sigTags|sigURL) != 0 {
+	if flags&^(sigChars|sigTags|sigURL|sigWhole|sigNumbers) != 0 {
 		r.Fail("Signature flags")
 		return
 	}
@@ -228,6 +252,25 @@ func decodeOptional(r *binenc.Reader, sig *Signature) {
 	}
 	if flags&sigURL != 0 {
 		sig.url = r.Uint64()
+	}
+	if flags&sigWhole != 0 {
+		sig.whole = &termSet{}
+		decodeTerms(r, sig.whole)
+	}
+	if flags&sigNumbers != 0 {
+		sig.numberCount = r.Int()
+		n := r.Int()
+		if n > maxNumbers || n > sig.numberCount || n < min(sig.numberCount, maxNumbers) {
+			r.Fail("numbers")
+			return
+		}
+		sig.numbers = make([]uint32, n)
+		for i := range sig.numbers {
+			if sig.numbers[i] = r.Uint32(); i > 0 && sig.numbers[i] <= sig.numbers[i-1] {
+				r.Fail("number order") // numberShare merges them
+				return
+			}
+		}
 	}
 }
 

@@ -31,6 +31,13 @@ func TestSignatureRoundTrip(t *testing.T) {
 			Pieces: []string{"a", "b", "a"},
 			Terms:  manyTerms(200),
 		},
+		{ // the whole text's terms, exact and sketched
+			Terms: map[string]int{"a": 1},
+			Left:  map[string]int{"a": 2, "b": 1},
+		},
+		{Terms: manyTerms(10), Left: manyTerms(100)},
+		{Numbers: []string{"1998", "3.5"}},
+		{Numbers: manyNumbers(100)}, // more than a signature keeps
 	}
 	for i, f := range tests {
 		want := newSignature(f, 16).WithPieceSample(2)
@@ -51,11 +58,25 @@ func TestSignatureRoundTrip(t *testing.T) {
 // sameSignature compares signatures, nil and empty slices alike.
 func sameSignature(a, b Signature) bool {
 	return slices.Equal(a.pieces, b.pieces) && slices.Equal(a.sample, b.sample) && a.structure == b.structure &&
-		slices.Equal(a.terms.exact, b.terms.exact) && slices.Equal(a.terms.bins, b.terms.bins) &&
-		(a.terms.bins == nil) == (b.terms.bins == nil) &&
-		a.terms.distinct == b.terms.distinct && a.terms.total == b.terms.total &&
+		sameTerms(a.terms, b.terms) &&
 		slices.Equal(a.blocks, b.blocks) && slices.Equal(a.minhash, b.minhash) && a.runes == b.runes &&
-		slices.Equal(a.chars, b.chars) && slices.Equal(a.tags, b.tags) && a.url == b.url
+		slices.Equal(a.chars, b.chars) && slices.Equal(a.tags, b.tags) && a.url == b.url &&
+		(a.whole == nil) == (b.whole == nil) && (a.whole == nil || sameTerms(*a.whole, *b.whole)) &&
+		slices.Equal(a.numbers, b.numbers) && a.numberCount == b.numberCount
+}
+
+func sameTerms(a, b termSet) bool {
+	return slices.Equal(a.exact, b.exact) && slices.Equal(a.bins, b.bins) && (a.bins == nil) == (b.bins == nil) &&
+		a.distinct == b.distinct && a.total == b.total
+}
+
+// manyNumbers is n distinct numbers.
+func manyNumbers(n int) []string {
+	var ns []string
+	for i := range n {
+		ns = append(ns, fmt.Sprint(1000+i))
+	}
+	return ns
 }
 
 // manyTerms is n distinct terms, term i occurring i%5+1 times.
@@ -82,6 +103,8 @@ func TestDecodeCorrupt(t *testing.T) {
 		{"term count", Signature{terms: termSet{exact: []termFreq{{1, 1}}, distinct: 9}}.Encode("x")},
 		{"sketch size", Signature{terms: termSet{bins: make([]termFreq, 3)}}.Encode("x")},
 		{"sketch bin", Signature{terms: termSet{bins: []termFreq{{1<<binBits + 1, 1}}}}.Encode("x")},
+		{"number order", Signature{numbers: []uint32{5, 3}, numberCount: 2}.Encode("x")},
+		{"numbers beyond their count", Signature{numbers: []uint32{1, 2, 3}, numberCount: 2}.Encode("x")},
 	}
 	for _, tt := range tests {
 		if _, _, err := Decode(tt.b); !errors.Is(err, ErrCorrupt) {
@@ -97,6 +120,8 @@ func FuzzDecodeSignature(f *testing.F) {
 	v3 := New(&analyzer.Features{Pieces: []string{"ab"}, CharFreq: []analyzer.CharCount{{Index: 3, Count: 2}, {Index: 9, Count: 1}}, Tags: []byte{1, 2, 2}})
 	v3.url = 77
 	f.Add(v3.Encode("id"))
+	f.Add(New(&analyzer.Features{Terms: map[string]int{"x": 1}, Left: map[string]int{"y": 3}}).Encode("w"))
+	f.Add(New(&analyzer.Features{Numbers: manyNumbers(40)}).Encode("n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		id, sig, err := Decode(b)
 		if err != nil {

@@ -40,11 +40,21 @@ type Verdict struct {
 	SharedBlocks int      // block fingerprints present in both
 	SharedTerms  int      // distinct terms present in both
 	TermSample   []string // up to 10 shared terms, sorted
+	// Numbers is the share of the numbers (distinct terms holding a
+	// digit) of the page with fewer that the other holds: a reprint
+	// keeps its facts, a page written from another's template changes
+	// them. 1 when either page has none.
+	Numbers float64
 	// InB is the share of a's distinct terms that b holds, InA the share
 	// of b's that a holds (estimates where the terms are sketched): how
 	// much of each page's own text the other keeps. A page whose text is
 	// left out of a search index in favour of the other's loses the rest.
 	InB, InA float64
+	// WholeInB and WholeInA are InB and InA over the pages' whole text,
+	// the paragraphs left out of their features included
+	// (analyzer.Features.Left): what a search loses with a page left out
+	// in favour of the other.
+	WholeInB, WholeInA float64
 }
 
 // Score returns the score of measure m, and false if m is not a single
@@ -92,6 +102,8 @@ func Verify(a, b Signature, opts Options) Verdict {
 	var v Verdict
 	t := compareTermSets(a.terms, b.terms, opts)
 	v.SharedTerms, v.InB, v.InA = t.shared, t.inB, t.inA
+	v.WholeInB, v.WholeInA = HeldWhole(a, b, opts)
+	v.Numbers = numberShare(a, b)
 	fs, lcs := pieceSimilarity(a.pieces, b.pieces)
 	v.SharedPieces = lcs
 	bs, m0 := blockSimilarity(a.blocks, b.blocks)
@@ -165,7 +177,8 @@ func Verify(a, b Signature, opts Options) Verdict {
 	}
 	v.Votes = agree.kinds()
 	v.Duplicate = v.Votes >= opts.Votes && (agree.inOrder() || !opts.needsOrder()) &&
-		min(v.InB, v.InA) >= opts.HeldMin && (len(a.minhash) == 0 || mh >= opts.MinHashFloor || !slices.Contains(opts.Voters, MinHash))
+		min(v.InB, v.InA) >= opts.HeldMin && (len(a.minhash) == 0 || mh >= opts.MinHashFloor || !slices.Contains(opts.Voters, MinHash)) &&
+		(agree&(kindMinHash|kindBlocks) != 0 || v.Numbers >= opts.NumbersMin && min(v.InB, v.InA) >= opts.FeatureStringHeldMin)
 	if v.Duplicate {
 		for _, s := range v.Scores {
 			if s.Duplicate && slices.Contains(opts.Voters, s.Measure) {
@@ -223,6 +236,57 @@ func (e evidence) inOrder() bool           { return e&inOrder != 0 }
 // distinct terms that b holds, and of b's that a holds.
 func Held(a, b Signature, opts Options) (inB, inA float64) {
 	t := compareTermSets(a.terms, b.terms, opts)
+	return t.inB, t.inA
+}
+
+// numberShare is Verdict.Numbers: exact when both pages keep all their
+// numbers, else over the hashes below the larger of the two samples'
+// greatest, where both samples are whole.
+func numberShare(a, b Signature) float64 {
+	if a.numberCount == 0 || b.numberCount == 0 {
+		return 1
+	}
+	limit := uint32(math.MaxUint32)
+	if len(a.numbers) < a.numberCount {
+		limit = a.numbers[len(a.numbers)-1]
+	}
+	if len(b.numbers) < b.numberCount {
+		limit = min(limit, b.numbers[len(b.numbers)-1])
+	}
+	var na, nb, shared int
+	for i, j := 0, 0; i < len(a.numbers) || j < len(b.numbers); {
+		switch {
+		case j == len(b.numbers) || i < len(a.numbers) && a.numbers[i] < b.numbers[j]:
+			if a.numbers[i] <= limit {
+				na++
+			}
+			i++
+		case i == len(a.numbers) || b.numbers[j] < a.numbers[i]:
+			if b.numbers[j] <= limit {
+				nb++
+			}
+			j++
+		default:
+			if a.numbers[i] <= limit {
+				na, nb, shared = na+1, nb+1, shared+1
+			}
+			i++
+			j++
+		}
+	}
+	if min(na, nb) == 0 {
+		return 0
+	}
+	return float64(shared) / float64(min(na, nb))
+}
+
+// HeldWhole returns Verdict.WholeInB and Verdict.WholeInA alone: Held
+// over the pages' whole text.
+func HeldWhole(a, b Signature, opts Options) (inB, inA float64) {
+	if a.whole == nil && b.whole == nil {
+		return Held(a, b, opts)
+	}
+	t := compareTermSets(a.wholeTerms(), b.wholeTerms(), opts)
 	return t.inB, t.inA
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"fmt"
 	"hash/fnv"
+
 	"math"
 	"slices"
 	"testing"
@@ -122,7 +123,7 @@ func TestCompareCombined(t *testing.T) {
 	}
 	for _, tt := range tests {
 		opts := DefaultOptions()
-		opts.Votes, opts.HeldMin = tt.votes, 0 // (the votes alone: no shared terms)
+		opts.Votes, opts.HeldMin, opts.FeatureStringHeldMin = tt.votes, 0, 0 // (the votes alone: no shared terms)
 		v := CompareFeatures(a, b, opts)
 		if v.Duplicate != tt.dup || v.Measure != tt.wantMeasure || v.Votes != 1 {
 			t.Errorf("Votes=%d: got dup=%v measure=%v votes=%d, want dup=%v measure=%v votes=1",
@@ -290,6 +291,98 @@ func TestContainment(t *testing.T) {
 		if !near(c.Value, tt.want) || c.Duplicate != tt.duplicate || !near(j.Value, tt.jaccard) {
 			t.Errorf("%s: containment %.3f (duplicate %v), jaccard %.3f; want %.3f (%v), %.3f",
 				tt.name, c.Value, c.Duplicate, j.Value, tt.want, tt.duplicate, tt.jaccard)
+		}
+	}
+}
+
+func TestHeldWhole(t *testing.T) {
+	article := map[string]int{"eel": 2, "species": 1, "found": 1, "river": 1}
+	template := map[string]int{"home": 1, "news": 1, "sport": 1, "contact": 1, "about": 1, "login": 1}
+	tests := []struct {
+		name              string
+		a, b              *analyzer.Features
+		heldIn, wholeIn   float64 // the share of a's terms b holds: features, whole text
+		heldOut, wholeOut float64 // of b's that a holds
+	}{
+		{"whole pages", &analyzer.Features{Terms: article}, &analyzer.Features{Terms: article}, 1, 1, 1, 1},
+		{"a's template left out", &analyzer.Features{Terms: article, Left: template}, &analyzer.Features{Terms: article}, 1, 0.4, 1, 1},
+		{"both sites' templates", &analyzer.Features{Terms: article, Left: template}, &analyzer.Features{Terms: article, Left: template}, 1, 1, 1, 1},
+	}
+	o := DefaultOptions()
+	for _, tt := range tests {
+		a, b := Of(tt.a, "", o), Of(tt.b, "", o)
+		in, out := Held(a, b, o)
+		win, wout := HeldWhole(a, b, o)
+		if in != tt.heldIn || out != tt.heldOut || win != tt.wholeIn || wout != tt.wholeOut {
+			t.Errorf("%s: Held %.2f %.2f, HeldWhole %.2f %.2f; want %.2f %.2f, %.2f %.2f", tt.name, in, out, win, wout, tt.heldIn, tt.heldOut, tt.wholeIn, tt.wholeOut)
+		}
+		if v := Compare(a, b, o); v.WholeInB != win || v.WholeInA != wout {
+			t.Errorf("%s: Verdict.WholeInB, WholeInA %.2f %.2f, want HeldWhole's %.2f %.2f", tt.name, v.WholeInB, v.WholeInA, win, wout)
+		}
+	}
+}
+
+func TestNumbers(t *testing.T) {
+	many := func(from, n int) []string {
+		var ns []string
+		for i := range n {
+			ns = append(ns, fmt.Sprint(from+i))
+		}
+		return ns
+	}
+	tests := []struct {
+		name string
+		a, b []string
+		want float64
+	}{
+		{"no numbers", nil, []string{"1998"}, 1},
+		{"the same facts", []string{"1998", "3.5"}, []string{"1998", "3.5", "7"}, 1},
+		{"other facts", []string{"1998", "3.5"}, []string{"2001", "4.2"}, 0},
+		{"half", []string{"1998", "3.5"}, []string{"1998", "4.2", "17"}, 0.5},
+		// Past maxNumbers a share is estimated over the kept samples.
+		{"many, the same", many(0, 200), many(0, 200), 1},
+		{"many, none shared", many(0, 200), many(1000, 200), 0},
+		{"many, half shared", many(0, 200), many(100, 200), 0.5},
+	}
+	for _, tt := range tests {
+		got := numberShare(New(&analyzer.Features{Numbers: tt.a}), New(&analyzer.Features{Numbers: tt.b}))
+		if math.Abs(got-tt.want) > 0.2 || (tt.want == 0 || tt.want == 1) && got != tt.want {
+			t.Errorf("%s: numberShare = %.2f, want %.2f", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestFeatureStringsAlone: a pair whose only evidence of text in order is
+// the feature strings needs each page to hold FeatureStringHeldMin of the
+// other's terms and to keep its numbers.
+func TestFeatureStringsAlone(t *testing.T) {
+	terms := func(n, own int) map[string]int {
+		m := map[string]int{}
+		for i := range n {
+			m[fmt.Sprint("shared", i)] = 1
+		}
+		for i := range own {
+			m[fmt.Sprint("own", i)] = 1
+		}
+		return m
+	}
+	page := func(ts map[string]int, numbers ...string) *analyzer.Features {
+		return &analyzer.Features{Pieces: []string{"ab", "cd", "ef"}, Terms: ts, Numbers: numbers}
+	}
+	tests := []struct {
+		name string
+		a, b *analyzer.Features
+		dup  bool
+	}{
+		{"a copy", page(terms(10, 0), "1998"), page(terms(10, 2), "1998"), true},
+		{"a page holding the other and as much again", page(terms(10, 0)), page(terms(10, 8)), true},
+		{"a page quoting the other inside more of its own", page(terms(10, 0)), page(terms(10, 12)), false},
+		{"other numbers", page(terms(10, 0), "1998", "45"), page(terms(10, 0), "1904", "12"), false},
+	}
+	for _, tt := range tests {
+		v := CompareFeatures(tt.a, tt.b, DefaultOptions())
+		if v.Duplicate != tt.dup {
+			t.Errorf("%s: duplicate %v, want %v (votes %d, held %.2f %.2f, numbers %.2f)", tt.name, v.Duplicate, tt.dup, v.Votes, v.InB, v.InA, v.Numbers)
 		}
 	}
 }

@@ -202,6 +202,23 @@ type Options struct {
 	// (docs/methods.md: on templated stubs made from real articles it
 	// turns down 3 of 7 false pairs, and no labelled copy).
 	MinHashFloor float64
+	// NumbersMin: under Combined, a pair that neither MinHash nor blocks
+	// call duplicates (its text in order agrees only in the feature
+	// strings) needs the page with fewer numbers to share this share of
+	// them with the other (Verdict.Numbers): a reprint keeps its dates,
+	// counts and sizes, a page written from another's template swaps in
+	// its own. 0 turns the test off. Default 0.5 (docs/methods.md: it
+	// keeps apart templated stubs whose feature strings agree; labelled
+	// reprints share 0.5 of their numbers and more but for 3 pairs of
+	// 1,300).
+	NumbersMin float64
+	// FeatureStringHeldMin: under Combined, a pair that neither MinHash
+	// nor blocks call duplicates needs each page to hold this share of the
+	// other's distinct terms (above HeldMin, to count): a page quoting a
+	// whole short article inside its own text agrees with it in feature
+	// strings and holds all of its terms, while the article holds under
+	// half of the page's. Default 0.5 (docs/methods.md).
+	FeatureStringHeldMin float64
 	// CoverMin: package dedupfilter leaves a page out of the search
 	// index, or lets another take its place, only for a page that holds
 	// this share of its distinct terms, so that no text of its own is
@@ -228,27 +245,29 @@ type Options struct {
 // DefaultOptions returns the defaults documented on Options.
 func DefaultOptions() Options {
 	return Options{
-		Measure:          Combined,
-		Votes:            2,
-		Voters:           DefaultVoters(),
-		FeatureStringMin: 0.6,
-		BooleanK:         0.2,
-		BooleanD:         0.2,
-		BooleanFrequent:  3,
-		BooleanMin:       0.8,
-		ConradShared:     0.8,
-		ConradLength:     0.2,
-		PughR:            50,
-		BlocksMin:        0.5,
-		MinHashMin:       0.6,
-		JaccardMin:       0.6,
-		CharFreqMin:      0.95,
-		TagEditMin:       0.8,
-		ContainmentMin:   0.8,
-		HeldMin:          0.4,
-		MinHashFloor:     0.3,
-		CoverMin:         0.7,
-		TermSketch:       64,
+		Measure:              Combined,
+		Votes:                2,
+		Voters:               DefaultVoters(),
+		FeatureStringMin:     0.6,
+		BooleanK:             0.2,
+		BooleanD:             0.2,
+		BooleanFrequent:      3,
+		BooleanMin:           0.8,
+		ConradShared:         0.8,
+		ConradLength:         0.2,
+		PughR:                50,
+		BlocksMin:            0.5,
+		MinHashMin:           0.6,
+		JaccardMin:           0.6,
+		CharFreqMin:          0.95,
+		TagEditMin:           0.8,
+		ContainmentMin:       0.8,
+		HeldMin:              0.4,
+		MinHashFloor:         0.3,
+		NumbersMin:           0.5,
+		FeatureStringHeldMin: 0.5,
+		CoverMin:             0.7,
+		TermSketch:           64,
 	}
 }
 
@@ -269,8 +288,8 @@ func (o Options) Validate() error {
 		return bad("Voters %v: each a single measure, at most once", o.Voters)
 	case o.Decides(Containment) && (o.ContainmentMin <= 0 || o.ContainmentMin > 1):
 		return bad("ContainmentMin %v outside (0, 1]", o.ContainmentMin)
-	case o.CoverMin < 0 || o.CoverMin > 1 || o.HeldMin < 0 || o.HeldMin > 1 || o.MinHashFloor < 0 || o.MinHashFloor > 1:
-		return bad("CoverMin %v, HeldMin %v or MinHashFloor %v outside 0..1", o.CoverMin, o.HeldMin, o.MinHashFloor)
+	case o.CoverMin < 0 || o.CoverMin > 1 || o.HeldMin < 0 || o.HeldMin > 1 || o.MinHashFloor < 0 || o.MinHashFloor > 1 || o.NumbersMin < 0 || o.NumbersMin > 1 || o.FeatureStringHeldMin < 0 || o.FeatureStringHeldMin > 1:
+		return bad("CoverMin %v, HeldMin %v, MinHashFloor %v, NumbersMin %v or FeatureStringHeldMin %v outside 0..1", o.CoverMin, o.HeldMin, o.MinHashFloor, o.NumbersMin, o.FeatureStringHeldMin)
 	case o.TermSketch < 0 || o.TermSketch > maxSketch || o.TermSketch > 0 && bits.OnesCount(uint(o.TermSketch)) != 1:
 		return bad("TermSketch %d: 0 or a power of two up to %d", o.TermSketch, maxSketch)
 	}

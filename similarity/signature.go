@@ -24,7 +24,9 @@ import (
 //   - the terms: every distinct term (32-bit hash and frequency) when a
 //     page has at most Options.TermSketch of them, else a one-permutation
 //     sketch of Options.TermSketch bins (see termSet), with the exact
-//     counts of distinct terms and of occurrences.
+//     counts of distinct terms and of occurrences;
+//   - the numbers (analyzer.Features.Numbers): the smallest of their
+//     mixed 32-bit hashes (at most maxNumbers), with their count.
 //
 // Two different strings of one document collide on a 32-bit hash with
 // odds about n²/2³³ (n ≈ 300 terms: 1e-5), too rare to move a measure.
@@ -33,12 +35,21 @@ type Signature struct {
 	sample    []uint32 // the smallest distinct 32-bit piece hashes, ascending (WithPieceSample)
 	structure analyzer.Structure
 	terms     termSet
-	blocks    []uint32 // the first 4 bytes of each block's SHA-1, most important first
-	minhash   []byte   // the low 8 bits of each MinHash value
-	runes     int
-	chars     []analyzer.CharCount // sorted by index
-	tags      []byte               // htmltags codes
-	url       uint64               // urlHash of the canonical URL
+	// whole is the terms of the page's whole text, with the paragraphs
+	// left out of its features (analyzer.Features.Left); nil when those
+	// are the whole text.
+	whole *termSet
+	// numbers are the smallest hashes of the page's numbers
+	// (analyzer.Features.Numbers), ascending, and numberCount how many
+	// numbers it has.
+	numbers     []uint32
+	numberCount int
+	blocks      []uint32 // the first 4 bytes of each block's SHA-1, most important first
+	minhash     []byte   // the low 8 bits of each MinHash value
+	runes       int
+	chars       []analyzer.CharCount // sorted by index
+	tags        []byte               // htmltags codes
+	url         uint64               // urlHash of the canonical URL
 	// names are the terms of the Features the signature was made from,
 	// for the evidence (TermSample); pieces32 their pieces' 32-bit hashes,
 	// for WithPieceSample. A stored signature has neither.
@@ -89,13 +100,19 @@ func sketchOf(exact []termFreq, k int) []termFreq {
 // bits of FNV-1a of words that differ in their last letters are far from
 // uniform, and a sketch needs them to be.
 func binOf(h uint32, k int) (bin int, v uint32) {
+	h = mix32(h)
+	shift := 32 - bits.TrailingZeros(uint(k))
+	return int(h >> shift), 1 + (h&(1<<shift-1))>>(shift-binBits)
+}
+
+// mix32 is murmur3's 32-bit finaliser.
+func mix32(h uint32) uint32 {
 	h ^= h >> 16
 	h *= 0x85ebca6b
 	h ^= h >> 13
 	h *= 0xc2b2ae35
 	h ^= h >> 16
-	shift := 32 - bits.TrailingZeros(uint(k))
-	return int(h >> shift), 1 + (h&(1<<shift-1))>>(shift-binBits)
+	return h
 }
 
 // sketched returns the sketch of t in k bins, nil when t is a sketch of
@@ -135,28 +152,11 @@ func newSignature(f *analyzer.Features, sketch int) Signature {
 		h := uint32(HashString(p))
 		sig.pieces32[i], sig.pieces[i] = h, uint16(h)
 	}
-	// Sorted by hash as hash<<32|frequency, which sorts without a
-	// comparison function: twice as fast as sorting the pairs.
-	packed := make([]uint64, 0, len(f.Terms))
-	for t, n := range f.Terms {
-		packed = append(packed, HashString(t)<<32|uint64(min(n, math.MaxUint32)))
-	}
-	slices.Sort(packed)
-	terms := make([]termFreq, 0, len(packed))
-	for _, p := range packed {
-		t := termFreq{uint32(p >> 32), int(uint32(p))}
-		sig.terms.total += t.tf
-		if n := len(terms); n > 0 && terms[n-1].hash == t.hash {
-			terms[n-1].tf += t.tf // terms colliding inside one document count as one
-		} else {
-			terms = append(terms, t)
-		}
-	}
-	sig.terms.distinct = len(terms)
-	if sketch > 0 && len(terms) > sketch {
-		sig.terms.bins = sketchOf(terms, sketch)
-	} else {
-		sig.terms.exact = terms
+	sig.terms = termSetOf(f.Terms, nil, sketch)
+	sig.numbers, sig.numberCount = numbersOf(f.Numbers)
+	if len(f.Left) > 0 {
+		w := termSetOf(f.Terms, f.Left, sketch)
+		sig.whole = &w
 	}
 	for i, b := range f.Blocks {
 		sig.blocks[i] = binary.BigEndian.Uint32(b[:4])
@@ -165,6 +165,62 @@ func newSignature(f *analyzer.Features, sketch int) Signature {
 		sig.minhash[i] = byte(v)
 	}
 	return sig
+}
+
+// termSetOf returns the term set of the terms of terms and more, kept
+// as a sketch of sketch bins past that many distinct terms (0: exact).
+func termSetOf(terms, more map[string]int, sketch int) termSet {
+	// Sorted by hash as hash<<32|frequency, which sorts without a
+	// comparison function: twice as fast as sorting the pairs.
+	packed := make([]uint64, 0, len(terms)+len(more))
+	for _, m := range []map[string]int{terms, more} {
+		for t, n := range m {
+			packed = append(packed, HashString(t)<<32|uint64(min(n, math.MaxUint32)))
+		}
+	}
+	slices.Sort(packed)
+	var set termSet
+	exact := make([]termFreq, 0, len(packed))
+	for _, p := range packed {
+		t := termFreq{uint32(p >> 32), int(uint32(p))}
+		set.total += t.tf
+		if n := len(exact); n > 0 && exact[n-1].hash == t.hash {
+			exact[n-1].tf += t.tf // one term in both maps, or two colliding, counts as one
+		} else {
+			exact = append(exact, t)
+		}
+	}
+	set.distinct = len(exact)
+	if sketch > 0 && len(exact) > sketch {
+		set.bins = sketchOf(exact, sketch)
+	} else {
+		set.exact = exact
+	}
+	return set
+}
+
+// maxNumbers is how many of a page's numbers a signature keeps.
+const maxNumbers = 32
+
+// numbersOf returns the smallest maxNumbers hashes of numbers,
+// ascending, and how many they are. The hashes are mixed: the smallest
+// FNV-1a hashes of numbers are numbers alike, not a sample.
+func numbersOf(numbers []string) ([]uint32, int) {
+	hs := make([]uint32, len(numbers))
+	for i, n := range numbers {
+		hs[i] = mix32(uint32(HashString(n)))
+	}
+	slices.Sort(hs)
+	hs = slices.Compact(hs)
+	return slices.Clip(hs[:min(len(hs), maxNumbers)]), len(hs)
+}
+
+// wholeTerms are the terms of the page's whole text.
+func (s Signature) wholeTerms() termSet {
+	if s.whole != nil {
+		return *s.whole
+	}
+	return s.terms
 }
 
 // Of is the signature of a page's features f, as a store under o keeps

@@ -145,6 +145,9 @@ type Plan struct {
 	// of them when the page is a copy of another page of its site or would
 	// keep (almost) nothing.
 	Kept []string
+	// Left are the paragraphs left out of Kept, in order: with them a
+	// page's whole text, which is what a search loses with the page.
+	Left []string
 	// Stale are the earlier pages whose text turned out to be template
 	// text, enough of it (StaleShare) for their features to be computed
 	// again. Apply records them as waiting (see Stale).
@@ -167,7 +170,7 @@ func (t *Table) Plan(r Reader, site, id string, paras []string) (*Plan, error) {
 	}
 	p := &Plan{}
 	if err == nil {
-		p.Kept = pg.kept(paras)
+		p.Kept, p.Left = pg.kept(paras)
 		err = pg.plan(r, site, t.staleShare, p)
 	}
 	if err != nil {
@@ -287,21 +290,21 @@ func (pg *page) isTemplate(i int) bool {
 }
 
 // kept returns the paragraphs of paras that are the page's own, or all
-// of them when (almost) nothing would be left.
-func (pg *page) kept(paras []string) []string {
-	var kept []string
+// of them when (almost) nothing would be left, and the others.
+func (pg *page) kept(paras []string) (kept, left []string) {
 	keptRunes := 0
 	for i, p := range pg.paras {
 		if pg.isTemplate(i) {
+			left = append(left, paras[i])
 			continue
 		}
 		kept = append(kept, paras[i])
 		keptRunes += p.runes
 	}
 	if float64(keptRunes) < minKept*float64(pg.total) {
-		return paras
+		return paras, nil
 	}
-	return kept
+	return kept, left
 }
 
 // plan adds to p the writes that record the page's new paragraphs as its

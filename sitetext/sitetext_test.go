@@ -56,13 +56,13 @@ func TestClean(t *testing.T) {
 	db := memDB(t)
 	tab := New().WithStaleShare(0)
 	for _, tt := range tests {
-		var kept, stale []string
+		var kept, left, stale []string
 		err := db.Update(func(kv store.KV) error {
 			p, err := tab.Plan(KVReader{kv}, tt.site, tt.id, tt.paras)
 			if err != nil {
 				return err
 			}
-			kept, stale = p.Kept, p.Stale
+			kept, left, stale = p.Kept, p.Left, p.Stale
 			return p.Apply(kv)
 		})
 		if err != nil {
@@ -70,6 +70,11 @@ func TestClean(t *testing.T) {
 		}
 		if !slices.Equal(kept, tt.wantKept) || !slices.Equal(stale, tt.wantStale) {
 			t.Errorf("%s: Clean = %q, stale %q; want %q, stale %q", tt.name, kept, stale, tt.wantKept, tt.wantStale)
+		}
+		// What is not kept is left: the page's whole text is both.
+		whole := slices.Sorted(slices.Values(append(slices.Clone(kept), left...)))
+		if want := slices.Sorted(slices.Values(tt.paras)); !slices.Equal(whole, want) {
+			t.Errorf("%s: kept %q and left %q, want the paragraphs %q between them", tt.name, kept, left, tt.paras)
 		}
 	}
 }

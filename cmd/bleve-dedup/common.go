@@ -102,7 +102,9 @@ type methodFlags struct {
 	stopShare                      float64
 	charFreqMin, tagEditMin        float64
 	containmentMin, coverMin       float64
-	heldMin                        float64
+	heldMin, numbersMin            float64
+	fsMin, minHashMin, blocksMin   float64
+	fsHeldMin                      float64
 	fs                             *pflag.FlagSet // where they were added: which were given
 }
 
@@ -121,6 +123,11 @@ func (f *methodFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.containmentMin, "containment-min", def.ContainmentMin, "share of the smaller page's distinct terms in the other at or above which containment says duplicate")
 	fs.Float64Var(&f.coverMin, "cover-min", def.CoverMin, "share of a page's distinct terms the page kept for it must hold for it to leave the search index")
 	fs.Float64Var(&f.heldMin, "held-min", def.HeldMin, "share of each page's distinct terms the other must hold for a pair to be duplicates under --measure combined")
+	fs.Float64Var(&f.numbersMin, "numbers-min", def.NumbersMin, "share of its numbers the page with fewer must share with the other when neither minhash nor blocks call the pair duplicates, under --measure combined (0: off)")
+	fs.Float64Var(&f.fsHeldMin, "featurestring-held-min", def.FeatureStringHeldMin, "share of each page's distinct terms the other must hold when neither minhash nor blocks call the pair duplicates, under --measure combined")
+	fs.Float64Var(&f.fsMin, "featurestring-min", def.FeatureStringMin, "feature-string similarity at or above which featurestring says duplicate")
+	fs.Float64Var(&f.minHashMin, "minhash-min", def.MinHashMin, "estimated Jaccard of shingles at or above which minhash says duplicate")
+	fs.Float64Var(&f.blocksMin, "blocks-min", def.BlocksMin, "share of block fingerprints in common at or above which blocks says duplicate")
 }
 
 // apply sets the options of the flags given on the command line.
@@ -137,16 +144,21 @@ func (f *methodFlags) apply(o *dedupfilter.Options) error {
 		}
 	}
 	for name, set := range map[string]func(){
-		"structure-gate":   func() { o.StructureGate = f.gate },
-		"structure-radius": func() { o.StructureRadius = f.radius },
-		"min-shared":       func() { o.MinShared = f.minShared },
-		"stop-share":       func() { o.BooleanStopShare = f.stopShare },
-		"charfreq-min":     func() { o.CharFreqMin = f.charFreqMin },
-		"tagedit-min":      func() { o.TagEditMin = f.tagEditMin },
-		"containment-min":  func() { o.ContainmentMin = f.containmentMin },
-		"cover-min":        func() { o.CoverMin = f.coverMin },
-		"held-min":         func() { o.HeldMin = f.heldMin },
-		"votes":            func() { o.Votes = f.votes },
+		"structure-gate":         func() { o.StructureGate = f.gate },
+		"structure-radius":       func() { o.StructureRadius = f.radius },
+		"min-shared":             func() { o.MinShared = f.minShared },
+		"stop-share":             func() { o.BooleanStopShare = f.stopShare },
+		"charfreq-min":           func() { o.CharFreqMin = f.charFreqMin },
+		"tagedit-min":            func() { o.TagEditMin = f.tagEditMin },
+		"containment-min":        func() { o.ContainmentMin = f.containmentMin },
+		"cover-min":              func() { o.CoverMin = f.coverMin },
+		"held-min":               func() { o.HeldMin = f.heldMin },
+		"numbers-min":            func() { o.NumbersMin = f.numbersMin },
+		"featurestring-held-min": func() { o.FeatureStringHeldMin = f.fsHeldMin },
+		"featurestring-min":      func() { o.FeatureStringMin = f.fsMin },
+		"minhash-min":            func() { o.MinHashMin = f.minHashMin },
+		"blocks-min":             func() { o.BlocksMin = f.blocksMin },
+		"votes":                  func() { o.Votes = f.votes },
 	} {
 		if given(f.fs, name) {
 			set()

@@ -213,8 +213,7 @@ func (dc *Decider) replan(d *Item) error {
 	if same {
 		return nil
 	}
-	d.Doc.Features = dc.analyzer.Analyze(p.Kept)
-	d.Doc.Features.Tags = d.Tags
+	d.Doc.Features = dc.features(p, d.Tags)
 	d.fp, err = dc.filter.Prepare(d.Doc)
 	return err
 }
@@ -234,8 +233,7 @@ func (dc *Decider) analyze(prep []*Item) (ready []chan struct{}, stop func()) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(prep) && !halt.Load(); i = int(next.Add(1) - 1) {
 				p := prep[i]
-				p.Doc.Features = dc.analyzer.Analyze(p.plan.Kept)
-				p.Doc.Features.Tags = p.Tags
+				p.Doc.Features = dc.features(p.plan, p.Tags)
 				p.fp, p.err = dc.filter.Prepare(p.Doc)
 				close(ready[i])
 			}
@@ -245,6 +243,17 @@ func (dc *Decider) analyze(prep []*Item) (ready []chan struct{}, stop func()) {
 		halt.Store(true)
 		wg.Wait()
 	}
+}
+
+// features analyses the paragraphs plan p keeps, with the terms of those
+// it leaves out (Features.Left) and the page's tags.
+func (dc *Decider) features(p *sitetext.Plan, tags []byte) *analyzer.Features {
+	f := dc.analyzer.Analyze(p.Kept)
+	if len(p.Left) > 0 {
+		f.Left = dc.analyzer.Terms(p.Left)
+	}
+	f.Tags = tags
+	return f
 }
 
 // readd analyses stored document d again from paras, without its site's
@@ -262,8 +271,7 @@ func (dc *Decider) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOpt
 	if err != nil {
 		return dec, nil, err
 	}
-	d.Features = dc.analyzer.Analyze(p.Kept)
-	d.Features.Tags = dc.filter.Tags(d.ID) // the page is gone; its stored tags are not
+	d.Features = dc.features(p, dc.filter.Tags(d.ID)) // the page is gone; its stored tags are not
 	fp, err := dc.filter.Prepare(d)
 	if err != nil {
 		return dec, nil, err
