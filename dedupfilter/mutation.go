@@ -203,7 +203,7 @@ func (w *mutation) cover(sig similarity.Signature, match string, v similarity.Ve
 	if err != nil {
 		return rule, fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
 	}
-	in, holds := v.WholeInB, v.WholeInA
+	in, holds, surely := v.WholeInB, v.WholeInA, v.SurelyInB
 	if rep != match {
 		var seq uint64
 		if founder != nil && founder.ID == rep {
@@ -219,7 +219,7 @@ func (w *mutation) cover(sig similarity.Signature, match string, v similarity.Ve
 		if err != nil {
 			return rule, fmt.Errorf("dedupfilter: representative %q: %w", rep, err)
 		}
-		in, holds = similarity.HeldWhole(sig, rs, o.Options)
+		in, holds, surely, _ = similarity.HeldWhole(sig, rs, o.Options)
 	}
 	covered, covers := in >= o.CoverMin, holds >= o.CoverMin
 	switch {
@@ -229,6 +229,12 @@ func (w *mutation) cover(sig similarity.Signature, match string, v similarity.Ve
 	case covers:
 		rule.Take = true
 	default:
+		rule.Mark = true
+	}
+	// The page leaves the search index only where the representative
+	// surely holds its text: a small page's share in a large one is an
+	// estimate from few of its terms.
+	if covered && surely < o.CoverMin {
 		rule.Mark = true
 	}
 	return rule, nil

@@ -153,7 +153,7 @@ func (w *mutation) regroup(g Group, recs map[string]*store.Record) error {
 }
 
 // holds returns the test of whether the page of signature keep holds
-// CoverMin of another's whole text's distinct terms
+// CoverMin of another's whole text's distinct terms, surely
 // (similarity.HeldWhole), the other's signature read from the store by
 // its number.
 func (w *mutation) holds(keep similarity.Signature) func(seq uint64) (bool, error) {
@@ -162,7 +162,7 @@ func (w *mutation) holds(keep similarity.Signature) func(seq uint64) (bool, erro
 		if err != nil {
 			return false, fmt.Errorf("dedupfilter: %w", err)
 		}
-		in, _ := similarity.HeldWhole(sig, keep, w.f.opts.Options)
+		_, _, in, _ := similarity.HeldWhole(sig, keep, w.f.opts.Options)
 		return in >= w.f.opts.CoverMin, nil
 	}
 }

@@ -52,9 +52,13 @@ type Verdict struct {
 	InB, InA float64
 	// WholeInB and WholeInA are InB and InA over the pages' whole text,
 	// the paragraphs left out of their features included
-	// (analyzer.Features.Left): what a search loses with a page left out
-	// in favour of the other.
+	// (analyzer.Features.Left): what a search keeps of a page left out in
+	// favour of the other.
 	WholeInB, WholeInA float64
+	// SurelyInB and SurelyInA are WholeInB and WholeInA less a standard
+	// error of the estimate where the terms are sketched: a small page's
+	// share in a large one is estimated from few of its terms.
+	SurelyInB, SurelyInA float64
 }
 
 // Score returns the score of measure m, and false if m is not a single
@@ -102,7 +106,8 @@ func Verify(a, b Signature, opts Options) Verdict {
 	var v Verdict
 	t := compareTermSets(a.terms, b.terms, opts)
 	v.SharedTerms, v.InB, v.InA = t.shared, t.inB, t.inA
-	v.WholeInB, v.WholeInA = HeldWhole(a, b, opts)
+	w := compareTermSets(a.wholeTerms(), b.wholeTerms(), opts)
+	v.WholeInB, v.WholeInA, v.SurelyInB, v.SurelyInA = w.inB, w.inA, w.surelyInB, w.surelyInA
 	v.Numbers = numberShare(a, b)
 	fs, lcs := pieceSimilarity(a.pieces, b.pieces)
 	v.SharedPieces = lcs
@@ -280,14 +285,11 @@ func numberShare(a, b Signature) float64 {
 	return float64(shared) / float64(min(na, nb))
 }
 
-// HeldWhole returns Verdict.WholeInB and Verdict.WholeInA alone: Held
-// over the pages' whole text.
-func HeldWhole(a, b Signature, opts Options) (inB, inA float64) {
-	if a.whole == nil && b.whole == nil {
-		return Held(a, b, opts)
-	}
+// HeldWhole returns Verdict.WholeInB, WholeInA, SurelyInB and SurelyInA
+// alone: Held over the pages' whole text, and its lower bounds.
+func HeldWhole(a, b Signature, opts Options) (inB, inA, surelyInB, surelyInA float64) {
 	t := compareTermSets(a.wholeTerms(), b.wholeTerms(), opts)
-	return t.inB, t.inA
+	return t.inB, t.inA, t.surelyInB, t.surelyInA
 }
 
 // cosine is the cosine of two sparse vectors sorted by index.
@@ -323,8 +325,11 @@ type termStats struct {
 	jaccard, conrad float64
 	contained       float64 // shared over the smaller page's distinct terms
 	inB, inA        float64 // shared over a's, over b's distinct terms
-	booleanCompared bool    // counts within d and xor fraction at most k
-	booleanS        float64
+	// surelyInB, surelyInA are inB and inA less a standard error of the
+	// sketch's estimate (inB and inA when the terms are exact).
+	surelyInB, surelyInA float64
+	booleanCompared      bool // counts within d and xor fraction at most k
+	booleanS             float64
 }
 
 // compareTermSets compares two pages' terms: exactly when both are kept
@@ -397,6 +402,7 @@ func compareTerms(a, b []termFreq, o Options) termStats {
 		t.jaccard = float64(t.shared) / float64(t.union)
 	}
 	t.inB, t.inA = share(t.shared, na), share(t.shared, nb)
+	t.surelyInB, t.surelyInA = t.inB, t.inA
 	t.contained = max(t.inB, t.inA)
 	if maxTot := max(totA, totB); maxTot > 0 {
 		t.conrad = float64(minSum) / float64(maxTot)
@@ -457,7 +463,15 @@ func compareSketches(a, b []termFreq, ta, tb termSet, o Options) termStats {
 	t.jaccard = j
 	t.union = int(math.Round(union))
 	t.shared = int(math.Round(j * union))
-	t.inB, t.inA = min(1, j*union/float64(max(1, ta.distinct))), min(1, j*union/float64(max(1, tb.distinct)))
+	held := func(j float64) (inB, inA float64) {
+		union := float64(ta.distinct+tb.distinct) / (1 + j)
+		return min(1, j*union/float64(max(1, ta.distinct))), min(1, j*union/float64(max(1, tb.distinct)))
+	}
+	t.inB, t.inA = held(j)
+	// A small page against a large one samples few of its own terms: the
+	// share it keeps is far less certain than the Jaccard estimate. One
+	// standard error of that estimate (binomial, over the bins).
+	t.surelyInB, t.surelyInA = held(max(0, j-math.Sqrt(max(j*(1-j), 1/float64(bins))/float64(bins))))
 	t.contained = max(t.inB, t.inA)
 	if maxTot := max(ta.total, tb.total); maxTot > 0 && sumAll > 0 {
 		t.conrad = float64(minSum) / float64(sumAll) * float64(ta.total+tb.total) / float64(maxTot)

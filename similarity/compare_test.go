@@ -312,7 +312,7 @@ func TestHeldWhole(t *testing.T) {
 	for _, tt := range tests {
 		a, b := Of(tt.a, "", o), Of(tt.b, "", o)
 		in, out := Held(a, b, o)
-		win, wout := HeldWhole(a, b, o)
+		win, wout, _, _ := HeldWhole(a, b, o)
 		if in != tt.heldIn || out != tt.heldOut || win != tt.wholeIn || wout != tt.wholeOut {
 			t.Errorf("%s: Held %.2f %.2f, HeldWhole %.2f %.2f; want %.2f %.2f, %.2f %.2f", tt.name, in, out, win, wout, tt.heldIn, tt.heldOut, tt.wholeIn, tt.wholeOut)
 		}
@@ -376,7 +376,7 @@ func TestFeatureStringsAlone(t *testing.T) {
 	}{
 		{"a copy", page(terms(10, 0), "1998"), page(terms(10, 2), "1998"), true},
 		{"a page holding the other and as much again", page(terms(10, 0)), page(terms(10, 8)), true},
-		{"a page quoting the other inside more of its own", page(terms(10, 0)), page(terms(10, 12)), false},
+		{"a page quoting the other inside more of its own", page(terms(10, 0)), page(terms(10, 14)), false},
 		{"other numbers", page(terms(10, 0), "1998", "45"), page(terms(10, 0), "1904", "12"), false},
 	}
 	for _, tt := range tests {
@@ -384,5 +384,27 @@ func TestFeatureStringsAlone(t *testing.T) {
 		if v.Duplicate != tt.dup {
 			t.Errorf("%s: duplicate %v, want %v (votes %d, held %.2f %.2f, numbers %.2f)", tt.name, v.Duplicate, tt.dup, v.Votes, v.InB, v.InA, v.Numbers)
 		}
+	}
+}
+
+// TestHeldSurely: where the terms are sketched, what a page may lose is
+// judged on the share the other surely holds, under the estimate.
+func TestHeldSurely(t *testing.T) {
+	small, large := map[string]int{}, map[string]int{}
+	for i := range 160 {
+		small[fmt.Sprint("t", i)] = 1
+		if i < 100 {
+			large[fmt.Sprint("t", i)] = 1
+		}
+	}
+	for i := range 300 {
+		large[fmt.Sprint("u", i)] = 1
+	}
+	o := DefaultOptions()
+	a, b := Of(&analyzer.Features{Terms: small}, "", o), Of(&analyzer.Features{Terms: large}, "", o)
+	in, _ := Held(a, b, o)
+	_, _, surely, _ := HeldWhole(a, b, o)
+	if !(surely < in && in-surely < 0.25) {
+		t.Errorf("held %.3f, surely %.3f: want a little less (the true share is %.3f)", in, surely, 100.0/160)
 	}
 }

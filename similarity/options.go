@@ -137,8 +137,11 @@ type Options struct {
 	// measure was turned on lack it and score 0 on it.
 	Voters []Measure
 
-	// FeatureStringMin: the feature-string paper's similarity at or above which FeatureString
-	// says duplicate. Default 0.6.
+	// FeatureStringMin: the feature-string paper's similarity at or above
+	// which FeatureString says duplicate. Default 0.5 (docs/methods.md:
+	// with FeatureStringHeldMin and NumbersMin guarding the pairs it alone
+	// finds in order, 0.5 finds more copies of copies than 0.6 and joins
+	// no more pages of shared text or one template).
 	FeatureStringMin float64
 	// BooleanK: the boolean-model paper's k, the largest fraction of differing features
 	// (|A xor B| / |A or B|) still compared. Default 0.2 as in the seed.
@@ -217,7 +220,7 @@ type Options struct {
 	// other's distinct terms (above HeldMin, to count): a page quoting a
 	// whole short article inside its own text agrees with it in feature
 	// strings and holds all of its terms, while the article holds under
-	// half of the page's. Default 0.5 (docs/methods.md).
+	// half of the page's. Default 0.45 (docs/methods.md).
 	FeatureStringHeldMin float64
 	// CoverMin: package dedupfilter leaves a page out of the search
 	// index, or lets another take its place, only for a page that holds
@@ -248,7 +251,7 @@ func DefaultOptions() Options {
 		Measure:              Combined,
 		Votes:                2,
 		Voters:               DefaultVoters(),
-		FeatureStringMin:     0.6,
+		FeatureStringMin:     0.5,
 		BooleanK:             0.2,
 		BooleanD:             0.2,
 		BooleanFrequent:      3,
@@ -265,7 +268,7 @@ func DefaultOptions() Options {
 		HeldMin:              0.4,
 		MinHashFloor:         0.3,
 		NumbersMin:           0.5,
-		FeatureStringHeldMin: 0.5,
+		FeatureStringHeldMin: 0.45,
 		CoverMin:             0.7,
 		TermSketch:           64,
 	}

@@ -111,7 +111,7 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 	for _, x := range []struct {
 		page, kept string
 		held       float64
-	}{{"A", "B", v.WholeInB}, {"B", "A", v.WholeInA}} {
+	}{{"A", "B", v.SurelyInB}, {"B", "A", v.SurelyInA}} {
 		if x.held >= so.CoverMin {
 			fmt.Fprintf(out, "with %s kept, %s may leave the search index: %s holds %.0f%% of its terms (at least %.0f%%)\n", x.kept, x.page, x.kept, 100*x.held, 100*so.CoverMin)
 		} else {
