@@ -531,3 +531,36 @@ func TestReadOnly(t *testing.T) {
 		t.Errorf("read-only Delete error = %v, want ErrReadOnly", err)
 	}
 }
+
+// TestReplay: after a crash every document a pending mark names is
+// written as the store holds it, and no mark is left, not even one whose
+// ops later mutations superseded (x's Add, under its Delete).
+func TestReplay(t *testing.T) {
+	a := testAnalyzer(t)
+	orig := newCorpus(6).article(5)
+	f := openTest(t, func(o *Options) { o.Policy = Mark })
+	mustAdd(t, f, Doc{ID: "x", Features: a.Analyze(orig), Payload: []byte("x")})
+	y := mustAdd(t, f, Doc{ID: "y", Features: a.Analyze(orig), Payload: []byte("y")})
+	if !y.Duplicate {
+		t.Fatalf("y: not a duplicate of x")
+	}
+	if _, err := f.Delete("x"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.ClusterOf("y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Op
+	n, err := f.Replay(func(ops []Op) error { got = append(got, ops...); return nil })
+	want := []Op{{Kind: OpDelete, ID: "x"}, {Kind: OpIndex, ID: "y", Cluster: c.ID, Payload: []byte("y")}}
+	if err != nil || n != 2 || !slices.EqualFunc(got, want, func(a, b Op) bool {
+		return a.Kind == b.Kind && a.ID == b.ID && a.Cluster == b.Cluster && string(a.Payload) == string(b.Payload)
+	}) {
+		t.Errorf("Replay = %d, %+v, %v; want 2, %+v", n, got, err, want)
+	}
+	left := 0
+	if err := f.Pending(func(Op) error { left++; return nil }); err != nil || left != 0 {
+		t.Errorf("after Replay: %d ops pending, %v; want none", left, err)
+	}
+}

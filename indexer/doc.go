@@ -21,10 +21,14 @@
 // Every Index, Batch or Delete first commits the filter's decision to the
 // dedup store, together with the bleve operations it implies (pending
 // marks), then writes bleve, then clears the marks. After a crash (kill -9)
-// between the two writes, the next Open finds the marks and re-applies
-// them to bleve before returning: the two stores agree again, and
-// Repaired says how many operations were replayed. Operations carry whole
-// document states, so replaying one that did reach bleve is harmless.
+// between the two writes, the next Open finds the marks and writes each
+// document they name to bleve as the store holds it then (its cluster id,
+// its payload, or its absence), and clears them all before returning: the
+// two stores agree again, and Repaired says how many documents were
+// written. Whole document states are written, so writing one that did
+// reach bleve is harmless, and a document several marks name (its Add,
+// then a merge that moved it) gets its latest state whichever marks are
+// left.
 //
 // # Site template text
 //

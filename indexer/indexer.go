@@ -335,8 +335,9 @@ func openError(dir string, err error) error {
 	return fmt.Errorf("indexer: %w", err)
 }
 
-// Repaired is the number of pending bleve operations Open re-applied
-// because an earlier process stopped between the store and bleve writes.
+// Repaired is the number of documents Open wrote to bleve again, as the
+// store holds them, because an earlier process stopped between the store
+// and bleve writes: those with a bleve write pending.
 func (ix *Index) Repaired() int { return ix.repaired }
 
 // Bleve returns the underlying bleve index, for reading.

@@ -251,6 +251,11 @@ func checkWrapDir(dir string, idx bleve.Index) error {
 // Filter returns the filter, for reading clusters and documents.
 func (w *Wrapper) Filter() *dedupfilter.Filter { return w.ix.filter }
 
+// Repaired is the number of documents Wrap wrote to the wrapped index
+// again, as the store holds them, because an earlier process stopped
+// between the store and bleve writes (see Index.Repaired).
+func (w *Wrapper) Repaired() int { return w.ix.repaired }
+
 // Unwrap returns the wrapped index. Reading it directly sees a batch once
 // the batch's bleve write has ended, which any read through the Wrapper
 // (DocCount, for one) waits for.

@@ -12,20 +12,15 @@ import (
 	"github.com/blevesearch/bleve/v2/document"
 )
 
-// replay re-applies the bleve operations a crash left pending.
+// replay makes bleve agree with the store after a crash: each document a
+// pending write names is written as the store holds it now
+// (dedupfilter.Filter.Replay).
 func (ix *Index) replay() error {
-	var ops []dedupfilter.Op
-	err := ix.filter.Pending(func(op dedupfilter.Op) error {
-		ops = append(ops, op)
-		return nil
-	})
-	if err == nil {
-		err = ix.apply(ops, nil)
-	}
+	n, err := ix.filter.Replay(ix.overwrite)
 	if err != nil {
 		return fmt.Errorf("indexer: repairing pending writes: %w", err)
 	}
-	ix.repaired = len(ops)
+	ix.repaired = n
 	return nil
 }
 
@@ -255,6 +250,33 @@ func (ix *Index) apply(ops []dedupfilter.Op, prep []staged) error {
 
 // write is apply with the documents from bleveDocs, and applyMu held.
 func (ix *Index) write(ops []dedupfilter.Op, docs []*document.Document) error {
+	if err := ix.writeBleve(ops, docs); err != nil {
+		return err
+	}
+	if ix.noDedup || len(ops) == 0 {
+		return nil
+	}
+	if err := ix.filter.Applied(ops...); err != nil {
+		return fmt.Errorf("indexer: %w", err)
+	}
+	return nil
+}
+
+// overwrite writes ops to bleve in one batch, leaving the pending marks
+// to its caller (replay).
+func (ix *Index) overwrite(ops []dedupfilter.Op) error {
+	docs, err := ix.bleveDocs(ops, nil)
+	if err != nil {
+		return err
+	}
+	ix.applyMu.Lock()
+	defer ix.applyMu.Unlock()
+	return ix.writeBleve(ops, docs)
+}
+
+// writeBleve writes ops to bleve in one batch, with the documents from
+// bleveDocs; the caller holds applyMu.
+func (ix *Index) writeBleve(ops []dedupfilter.Op, docs []*document.Document) error {
 	if len(ops) == 0 {
 		return nil
 	}
@@ -271,12 +293,6 @@ func (ix *Index) write(ops []dedupfilter.Op, docs []*document.Document) error {
 	}
 	if err := ix.bleve.Batch(b); err != nil {
 		return fmt.Errorf("indexer: bleve batch: %w", err)
-	}
-	if ix.noDedup {
-		return nil
-	}
-	if err := ix.filter.Applied(ops...); err != nil {
-		return fmt.Errorf("indexer: %w", err)
 	}
 	return nil
 }

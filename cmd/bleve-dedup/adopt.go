@@ -112,6 +112,9 @@ func (o *adoptCmd) run(cmd *cobra.Command) error {
 		return errors.Join(err, idx.Close())
 	}
 	errw := cmd.ErrOrStderr()
+	if n := w.Repaired(); n > 0 {
+		fmt.Fprintf(errw, "repaired %d bleve writes left pending by an interrupted run\n", n)
+	}
 	ao := indexer.AdoptOptions{BatchSize: o.batch, Progress: adoptProgress(errw),
 		Missing: func(id string, err error) { fmt.Fprintf(errw, "bleve-dedup: not adopted: %s: %v\n", id, err) }}
 	st, err := w.Adopt(cmd.Context(), ao)
