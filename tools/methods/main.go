@@ -9,6 +9,7 @@
 //	go run ./tools/methods -index /tmp/dev-index -labels LABELS snippets
 //	go run ./tools/methods -index /tmp/dev-index-copy -labels LABELS splits
 //	go run ./tools/methods -index /tmp/dev-index -labels LABELS sizes
+//	go run ./tools/methods -index /tmp/dev-index -labels LABELS votes
 //
 // candidates replays candidate gathering (dedupfilter.EarlierCandidates)
 // under today's settings and under structure-cell gates and the
@@ -25,6 +26,8 @@
 // that does not sit with the earliest copy of its article is apart: no
 // earlier copy among its candidates, earlier copies among them that
 // verification turns down, or a verified one in another part already.
+// votes prints which kinds of evidence agree on the labelled pairs that
+// verify.
 package main
 
 import (
@@ -34,6 +37,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -99,6 +103,8 @@ func run(dir, labels, measure, what string) error {
 		return splits(ix)
 	case "sizes":
 		return sizes(ix.Filter(), gold)
+	case "votes":
+		return votes(ix.Filter(), gold)
 	case "score":
 		pred, err := eval.Predicted(ix.Filter())
 		if err != nil {
@@ -109,7 +115,7 @@ func run(dir, labels, measure, what string) error {
 			r.Docs, r.GoldPairs, r.PredPairs, r.TruePairs, r.Precision, r.Recall, r.F1, r.ARI)
 		return nil
 	}
-	return fmt.Errorf("want candidates, missed, wrong, score, snippets, splits or sizes, got %q", what)
+	return fmt.Errorf("want candidates, missed, wrong, score, snippets, splits, sizes or votes, got %q", what)
 }
 
 type setting struct {
@@ -263,6 +269,75 @@ func wrong(f *dedupfilter.Filter, gold eval.Clustering) error {
 		}
 		return nil
 	})
+}
+
+// votes prints, for the labelled pairs that verify as duplicates, which
+// kinds of evidence agreed, and for those whose only in-order evidence is
+// the feature strings, how their MinHash and blocks values fall: the
+// pairs a rule against templated pages would cost.
+func votes(f *dedupfilter.Filter, gold eval.Clustering) error {
+	byCluster := map[string][]string{}
+	for id, c := range gold {
+		byCluster[c] = append(byCluster[c], id)
+	}
+	kinds := map[string]int{}
+	weak := map[string]int{}
+	pairs := 0
+	for _, c := range slices.Sorted(maps.Keys(byCluster)) {
+		ms := byCluster[c]
+		slices.Sort(ms)
+		for i, a := range ms {
+			for _, b := range ms[i+1:] {
+				v, err := f.CompareStored(a, b)
+				if errors.Is(err, dedupfilter.ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				pairs++
+				if !v.Duplicate {
+					continue
+				}
+				var ks []string
+				var fs, mh, bl float64
+				for _, s := range v.Scores {
+					switch s.Measure {
+					case similarity.FeatureString:
+						fs = s.Value
+					case similarity.MinHash:
+						mh = s.Value
+					case similarity.Blocks:
+						bl = s.Value
+					}
+					k := s.Measure.String()
+					switch s.Measure {
+					case similarity.Boolean, similarity.Jaccard, similarity.Conrad, similarity.Pugh, similarity.Containment:
+						k = "terms" // one kind of evidence (similarity.Options.Votes)
+					}
+					if s.Duplicate && !slices.Contains(ks, k) {
+						ks = append(ks, k)
+					}
+				}
+				slices.Sort(ks)
+				k := strings.Join(ks, "+")
+				kinds[k]++
+				if mh < similarity.DefaultOptions().MinHashMin && bl < similarity.DefaultOptions().BlocksMin {
+					tenth := func(x float64) float64 { return math.Floor(x*10) / 10 }
+					weak[fmt.Sprintf("fs %.1f minhash %.1f blocks %.1f", tenth(fs), tenth(mh), tenth(bl))]++
+				}
+			}
+		}
+	}
+	fmt.Printf("labelled pairs %d; verified duplicates by the kinds that agreed:\n", pairs)
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
+		fmt.Printf("  %-40s %d\n", k, kinds[k])
+	}
+	fmt.Println("verified without MinHash or blocks, by feature strings, MinHash and blocks (rounded down to a tenth):")
+	for _, k := range slices.Sorted(maps.Keys(weak)) {
+		fmt.Printf("  %-40s %d\n", k, weak[k])
+	}
+	return nil
 }
 
 func printPair(f *dedupfilter.Filter, a, b string) error {
