@@ -138,10 +138,10 @@ type Options struct {
 	Voters []Measure
 
 	// FeatureStringMin: the feature-string paper's similarity at or above
-	// which FeatureString says duplicate. Default 0.5 (docs/methods.md:
+	// which FeatureString says duplicate. Default 0.45 (docs/methods.md:
 	// with FeatureStringHeldMin and NumbersMin guarding the pairs it alone
-	// finds in order, 0.5 finds more copies of copies than 0.6 and joins
-	// no more pages of shared text or one template).
+	// finds in order, 0.45 finds more copies of copies than 0.6 and joins
+	// no more pages of shared text or of one template).
 	FeatureStringMin float64
 	// BooleanK: the boolean-model paper's k, the largest fraction of differing features
 	// (|A xor B| / |A or B|) still compared. Default 0.2 as in the seed.
@@ -251,7 +251,7 @@ func DefaultOptions() Options {
 		Measure:              Combined,
 		Votes:                2,
 		Voters:               DefaultVoters(),
-		FeatureStringMin:     0.5,
+		FeatureStringMin:     0.45,
 		BooleanK:             0.2,
 		BooleanD:             0.2,
 		BooleanFrequent:      3,
