@@ -40,6 +40,9 @@ type Verdict struct {
 	SharedBlocks int      // block fingerprints present in both
 	SharedTerms  int      // distinct terms present in both
 	TermSample   []string // up to 10 shared terms, sorted
+	// Bar names the bar of Options a pair the votes call duplicates
+	// failed, under Combined (empty when none did, or the votes did not).
+	Bar Bar
 	// Numbers is the share of the numbers (distinct terms holding a
 	// digit) of the page with fewer that the other holds: a reprint
 	// keeps its facts, a page written from another's template changes
@@ -60,6 +63,18 @@ type Verdict struct {
 	// share in a large one is estimated from few of its terms.
 	SurelyInB, SurelyInA float64
 }
+
+// A Bar is one of the tests past the votes that a pair must pass under
+// Combined (see Options).
+type Bar string
+
+// The bars, as Verdict.Bar names them.
+const (
+	BarHeld              Bar = "held"               // Options.HeldMin
+	BarMinHash           Bar = "minhash_floor"      // Options.MinHashFloor
+	BarNumbers           Bar = "numbers"            // Options.NumbersMin
+	BarFeatureStringHeld Bar = "featurestring_held" // Options.FeatureStringHeldMin
+)
 
 // Score returns the score of measure m, and false if m is not a single
 // measure.
@@ -181,9 +196,20 @@ func Verify(a, b Signature, opts Options) Verdict {
 		}
 	}
 	v.Votes = agree.kinds()
-	v.Duplicate = v.Votes >= opts.Votes && (agree.inOrder() || !opts.needsOrder()) &&
-		min(v.InB, v.InA) >= opts.HeldMin && (len(a.minhash) == 0 || mh >= opts.MinHashFloor || !slices.Contains(opts.Voters, MinHash)) &&
-		(agree&(kindMinHash|kindBlocks) != 0 || v.Numbers >= opts.NumbersMin && min(v.InB, v.InA) >= opts.FeatureStringHeldMin)
+	if v.Votes >= opts.Votes && (agree.inOrder() || !opts.needsOrder()) {
+		fsAlone := agree&(kindMinHash|kindBlocks) == 0
+		switch held := min(v.InB, v.InA); {
+		case held < opts.HeldMin:
+			v.Bar = BarHeld
+		case len(a.minhash) > 0 && mh < opts.MinHashFloor && slices.Contains(opts.Voters, MinHash):
+			v.Bar = BarMinHash
+		case fsAlone && v.Numbers < opts.NumbersMin:
+			v.Bar = BarNumbers
+		case fsAlone && held < opts.FeatureStringHeldMin:
+			v.Bar = BarFeatureStringHeld
+		}
+		v.Duplicate = v.Bar == ""
+	}
 	if v.Duplicate {
 		for _, s := range v.Scores {
 			if s.Duplicate && slices.Contains(opts.Voters, s.Measure) {

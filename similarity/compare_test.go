@@ -372,17 +372,18 @@ func TestFeatureStringsAlone(t *testing.T) {
 	tests := []struct {
 		name string
 		a, b *analyzer.Features
-		dup  bool
+		bar  Bar // "": a duplicate
 	}{
-		{"a copy", page(terms(10, 0), "1998"), page(terms(10, 2), "1998"), true},
-		{"a page holding the other and as much again", page(terms(10, 0)), page(terms(10, 8)), true},
-		{"a page quoting the other inside more of its own", page(terms(10, 0)), page(terms(10, 14)), false},
-		{"other numbers", page(terms(10, 0), "1998", "45"), page(terms(10, 0), "1904", "12"), false},
+		{"a copy", page(terms(10, 0), "1998"), page(terms(10, 2), "1998"), ""},
+		{"a page holding the other and as much again", page(terms(10, 0)), page(terms(10, 8)), ""},
+		{"a page quoting the other inside more of its own", page(terms(10, 0)), page(terms(10, 14)), BarFeatureStringHeld},
+		{"a page quoting the other inside twice as much", page(terms(10, 0)), page(terms(10, 20)), BarHeld},
+		{"other numbers", page(terms(10, 0), "1998", "45"), page(terms(10, 0), "1904", "12"), BarNumbers},
 	}
 	for _, tt := range tests {
 		v := CompareFeatures(tt.a, tt.b, DefaultOptions())
-		if v.Duplicate != tt.dup {
-			t.Errorf("%s: duplicate %v, want %v (votes %d, held %.2f %.2f, numbers %.2f)", tt.name, v.Duplicate, tt.dup, v.Votes, v.InB, v.InA, v.Numbers)
+		if v.Duplicate != (tt.bar == "") || v.Bar != tt.bar {
+			t.Errorf("%s: duplicate %v, bar %q; want bar %q (votes %d, held %.2f %.2f, numbers %.2f)", tt.name, v.Duplicate, v.Bar, tt.bar, v.Votes, v.InB, v.InA, v.Numbers)
 		}
 	}
 }

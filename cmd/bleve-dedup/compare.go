@@ -90,8 +90,12 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 	}
 	so := opts.Filter.Options
 	if so.Measure == similarity.Combined {
-		fmt.Fprintf(out, "%s (decided by %s, similarity %.3f): %d kinds of evidence agree, %d needed, one of them text in order (featurestring, minhash or blocks); the term-set measures count as one\n\n",
+		fmt.Fprintf(out, "%s (decided by %s, similarity %.3f): %d kinds of evidence agree, %d needed, one of them text in order (featurestring, minhash or blocks); the term-set measures count as one\n",
 			verdict, v.Measure, v.Similarity, v.Votes, so.Votes)
+		if why := barText(v, so); why != "" {
+			fmt.Fprintf(out, "but %s\n", why)
+		}
+		fmt.Fprintln(out)
 	} else {
 		fmt.Fprintf(out, "%s (decided by %s, similarity %.3f)\n\n", verdict, v.Measure, v.Similarity)
 	}
@@ -105,6 +109,7 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 	fmt.Fprintf(out, "shared block fingerprints: %d of %d and %d\n", v.SharedBlocks, len(feats[0].Blocks), len(feats[1].Blocks))
 	fmt.Fprintf(out, "shared terms: %d of %d and %d (e.g. %s)\n", v.SharedTerms, len(feats[0].Terms), len(feats[1].Terms), strings.Join(v.TermSample, " "))
 	fmt.Fprintf(out, "\nof A's distinct terms B holds %.3f; of B's, A holds %.3f (duplicates need %.2f both ways)\n", v.InB, v.InA, so.HeldMin)
+	fmt.Fprintf(out, "of the numbers of the page with fewer, the other has %.2f\n", v.Numbers)
 	if !v.Duplicate {
 		return nil
 	}
@@ -119,6 +124,22 @@ func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
 		}
 	}
 	return nil
+}
+
+// barText says which bar a pair the votes call duplicates failed.
+func barText(v similarity.Verdict, o similarity.Options) string {
+	switch v.Bar {
+	case similarity.BarHeld:
+		return fmt.Sprintf("a page holds %.2f of the other's distinct terms, under --held-min %.2f", min(v.InB, v.InA), o.HeldMin)
+	case similarity.BarMinHash:
+		mh, _ := v.Score(similarity.MinHash)
+		return fmt.Sprintf("minhash %.3f is under its floor %.2f", mh.Value, o.MinHashFloor)
+	case similarity.BarNumbers:
+		return fmt.Sprintf("only the feature strings agree in order, and the pages share %.2f of their numbers, under --numbers-min %.2f: a page written from another's template", v.Numbers, o.NumbersMin)
+	case similarity.BarFeatureStringHeld:
+		return fmt.Sprintf("only the feature strings agree in order, and a page holds %.2f of the other's distinct terms, under --featurestring-held-min %.2f", min(v.InB, v.InA), o.FeatureStringHeldMin)
+	}
+	return ""
 }
 
 // readOne reads and extracts the single page in path.
@@ -153,5 +174,7 @@ func verdictJSON(v similarity.Verdict) any {
 		TermSample   []string `json:"term_sample"`
 		InB          float64  `json:"a_in_b"` // of A's distinct terms, the share B holds
 		InA          float64  `json:"b_in_a"`
-	}{v.Duplicate, v.Measure.String(), v.Similarity, scores, v.SharedPieces, v.SharedBlocks, v.SharedTerms, v.TermSample, v.InB, v.InA}
+		Numbers      float64  `json:"numbers"` // of the numbers of the page with fewer, the share the other has
+		Bar          string   `json:"bar,omitempty"`
+	}{v.Duplicate, v.Measure.String(), v.Similarity, scores, v.SharedPieces, v.SharedBlocks, v.SharedTerms, v.TermSample, v.InB, v.InA, v.Numbers, string(v.Bar)}
 }
