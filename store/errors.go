@@ -23,6 +23,9 @@ var (
 	// table numbers documents up to 2^32-2 adds and holds about 3 billion
 	// postings, some 50 million documents).
 	ErrFull = errors.New("store full")
+	// ErrDiskFull: a write refused because the disk under the store is
+	// (almost) full; nothing of it was written.
+	ErrDiskFull = errors.New("disk full")
 	// ErrNamespace: a KV write outside the namespaces other packages own
 	// (see the key schema): the store's own keys are written only by the store.
 	ErrNamespace = errors.New("key outside the namespaces open to other packages")

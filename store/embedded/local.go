@@ -18,8 +18,9 @@ import (
 // package store's key schema). A Store has one (Store.Local); OpenLocal
 // opens one alone, to sit beside a shared store (package rediscluster).
 type Local struct {
-	db   *badger.DB
-	path string
+	db      *badger.DB
+	path    string
+	minFree int64 // Options.MinFree, 0 in memory
 
 	closeOnce sync.Once
 	closeErr  error
@@ -32,7 +33,24 @@ func OpenLocal(opts Options) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Local{db: db, path: opts.Dir}, nil
+	return &Local{db: db, path: opts.Dir, minFree: opts.MinFree}, nil
+}
+
+// room refuses a write while the disk under the store has less than
+// Options.MinFree free (see there).
+func (l *Local) room() error {
+	if l.minFree <= 0 || l.path == "" {
+		return nil
+	}
+	free, err := freeBytes(l.path)
+	if err != nil {
+		return nil // unknown here: Badger's own errors stand
+	}
+	if free < l.minFree {
+		return fmt.Errorf("embedded: %s: %d MiB free on its disk, under the %d MiB a write needs (Options.MinFree): free some space and run again: %w",
+			l.path, free>>20, l.minFree>>20, store.ErrDiskFull)
+	}
+	return nil
 }
 
 // ReadOnly reports whether the store was opened read-only.
@@ -68,6 +86,9 @@ func (l *Local) Update(fn func(store.KV) error) error {
 	if l.ReadOnly() {
 		return fmt.Errorf("embedded: update: %w", store.ErrReadOnly)
 	}
+	if err := l.room(); err != nil {
+		return err
+	}
 	err := l.db.Update(func(txn *badger.Txn) error { return fn(&LocalTxn{txn: txn}) })
 	return closedError(err)
 }
@@ -75,7 +96,11 @@ func (l *Local) Update(fn func(store.KV) error) error {
 // Begin starts a transaction over the local keys, for writing when
 // update.
 func (l *Local) Begin(update bool) *LocalTxn {
-	return &LocalTxn{txn: l.db.NewTransaction(update && !l.ReadOnly())}
+	t := &LocalTxn{txn: l.db.NewTransaction(update && !l.ReadOnly())}
+	if update {
+		t.local = l
+	}
+	return t
 }
 
 // Pending calls fn with the encoded operations of each mutation not yet
@@ -124,7 +149,8 @@ func (l *Local) PendingCount() (int, error) {
 // LocalTxn is a transaction over a Local: payloads, pending operations,
 // and the KV of other packages' keys. It implements store.KV.
 type LocalTxn struct {
-	txn *badger.Txn
+	txn   *badger.Txn
+	local *Local // a transaction of Begin(true), whose Commit checks room
 }
 
 // Payload reads and decompresses the payload of id. Payloads are stored
@@ -227,7 +253,14 @@ func (t *LocalTxn) del(k []byte) error {
 }
 
 // Commit commits the transaction.
-func (t *LocalTxn) Commit() error { return t.txn.Commit() }
+func (t *LocalTxn) Commit() error {
+	if t.local != nil {
+		if err := t.local.room(); err != nil {
+			return err
+		}
+	}
+	return t.txn.Commit()
+}
 
 // Discard drops the transaction's writes; harmless after Commit.
 func (t *LocalTxn) Discard() { t.txn.Discard() }

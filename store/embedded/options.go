@@ -48,6 +48,14 @@ type Options struct {
 	// rebuilt from the store at every open (a read of every document
 	// record: fine for tests and small stores). Default "".
 	PostingTable string
+	// MinFree is the free space a write needs on the disk under Dir:
+	// Badger's logs and tables and the posting table are written through
+	// memory maps, and a write to a map on a full disk is a fault that
+	// kills the process (SIGBUS), not an error. Below it a write fails
+	// with store.ErrDiskFull before anything is written. Default 64 MiB
+	// (a memtable's flush and a transaction's value-log write fit four
+	// times over); 0 turns the check off.
+	MinFree int64
 }
 
 // DefaultOptions returns the defaults documented on Options, storing in
@@ -59,6 +67,7 @@ func DefaultOptions(dir string) Options {
 		MemTableSize:   16 << 20,
 		BlockCacheSize: 0,
 		IndexCacheSize: 16 << 20,
+		MinFree:        64 << 20,
 	}
 }
 
@@ -73,6 +82,8 @@ func (o Options) validate() error {
 		return bad("Dir is empty")
 	case o.MemTableSize < 1<<20 || o.BlockCacheSize < 0 || o.IndexCacheSize < 0:
 		return bad("MemTableSize %d must be at least 1 MiB, the cache sizes at least 0", o.MemTableSize)
+	case o.MinFree < 0:
+		return bad("MinFree %d is negative", o.MinFree)
 	}
 	return nil
 }

@@ -266,14 +266,20 @@ func (t *postingTable) remap(log int) error {
 }
 
 // mapNewFile creates (or truncates) the file at path with size bytes,
-// sparse, and maps it.
+// its blocks allocated, and maps it: a write to a map on a full disk is a
+// fault that kills the process, while allocating first fails with an
+// error. (The table's slots are spread by hashing, so a table past a few
+// entries a page touches every page anyway.)
 func mapNewFile(path string, size int) (mmap.MMap, *os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.Truncate(int64(size)); err != nil { // sparse: untouched pages take no disk
+	if err := f.Truncate(int64(size)); err != nil {
 		return nil, nil, errors.Join(err, f.Close())
+	}
+	if err := allocate(f, int64(size)); err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("%d bytes: %w", size, err), f.Close())
 	}
 	data, err := mmap.Map(f, mmap.RDWR, 0)
 	if err != nil {

@@ -387,6 +387,9 @@ func (t *txn) Commit() error {
 	if t.s.ReadOnly() {
 		return store.ErrReadOnly
 	}
+	if err := t.s.local.room(); err != nil {
+		return err
+	}
 	if err := t.s.lists.reserve(t.slots); err != nil {
 		return err
 	}
