@@ -90,29 +90,99 @@ func TestHarvest(t *testing.T) {
 	}
 }
 
-// TestTitleWeighting reports precision and recall of Score.Relevant
-// against the labels over all pages of the test web, with and without
-// title weighting (α = 4 and α = 0), at the default threshold.
-//
-//	CRAWL_EVAL=1 go test -run TestTitleWeighting -v ./crawler/
+// titleTopics are the test web's labelled topics: four on the Chinese
+// encyclopaedia passages, whose titles are names, two on English news
+// articles.
+var titleTopics = []string{"fish", "rail", "football", "chemistry", "space", "sport"}
+
+// titleProfiles returns topic's profile learnt from its example pages
+// (rw.topic) scored with title weight 4, the topic-crawler paper's, and
+// with 0, which the harvest crawls on this web use, in that order; both
+// at the default threshold, with the same keywords.
+func (rw *realWeb) titleProfiles(tb testing.TB, topic string) [2]*relevance.Profile {
+	tb.Helper()
+	_, untitled := rw.topic(tb, topic, 0)
+	o := relevance.DefaultOptions()
+	o.TitleWeight = 4
+	titled, err := relevance.NewProfile(topic, untitled.Keywords(), o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return [2]*relevance.Profile{titled, untitled}
+}
+
+// judgeTitles measures p's Score.Relevant against the hand label topic
+// over all pages of the test web, each scored by its title and paragraphs.
+func (rw *realWeb) judgeTitles(p *relevance.Profile, topic string) judged {
+	var c confusion
+	for _, pg := range rw.web.Pages {
+		c.add(p.Score(pg.Title, strings.Join(pg.Paragraphs, "\n")).Relevant, pg.Topic == topic)
+	}
+	return c.judged()
+}
+
+// TestTitleWeighting checks why the harvest crawls of the test web score
+// without title weighting: over all its pages, each topic's learnt
+// profile recalls at least as much with α = 0 as with the topic-crawler
+// paper's α = 4, and on the Chinese passages, titled by names (黄天竺鲷,
+// 北土城站) that share few terms with a 30-term profile, α = 4 loses most
+// of the recall and much of the F1 (measured: recall 0.50–1.00 lower, F1
+// 0.25–0.89 lower). On the English news both profiles are poor and F1
+// is not checked (α = 0 is ahead by 0.05 and 0.41 at the default
+// threshold, and was behind on space at r = 0.4). The figures:
+// BenchmarkTitleWeighting.
 func TestTitleWeighting(t *testing.T) {
-	if os.Getenv("CRAWL_EVAL") == "" {
-		t.Skip("set CRAWL_EVAL=1")
+	if testing.Short() {
+		t.Skip("judges the test web's 1,058 pages for six topics")
 	}
 	rw := loadRealWeb(t, testweb.Options{Seed: harvestWebSeed})
-	var b strings.Builder
-	b.WriteString("| topic | α | precision | recall | F1 |\n|---|---|---|---|---|\n")
-	for _, name := range []string{"fish", "rail", "football", "chemistry", "space", "sport"} {
-		for _, alpha := range []float64{4, 0} {
-			_, prof := rw.topic(t, name, alpha)
-			var c confusion
-			for _, p := range rw.web.Pages {
-				c.add(prof.Score(p.Title, strings.Join(p.Paragraphs, "\n")).Relevant, p.Topic == name)
+	for _, tc := range []struct {
+		topic         string
+		minRecallLoss float64 // recall at α = 0 less recall at α = 4, at least
+		minF1Gain     float64 // F1 at α = 0 less F1 at α = 4, at least; -1: not checked
+	}{
+		{"fish", 0.3, 0.1},
+		{"rail", 0.3, 0.1},
+		{"football", 0.3, 0.1},
+		{"chemistry", 0.3, 0.1},
+		{"space", 0, -1},
+		{"sport", 0, -1},
+	} {
+		t.Run(tc.topic, func(t *testing.T) {
+			ps := rw.titleProfiles(t, tc.topic)
+			titled, untitled := rw.judgeTitles(ps[0], tc.topic), rw.judgeTitles(ps[1], tc.topic)
+			if got := untitled.r - titled.r; got < tc.minRecallLoss {
+				t.Errorf("recall at α = 0 %.2f, at α = 4 %.2f: α = 4 lower by %.2f, want at least %.2f", untitled.r, titled.r, got, tc.minRecallLoss)
 			}
-			fmt.Fprintf(&b, "| %s | %v | %v |\n", name, alpha, c.judged())
+			if got := untitled.f - titled.f; tc.minF1Gain > -1 && got < tc.minF1Gain {
+				t.Errorf("F1 at α = 0 %.2f, at α = 4 %.2f: α = 0 better by %.2f, want at least %.2f", untitled.f, titled.f, got, tc.minF1Gain)
+			}
+		})
+	}
+}
+
+// BenchmarkTitleWeighting reports precision, recall and F1 of
+// Score.Relevant against the labels over all pages of the test web, for
+// each topic with title weighting (α = 4) and without (α = 0), at the
+// default threshold; ns/op is the time to judge the web's pages once.
+//
+//	go test -run '^$' -bench TitleWeighting -benchtime 1x ./crawler/
+func BenchmarkTitleWeighting(b *testing.B) {
+	rw := loadRealWeb(b, testweb.Options{Seed: harvestWebSeed})
+	for _, topic := range titleTopics {
+		ps := rw.titleProfiles(b, topic)
+		for i, alpha := range []float64{4, 0} {
+			b.Run(fmt.Sprintf("%s/alpha=%v", topic, alpha), func(b *testing.B) {
+				var j judged
+				for b.Loop() {
+					j = rw.judgeTitles(ps[i], topic)
+				}
+				b.ReportMetric(j.p, "precision")
+				b.ReportMetric(j.r, "recall")
+				b.ReportMetric(j.f, "F1")
+			})
 		}
 	}
-	t.Logf("relevance against labels on the test web's %d pages:\n%s", len(rw.web.Pages), b.String())
 }
 
 // crawlVariant runs one harvest crawl (one worker, so it is
