@@ -58,7 +58,8 @@
 // read/write time-outs, search time (Options.SearchTimeout), page size
 // (Options.MaxPageSize), the sentences compared
 // (Options.MaxCompareSentences), and an ingest's body (Ingest.MaxBytes,
-// read as it arrives) and idle time. The page builds its DOM with
+// read as it arrives), idle time and duration (Ingest.IdleTimeout,
+// MaxDuration). The page builds its DOM with
 // textContent only, links only http(s) URLs, and runs under a
 // Content-Security-Policy that allows no inline script; JSON strings have
 // <, > and & escaped. docs/security.md has the threat model.

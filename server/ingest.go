@@ -11,6 +11,7 @@ import (
 	"iter"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -45,9 +46,13 @@ type Ingest struct {
 	// 100); all are counted.
 	MaxErrors int
 	// IdleTimeout is how long a body may send nothing before the request
-	// is cut (default 60s): an ingest has no overall time limit, and one
-	// runs at a time.
+	// is cut (default 60s).
 	IdleTimeout time.Duration
+	// MaxDuration bounds a request from its start (default 30m): one
+	// ingest runs at a time, and a body that trickles a line at a time
+	// never goes idle. Past either time the run stops reading, keeps the
+	// pages it committed and answers 408 naming the limit.
+	MaxDuration time.Duration
 	// Token, when set, is the credential a POST must carry
 	// (Authorization: Bearer TOKEN), at least MinTokenBytes long. Without
 	// one, pages are taken only from programs on this machine: loopback
@@ -69,12 +74,13 @@ func DefaultIngest(ix Ingester) *Ingest {
 	// 306 pages/s (internal/cmd/ingestbench).
 	run.FlushAfter, run.Ahead = 500*time.Millisecond, 32
 	run.BatchSize, run.BatchBytes = 250, 256<<10
-	return &Ingest{Index: ix, Run: run, Pages: page.DefaultOptions(), MaxBytes: 256 << 20, MaxErrors: 100, IdleTimeout: time.Minute}
+	return &Ingest{Index: ix, Run: run, Pages: page.DefaultOptions(), MaxBytes: 256 << 20, MaxErrors: 100,
+		IdleTimeout: time.Minute, MaxDuration: 30 * time.Minute}
 }
 
 func (o *Ingest) validate() error {
-	if o.Index == nil || o.MaxBytes < 1 || o.MaxErrors < 0 || o.IdleTimeout <= 0 {
-		return fmt.Errorf("server: Ingest needs an Index, a positive MaxBytes and IdleTimeout: %w", ErrInvalidOptions)
+	if o.Index == nil || o.MaxBytes < 1 || o.MaxErrors < 0 || o.IdleTimeout <= 0 || o.MaxDuration <= 0 {
+		return fmt.Errorf("server: Ingest needs an Index, a positive MaxBytes, IdleTimeout and MaxDuration: %w", ErrInvalidOptions)
 	}
 	if o.Token != "" && len(o.Token) < MinTokenBytes {
 		return fmt.Errorf("server: Ingest.Token of %d bytes, want at least %d: %w", len(o.Token), MinTokenBytes, ErrInvalidOptions)
@@ -161,13 +167,16 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	defer s.ingesting.Unlock()
 
 	// The server's time-outs suit searches; an ingest lasts as long as
-	// its body keeps coming.
+	// its body keeps coming, up to MaxDuration.
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Time{})
+	ctx, cancel := context.WithTimeoutCause(r.Context(), in.MaxDuration, errTooLong)
+	defer cancel()
 	wire := &idleReader{r: http.MaxBytesReader(w, r.Body, in.MaxBytes), rc: rc, idle: in.IdleTimeout}
-	// A run cut by the server's stop or the client's leaving must not
-	// wait for a body read: the reader may be waiting on a silent client.
-	unwatch := context.AfterFunc(r.Context(), wire.stop)
+	// A run cut by its time, the server's stop or the client's leaving
+	// must not wait for a body read: the reader may be waiting on a
+	// silent client.
+	unwatch := context.AfterFunc(ctx, wire.stop)
 	defer func() {
 		unwatch()
 		wire.finish()
@@ -176,6 +185,9 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Gunzipped, a few bytes read may be a long run of reads, and blank
+	// lines yield no page at which the run could stop.
+	body = cutReader{ctx: ctx, r: body}
 	var pages iter.Seq2[page.Page, error]
 	switch format {
 	case "jsonl":
@@ -183,9 +195,16 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) error {
 	case "warc":
 		pages = page.ReadWARCStream("body", body, in.Pages)
 	}
-	sum, status := s.runIngest(r.Context(), s.progress.count(pages), in)
+	sum, status := s.runIngest(ctx, s.progress.count(pages), in, wire)
 	if sum.CutShort {
 		w.Header().Set("Retry-After", "5")
+	}
+	if sum.Error != "" {
+		// The rest of the body is not read: the connection ends after
+		// the answer, which goes at once. Otherwise net/http would first
+		// read up to 256 KiB of the body, for as long as a client sending
+		// a line at a time takes.
+		w.Header().Set("Connection", "close")
 	}
 	writeJSON(w, status, sum)
 	if sum.Error != "" {
@@ -277,8 +296,9 @@ func (p *ingestProgress) update(st indexer.Stats, done bool) {
 	}
 }
 
-// runIngest indexes pages and returns the summary and its status.
-func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error], in *Ingest) (IngestSummary, int) {
+// runIngest indexes pages, read from wire, and returns the summary and
+// its status.
+func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error], in *Ingest, wire *idleReader) (IngestSummary, int) {
 	var sum IngestSummary
 	status := http.StatusOK
 	run := in.Run
@@ -309,6 +329,12 @@ func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error
 	case err != nil && s.stopping.Load() && ctx.Err() != nil:
 		sum.CutShort, status = true, http.StatusServiceUnavailable
 		sum.Error = "the server is stopping: the run was cut short after the pages counted here, which are indexed; send the rest again later"
+	case err != nil && context.Cause(ctx) == errTooLong:
+		sum.Error, status = fmt.Sprintf("the request took longer than %v (serve --ingest-max-duration, Ingest.MaxDuration): "+
+			"the run was cut after the pages counted here, which are indexed; send the rest again in smaller requests (pages indexed already are skipped)", in.MaxDuration), http.StatusRequestTimeout
+	case err != nil && wire.timedOut():
+		sum.Error, status = fmt.Sprintf("the body sent nothing for %v (Ingest.IdleTimeout): "+
+			"the run was cut after the pages counted here, which are indexed; send the rest again (pages indexed already are skipped)", in.IdleTimeout), http.StatusRequestTimeout
 	case err != nil:
 		sum.Error, status = err.Error(), http.StatusInternalServerError
 	}
@@ -399,11 +425,24 @@ func (c *capReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// cutReader fails once ctx is done.
+type cutReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c cutReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, errCut
+	}
+	return c.r.Read(p)
+}
+
 // idleReader moves the connection's read deadline on before each read: a
-// body may take as long as it needs, but not stall. stop makes the reads
-// after it fail, and the one waiting fail too if the client sends nothing
-// within stopGrace; finish, called before the handler returns, makes stop
-// do nothing more, as the connection is no longer the request's.
+// body may send slowly, but not stall. stop makes the reads after it
+// fail, and the one waiting fail too if the client sends nothing within
+// stopGrace; finish, called before the handler returns, makes stop do
+// nothing more, as the connection is no longer the request's.
 type idleReader struct {
 	r    io.Reader
 	rc   *http.ResponseController
@@ -413,6 +452,8 @@ type idleReader struct {
 	reading  bool
 	stopped  bool
 	finished bool
+	cut      bool // stop ended the read waiting
+	idled    bool // a read outlasted idle
 }
 
 // stopGrace is how long a read waiting when its run is cut may wait on.
@@ -424,6 +465,9 @@ const stopGrace = 250 * time.Millisecond
 
 // errCut is the read error of a body whose run was cut.
 var errCut = errors.New("the run was cut")
+
+// errTooLong is the cause of a run cut at Ingest.MaxDuration.
+var errTooLong = errors.New("server: ingest: longer than Ingest.MaxDuration")
 
 func (ir *idleReader) Read(p []byte) (int, error) {
 	ir.mu.Lock()
@@ -437,8 +481,17 @@ func (ir *idleReader) Read(p []byte) (int, error) {
 	n, err := ir.r.Read(p)
 	ir.mu.Lock()
 	ir.reading = false
+	ir.idled = ir.idled || errors.Is(err, os.ErrDeadlineExceeded) && !ir.cut
 	ir.mu.Unlock()
 	return n, err
+}
+
+// timedOut reports whether the body was cut for sending nothing for the
+// idle time.
+func (ir *idleReader) timedOut() bool {
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	return ir.idled
 }
 
 func (ir *idleReader) stop() {
@@ -453,6 +506,7 @@ func (ir *idleReader) stop() {
 		defer ir.mu.Unlock()
 		if ir.reading && !ir.finished {
 			ir.rc.SetReadDeadline(time.Now())
+			ir.cut = true
 		}
 	})
 }

@@ -3,18 +3,22 @@ package server_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
+	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
@@ -242,4 +246,173 @@ func eventually(tb testing.TB, url, want string, wait time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// trickle is a JSONL body that sends its first pages at once and then one
+// every 50ms, without end: it never goes idle.
+type trickle struct {
+	first, n int
+	buf      []byte
+}
+
+func (b *trickle) Read(p []byte) (int, error) {
+	if len(b.buf) == 0 {
+		if b.n >= b.first {
+			time.Sleep(50 * time.Millisecond)
+		}
+		b.n++
+		b.buf = fmt.Appendf(nil, "{\"id\":\"p%d\",\"text\":%q}\n", b.n, articleText(fmt.Sprintf("topic %d", b.n)))
+	}
+	n := copy(p, b.buf)
+	b.buf = b.buf[n:]
+	return n, nil
+}
+
+// repeated is b again and again, without end.
+type repeated struct {
+	b   []byte
+	off int
+}
+
+func (r *repeated) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], r.b[r.off:])
+		n, r.off = n+c, (r.off+c)%len(r.b)
+	}
+	return n, nil
+}
+
+// TestIngestTimeLimits: a body that trickles a page at a time, or that
+// is blank lines without end after a page, plain or gzipped, is cut at
+// Ingest.MaxDuration, and one that goes silent at Ingest.IdleTimeout;
+// each is answered soon after with 408, the summary of the pages kept
+// (which the index holds) and an error naming the limit, as OpenAPI
+// documents it.
+func TestIngestTimeLimits(t *testing.T) {
+	page := func(id string) []byte {
+		return fmt.Appendf(nil, "{\"id\":%q,\"text\":%q}\n", id, articleText(id))
+	}
+	trickling := func(*testing.T) io.Reader { return &trickle{first: 3} }
+	blank := func(*testing.T) io.Reader {
+		return io.MultiReader(bytes.NewReader(page("river")), &repeated{b: bytes.Repeat([]byte("\n"), 4096)})
+	}
+	member := gzipped(bytes.Repeat([]byte("\n"), 1<<20)) // 1 MiB of blank lines in 1 KiB or so
+	gzippedBlank := func(*testing.T) io.Reader {
+		return io.MultiReader(bytes.NewReader(gzipped(page("river"))), &repeated{b: member})
+	}
+	silent := func(t *testing.T) io.Reader {
+		pr, pw := io.Pipe()
+		t.Cleanup(func() { pw.Close() })
+		go pw.Write(slices.Concat(page("river"), page("forest")))
+		return pr
+	}
+	const limit = 300 * time.Millisecond
+	tests := []struct {
+		name     string
+		body     func(*testing.T) io.Reader
+		encoding string
+		idle     bool   // cut for its idle time, not its duration
+		want     string // in the error
+		least    int    // pages indexed, at least
+	}{
+		{"trickling", trickling, "", false, "the request took longer than 300ms (serve --ingest-max-duration, Ingest.MaxDuration)", 3},
+		{"blank lines", blank, "", false, "the request took longer than 300ms", 1},
+		{"gzipped blank lines", gzippedBlank, "gzip", false, "the request took longer than 300ms", 1},
+		{"silent", silent, "", true, "the body sent nothing for 300ms (Ingest.IdleTimeout)", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ix, s := testindex.IngestServer(t, func(in *server.Ingest) {
+				in.Run.FlushAfter, in.MaxBytes = 50*time.Millisecond, 1<<40 // only time cuts the body
+				if tt.idle {
+					in.IdleTimeout = limit
+				} else {
+					in.MaxDuration = limit
+				}
+			})
+			addr, _ := serve(t, s)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/api/ingest", tt.body(t))
+			req.Header.Set("Content-Type", "application/x-ndjson")
+			req.Header.Set("Content-Encoding", tt.encoding)
+			tr := &http.Transport{}
+			defer tr.CloseIdleConnections()
+			start := time.Now()
+			resp, err := (&http.Client{Transport: tr}).Do(req)
+			if err != nil {
+				t.Fatalf("no answer: %v", err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("answered after %v, want within 5s", d)
+			}
+			var sum server.IngestSummary
+			if err := json.Unmarshal(body, &sum); err != nil || resp.StatusCode != http.StatusRequestTimeout ||
+				!strings.Contains(sum.Error, tt.want) || sum.Indexed < tt.least || sum.CutShort {
+				t.Errorf("got %d %s, want 408 with at least %d pages indexed and the error %q", resp.StatusCode, body, tt.least, tt.want)
+			}
+			if n, _ := ix.Bleve().DocCount(); n != uint64(sum.Indexed) {
+				t.Errorf("the index holds %d documents, the answer said %d", n, sum.Indexed)
+			}
+			var doc openAPIDoc
+			if err := json.Unmarshal([]byte(do(t, s, "GET", "/api/openapi.json").body), &doc); err != nil {
+				t.Fatal(err)
+			}
+			var v any
+			json.Unmarshal(body, &v)
+			for _, e := range validate(doc, doc.Paths["/api/ingest"]["post"].Responses["408"].Content["application/json"].Schema, v, "summary") {
+				t.Errorf("the answer against OpenAPI's 408: %s", e)
+			}
+		})
+	}
+}
+
+// drainer reads pages until their body ends, whatever its context says,
+// counting those read after the context ended.
+type drainer struct{ after atomic.Int64 }
+
+func (d *drainer) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, error], o indexer.RunOptions) (indexer.Stats, error) {
+	var st indexer.Stats
+	for range pages {
+		st.Read++
+		if ctx.Err() != nil {
+			d.after.Add(1)
+		}
+	}
+	return st, ctx.Err()
+}
+
+// TestIngestCutStopsReading: once a request is cut at its MaxDuration its
+// body is read no further, though a few bytes gzipped are a megabyte of
+// blank lines, which yield no page at which the run could stop. The body
+// is gzip members of a page and 1 MiB of blank lines, about 1 KB each:
+// without the stop, the members read ahead of the cut were read on (16).
+func TestIngestCutStopsReading(t *testing.T) {
+	line := fmt.Appendf(nil, "{\"id\":\"a\",\"text\":%q}\n", articleText("river"))
+	d := &drainer{}
+	_, s := testindex.IngestServer(t, func(in *server.Ingest) {
+		in.Index, in.MaxBytes, in.MaxDuration = d, 1<<40, 300*time.Millisecond
+	})
+	addr, _ := serve(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	body := &repeated{b: gzipped(slices.Concat(line, bytes.Repeat([]byte("\n"), 1<<20)))}
+	req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/api/ingest", body)
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	resp.Body.Close()
+	if n := d.after.Load(); resp.StatusCode != http.StatusRequestTimeout || n > 1 {
+		t.Errorf("answered %d, %d pages read after the cut; want 408, and at most the page of the 64 KiB read then", resp.StatusCode, n)
+	}
 }

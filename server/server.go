@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -409,10 +410,15 @@ func writeError(w http.ResponseWriter, err error) {
 // writeJSON writes v with HTML-escaped strings, so a response read as
 // HTML by mistake runs no markup.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	// With its length, an answer is whole once sent, before the handler
+	// returns (an ingest's answer then lingers).
+	var b bytes.Buffer
+	json.NewEncoder(&b).Encode(v)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v) // the status is sent; a write error has no one to go to
+	w.Write(b.Bytes()) // the status is sent; a write error has no one to go to
 }
 
 // intParam parses the integer parameter name, def when absent, and checks

@@ -21,6 +21,7 @@ type adoptCmd struct {
 	html, title, url    string
 	policy              policyFlags
 	batch               int
+	batchBytes          byteSize
 	format              formatFlag
 }
 
@@ -36,7 +37,9 @@ func (o *adoptCmd) AddFlags(fs *pflag.FlagSet) {
 	fs.Lookup("policy").DefValue = "mark"
 	fs.Lookup("policy").Usage = "what happens to a duplicate: mark (kept, with its cluster id), suppress or replace (copies are deleted from the index); for a store made before, its own"
 	o.policy.policy = "mark"
-	fs.IntVar(&o.batch, "batch", 1000, "documents decided and rewritten at a time")
+	fs.IntVar(&o.batch, "batch", 1000, "documents decided and rewritten at a time, at most")
+	o.batchBytes = indexer.DefaultAdoptBatchBytes
+	fs.Var(&o.batchBytes, "batch-bytes", "end a batch early once its documents' stored fields reach this size: bleve analyses all of them again, raw HTML included, and holds about a hundred times that while writing the batch")
 	o.format.AddFlags(fs, `one {"unseen","adopted","duplicates","missing","elapsed_s"} object`)
 }
 
@@ -96,6 +99,9 @@ func (o *adoptCmd) run(cmd *cobra.Command) error {
 	if err := notBoth(cmd, "text-field", "html-field", "the text is read from one or the other"); err != nil {
 		return err
 	}
+	if o.batchBytes <= 0 {
+		return fmt.Errorf("--batch-bytes %s: want a positive size (adopt's batches are always bounded)", &o.batchBytes)
+	}
 	if indexer.Exists(o.index) {
 		return fmt.Errorf("--index %s: a bleve-dedup index already, its documents decided as they were written (bleve-dedup dups names any written around the filter)", o.index)
 	}
@@ -115,7 +121,7 @@ func (o *adoptCmd) run(cmd *cobra.Command) error {
 	if n := w.Repaired(); n > 0 {
 		fmt.Fprintf(errw, "repaired %d bleve writes left pending by an interrupted run\n", n)
 	}
-	ao := indexer.AdoptOptions{BatchSize: o.batch, Progress: adoptProgress(errw),
+	ao := indexer.AdoptOptions{BatchSize: o.batch, BatchBytes: int(o.batchBytes), Progress: adoptProgress(errw),
 		Missing: func(id string, err error) { fmt.Fprintf(errw, "bleve-dedup: not adopted: %s: %v\n", id, err) }}
 	st, err := w.Adopt(cmd.Context(), ao)
 	if cerr := w.Close(); err == nil {

@@ -26,6 +26,7 @@ type serveCmd struct {
 	ingestOpts  ingestFlags
 	filter      filterFlags
 	ingestBytes byteSize
+	ingestTime  time.Duration
 	flushAfter  time.Duration
 	tokenFile   string
 	logFormat   string
@@ -46,6 +47,7 @@ func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
 	o.ingestOpts.AddFlags(fs, def.Run, serverBatches)
 	o.ingestBytes = byteSize(def.MaxBytes)
 	fs.Var(&o.ingestBytes, "ingest-max-body", "with --ingest, the largest request body (8MiB, 1GiB, ...), as sent and after gunzipping")
+	fs.DurationVar(&o.ingestTime, "ingest-max-duration", def.MaxDuration, "with --ingest, the longest a request may take: past it the pages committed are kept and the client is answered 408 (one ingest runs at a time)")
 	fs.DurationVar(&o.flushAfter, "flush-after", def.Run.FlushAfter, "with --ingest, the longest a page waits for its batch to be committed (and searchable)")
 	fs.StringVar(&o.logFormat, "log-format", "auto", "request log lines on stderr: json, text, none, or auto (text on a terminal, else json)")
 }
@@ -88,7 +90,10 @@ With --ingest it also indexes the pages POSTed to /api/ingest, a JSONL
 optionally gzipped, as "bleve-dedup index" would, while searches go on;
 pages are searchable about --flush-after after they arrive, and the answer
 is a JSON summary of the run. One ingest runs at a time; another gets 429
-with Retry-After. "bleve-dedup index --server URL" sends its inputs there.
+with Retry-After. A request lasts at most --ingest-max-duration, and its
+body may send nothing for a minute at most: past either it is answered 408,
+its pages committed kept. "bleve-dedup index --server URL" sends its inputs
+there.
 
 It listens on loopback by default. Searches need no credential; a POST
 needs the token of --token-file or $BLEVE_DEDUP_TOKEN when there is one,
@@ -216,7 +221,7 @@ func (o *serveCmd) open(token string) (interface {
 	in := server.DefaultIngest(ix)
 	in.Run = o.ingestOpts.runOptions()
 	in.Run.FlushAfter = o.flushAfter
-	in.Pages, in.MaxBytes, in.Token = o.ingestOpts.options(), int64(o.ingestBytes), token
+	in.Pages, in.MaxBytes, in.MaxDuration, in.Token = o.ingestOpts.options(), int64(o.ingestBytes), o.ingestTime, token
 	o.opts.Ingest = in
 	return ix, nil
 }
