@@ -18,10 +18,11 @@ import (
 
 // adoptable writes pages into a new plain bleve index with bleve's
 // default mapping and wraps it under mark, its store beside it.
-func adoptable(t *testing.T, pages []page.Page) *indexer.Wrapper {
+func adoptable(t *testing.T, pages []page.Page) (w *indexer.Wrapper, path string) {
 	t.Helper()
 	dir := t.TempDir()
-	idx, err := bleve.New(filepath.Join(dir, "plain.bleve"), bleve.NewIndexMapping())
+	path = filepath.Join(dir, "plain.bleve")
+	idx, err := bleve.New(path, bleve.NewIndexMapping())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,12 +37,11 @@ func adoptable(t *testing.T, pages []page.Page) *indexer.Wrapper {
 	}
 	o := pageFields
 	o.Store, o.Policy = filepath.Join(dir, "plain.dedup"), dedupfilter.Mark
-	w, err := indexer.Wrap(idx, o)
-	if err != nil {
+	if w, err = indexer.Wrap(idx, o); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-	return w
+	return w, path
 }
 
 // TestAdoptBatches: a batch ends at BatchSize documents or once their
@@ -70,7 +70,7 @@ func TestAdoptBatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := adoptable(t, pages)
+			w, _ := adoptable(t, pages)
 			var got []int
 			tt.o.Progress = func(st indexer.AdoptStats) { got = append(got, st.Adopted) }
 			st, err := w.Adopt(context.Background(), tt.o)
@@ -93,7 +93,7 @@ func TestAdoptBatches(t *testing.T) {
 func TestAdoptStopped(t *testing.T) {
 	pages := testPages(t)
 	want := clustersOfFilter(t, testindex.Pages(t, "", dedupfilter.Mark).Filter())
-	w := adoptable(t, pages)
+	w, _ := adoptable(t, pages)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	first, err := w.Adopt(ctx, indexer.AdoptOptions{BatchSize: 4, Progress: func(indexer.AdoptStats) { cancel() }})

@@ -121,6 +121,9 @@ type Wrapper struct {
 	writing  sync.WaitGroup
 	writeMu  sync.Mutex
 	writeErr error
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // wrapped names the embedded index: the field would otherwise be called
@@ -261,17 +264,19 @@ func (w *Wrapper) Repaired() int { return w.ix.repaired }
 // (DocCount, for one) waits for.
 func (w *Wrapper) Unwrap() bleve.Index { return w.wrapped }
 
-// Close closes the store and the wrapped index.
+// Close closes the store and the wrapped index. Later calls return the
+// first's result.
 func (w *Wrapper) Close() error {
-	err := w.settle()
-	if w.batches != nil {
-		err = errors.Join(err, w.batches.Close())
-	}
-	err = errors.Join(err, w.ix.closeStore(), w.wrapped.Close())
-	if err != nil {
-		return fmt.Errorf("indexer: close: %w", err)
-	}
-	return nil
+	w.closeOnce.Do(func() {
+		err := w.settle()
+		if w.batches != nil {
+			err = errors.Join(err, w.batches.Close())
+		}
+		if err = errors.Join(err, w.ix.closeStore(), w.wrapped.Close()); err != nil {
+			w.closeErr = fmt.Errorf("indexer: close: %w", err)
+		}
+	})
+	return w.closeErr
 }
 
 // Index decides and writes one document: see Wrapper.

@@ -227,27 +227,7 @@ func TestWrapOptions(t *testing.T) {
 func TestAdopt(t *testing.T) {
 	pages := testPages(t)
 	want := clustersOfFilter(t, testindex.Pages(t, "", dedupfilter.Mark).Filter())
-	dir := t.TempDir()
-	path := filepath.Join(dir, "plain.bleve")
-	idx, err := bleve.New(path, bleve.NewIndexMapping())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := idx.NewBatch()
-	for _, p := range pages {
-		if err := b.Index(p.ID, webPage{URL: p.URL, Title: p.Title, HTML: p.HTML}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := idx.Batch(b); err != nil {
-		t.Fatal(err)
-	}
-	o := pageFields
-	o.Store, o.Policy = filepath.Join(dir, "plain.dedup"), dedupfilter.Mark
-	w, err := indexer.Wrap(idx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := adoptable(t, pages)
 	st, err := w.Adopt(context.Background(), indexer.AdoptOptions{BatchSize: 5})
 	if err != nil || st.Unseen != len(pages) || st.Adopted != len(pages) || st.Missing != 0 {
 		t.Fatalf("Adopt = %+v, %v; want all %d pages adopted", st, err, len(pages))
