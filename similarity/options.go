@@ -138,10 +138,13 @@ type Options struct {
 	Voters []Measure
 
 	// FeatureStringMin: the feature-string paper's similarity at or above
-	// which FeatureString says duplicate. Default 0.45 (docs/methods.md:
-	// with FeatureStringHeldMin and NumbersMin guarding the pairs it alone
-	// finds in order, 0.45 finds more copies of copies than 0.6 and joins
-	// no more pages of shared text or of one template).
+	// which FeatureString says duplicate. Default 0.45
+	// (docs/bench/2026-12-06-numbers.md: with FeatureStringHeldMin and
+	// NumbersMin guarding the pairs it alone finds in order, 0.45 finds
+	// more copies of copies than 0.6, joins no page of one template, and
+	// costs a little precision on pages quoting each other: 0.9991 at a
+	// million, none of them lost from a suppress index). Deciding alone,
+	// 0.6 is the more precise (docs/methods.md).
 	FeatureStringMin float64
 	// BooleanK: the boolean-model paper's k, the largest fraction of differing features
 	// (|A xor B| / |A or B|) still compared. Default 0.2 as in the seed.
