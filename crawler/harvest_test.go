@@ -24,7 +24,7 @@ var variants = []variant{
 	{"best-first, fixed equal weights", BestFirst, false, false, 0},
 	{"best-first, learnt during the crawl", BestFirst, true, false, 0},
 	{"best-first, trained then learnt", BestFirst, true, true, 0},
-	// MinRelevance 0.1 (the default before 2026-12) punishes signals
+	// MinRelevance 0.1 punishes signals
 	// that over-predict off-topic pages tenfold; the default 1 measures
 	// plain absolute deviation.
 	{"best-first, trained, MinRelevance 0.1", BestFirst, true, true, 0.1},

@@ -10,8 +10,8 @@
 // # Basics
 //
 // A Signature is the compact form of a page's features (package analyzer)
-// that the measures need, about 550 bytes a page on the development set
-// (3.0 KB before 2026-12): 16-bit hashes of the feature-string pieces,
+// that the measures need, about 550 bytes a page on the development set:
+// 16-bit hashes of the feature-string pieces,
 // the low byte of each MinHash value, 32-bit block fingerprints, and the
 // terms themselves (32-bit hashes and frequencies) on short pages or a
 // one-permutation sketch of 64 bins on longer ones, which the
