@@ -67,8 +67,12 @@ func (a *Analyzer) Analyze(paragraphs []string) *Features {
 
 	w.words = appendWords(w.words[:0], text, &w.seg)
 	f.Terms = make(map[string]int, len(w.words)/2)
-	eachTerm(w.words, func(start, end int32) { f.Terms[norm[start:end]]++ })
-	f.Numbers = numbers(norm, w.words)
+	var nums facts
+	eachTerm(w.words, func(start, end int32) {
+		f.Terms[norm[start:end]]++
+		nums.add(norm, start, end)
+	})
+	f.Numbers = nums.done()
 
 	f.Blocks, w.spans, w.block = w.sc.appendBlocks(nil, w.spans, w.block, a.opts.Blocks)
 	if a.opts.MinHashSize > 0 {
@@ -77,31 +81,41 @@ func (a *Analyzer) Analyze(paragraphs []string) *Features {
 	return f
 }
 
-// numbers returns Features.Numbers of normalised text norm, whose words
-// are words.
-func numbers(norm string, words []word) []string {
-	var out, para []string
-	terms := 0
-	end := lineEnd(norm, 0)
-	flush := func() {
-		if terms >= MinFactTerms {
-			out = append(out, para...)
-		}
-		para, terms = para[:0], 0
+// facts collects Features.Numbers from a text's terms, given in order:
+// the terms holding a digit of each line of at least MinFactTerms terms.
+type facts struct {
+	end   int // where the current line ends (0: not found yet)
+	terms int // the current line's terms
+	line  []string
+	out   []string
+}
+
+func (f *facts) add(norm string, start, stop int32) {
+	if f.end == 0 {
+		f.end = lineEnd(norm, 0)
 	}
-	eachTerm(words, func(start, stop int32) {
-		for int(start) >= end {
-			flush()
-			end = lineEnd(norm, end+1)
-		}
-		terms++
-		if t := norm[start:stop]; strings.ContainsAny(t, "0123456789") {
-			para = append(para, t)
-		}
-	})
-	flush()
-	slices.Sort(out)
-	return slices.Compact(out)
+	for int(start) >= f.end {
+		f.flush()
+		f.end = lineEnd(norm, f.end+1)
+	}
+	f.terms++
+	if t := norm[start:stop]; strings.ContainsAny(t, "0123456789") {
+		f.line = append(f.line, t)
+	}
+}
+
+func (f *facts) flush() {
+	if f.terms >= MinFactTerms {
+		f.out = append(f.out, f.line...)
+	}
+	f.line, f.terms = f.line[:0], 0
+}
+
+// done returns the numbers, sorted and distinct.
+func (f *facts) done() []string {
+	f.flush()
+	slices.Sort(f.out)
+	return slices.Compact(f.out)
 }
 
 // lineEnd is the index of the first '\n' in s at or after from, or len(s).

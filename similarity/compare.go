@@ -121,7 +121,10 @@ func Verify(a, b Signature, opts Options) Verdict {
 	var v Verdict
 	t := compareTermSets(a.terms, b.terms, opts)
 	v.SharedTerms, v.InB, v.InA = t.shared, t.inB, t.inA
-	w := compareTermSets(a.wholeTerms(), b.wholeTerms(), opts)
+	w := t // (the terms are the whole text, unless a page left some out)
+	if a.whole != nil || b.whole != nil {
+		w = compareTermSets(a.wholeTerms(), b.wholeTerms(), opts)
+	}
 	v.WholeInB, v.WholeInA, v.SurelyInB, v.SurelyInA = w.inB, w.inA, w.surelyInB, w.surelyInA
 	v.Numbers = numberShare(a, b)
 	fs, lcs := pieceSimilarity(a.pieces, b.pieces)
