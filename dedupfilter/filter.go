@@ -503,7 +503,7 @@ func (f *Filter) add(p *Prepared, pl *plan, batch bool, ao AddOptions) (Decision
 		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
 	}
 	if len(pl.links) > 0 {
-		if dec.Merged, err = w.merge(d.ID, p.sig, v, pl.links); err != nil {
+		if dec.Merged, err = w.merge(d.ID, v, pl.links); err != nil {
 			return Decision{}, err
 		}
 		if dec.Merged != nil {

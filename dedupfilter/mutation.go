@@ -406,7 +406,7 @@ func (w *mutation) unpost(rec *store.Record) error {
 }
 
 // merge joins the clusters of links, stored documents that document id
-// (signature sig, verdict v against its match) duplicates, with id's
+// (verdict v against its match) duplicates, with id's
 // own, where the clusters hold each other's text: a page that shares
 // text with two articles does not join them. A cluster joins the one
 // whose representative was added first when the two representatives
@@ -416,7 +416,7 @@ func (w *mutation) unpost(rec *store.Record) error {
 // reaches at most one near-copy on either side of id and chains of pages
 // sharing a block do not grow through it. regroup gives the members their
 // states. It returns the clusters merged away (none: nil).
-func (w *mutation) merge(id string, sig similarity.Signature, v similarity.Verdict, links []string) ([]string, error) {
+func (w *mutation) merge(id string, v similarity.Verdict, links []link) ([]string, error) {
 	rec, err := w.record(id)
 	if err != nil {
 		return nil, err
@@ -426,27 +426,18 @@ func (w *mutation) merge(id string, sig similarity.Signature, v similarity.Verdi
 	// near[i]: id and a member of clusters[i] are near-copies.
 	near := []bool{min(v.InB, v.InA) >= o.CoverMin}
 	for _, l := range links {
-		lr, err := w.st.Record(l, true)
+		lr, err := w.st.Record(l.id, false)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
-		i := slices.Index(clusters, lr.Cluster)
-		if i < 0 {
-			clusters, near = append(clusters, lr.Cluster), append(near, false)
-			i = len(clusters) - 1
+		if i := slices.Index(clusters, lr.Cluster); i >= 0 {
+			near[i] = near[i] || l.near
+		} else {
+			clusters, near = append(clusters, lr.Cluster), append(near, l.near)
 		}
-		if near[i] {
-			continue
-		}
-		_, ls, err := readSignature(w.st, lr.Seq)
-		if err != nil {
-			return nil, fmt.Errorf("dedupfilter: %w", err)
-		}
-		in, holds := similarity.Held(sig, ls, o.Options)
-		near[i] = min(in, holds) >= o.CoverMin
 	}
 	if len(clusters) == 1 {
 		return nil, nil

@@ -37,7 +37,7 @@ type plan struct {
 	gen       uint64 // embedded: the filter's generation it was made in
 	old       *store.Record
 	match     string // the id of the document it duplicates; "" for none
-	links     []string
+	links     []link
 	verdict   similarity.Verdict
 	cands     int
 	// Sequencer: the match's cluster, and the cluster's founder (it has
@@ -62,8 +62,19 @@ type page struct {
 	match   uint64
 	verdict similarity.Verdict
 	// links are further verified candidates, one for each other cluster
-	// it duplicates (embedded store: see Filter.merge).
-	links []uint64
+	// it duplicates (embedded store: see Filter.merge), by sequence
+	// number.
+	links []link
+}
+
+// link is a verified candidate in another cluster than the match's (see
+// mutation.merge): its id (while planning, its sequence number), and
+// whether it and the page are near-copies, each holding Options.CoverMin
+// of the other's terms.
+type link struct {
+	id   string
+	seq  uint64
+	near bool
 }
 
 // planned holds what a planning read: stored signatures by sequence
@@ -179,9 +190,9 @@ func (pl *planned) verify(pages []*page, cands [][]cand) error {
 			if cs == nil || l.linked(cluster, known) {
 				continue
 			}
-			if similarity.Verify(p.sig, cs.sig, o).Duplicate {
+			if v := similarity.Verify(p.sig, cs.sig, o); v.Duplicate {
 				l.link(cluster, known)
-				p.links = append(p.links, c.seq)
+				p.links = append(p.links, link{seq: c.seq, near: min(v.InB, v.InA) >= pl.f.opts.CoverMin})
 			}
 		}
 	})
@@ -599,8 +610,9 @@ func (f *Filter) planLocal(ps []*Prepared, exclude []string) ([]*plan, error) {
 			if pg.match != 0 {
 				p.match = pl.sigs[pg.match].id
 			}
-			for _, s := range pg.links {
-				p.links = append(p.links, pl.sigs[s].id)
+			for _, l := range pg.links {
+				l.id = pl.sigs[l.seq].id
+				p.links = append(p.links, l)
 			}
 		}
 		return nil
