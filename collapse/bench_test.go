@@ -71,8 +71,8 @@ func open100k(b *testing.B) (*indexer.Index, []string) {
 			b.Fatal(err)
 		}
 	}
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = dedupfilter.Mark
+	o := indexer.Options{}
+	o.Policy = dedupfilter.Mark
 	ix, err := indexer.Open(dir, o)
 	if err != nil {
 		b.Fatal(err)
@@ -83,15 +83,15 @@ func open100k(b *testing.B) (*indexer.Index, []string) {
 
 func build100k(b *testing.B, dir string, words []string) {
 	start := time.Now()
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = dedupfilter.Mark
+	o := indexer.Options{}
+	o.Policy = dedupfilter.Mark
 	ix, err := indexer.Open(dir, o)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer ix.Close()
 	r := rand.New(rand.NewPCG(100_000, 1))
-	batch := ix.Bleve().NewBatch()
+	batch := ix.Unwrap().NewBatch()
 	for n, c := 0, 0; n < bench100kDocs; c++ {
 		length := 80 + r.IntN(400)
 		off := r.IntN(len(words) - length)
@@ -119,13 +119,13 @@ func build100k(b *testing.B, dir string, words []string) {
 			n++
 		}
 		if batch.Size() >= 2000 {
-			if err := ix.Bleve().Batch(batch); err != nil {
+			if err := ix.Unwrap().Batch(batch); err != nil {
 				b.Fatal(err)
 			}
 			batch.Reset()
 		}
 	}
-	if err := ix.Bleve().Batch(batch); err != nil {
+	if err := ix.Unwrap().Batch(batch); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("built %d documents in %s", bench100kDocs, time.Since(start))
@@ -178,7 +178,7 @@ type searchFunc func(q query.Query) error
 //	BLEVE_DEDUP_BENCH_100K=1 go test ./collapse -run '^$' -bench Collapse100k -benchtime 3x
 func BenchmarkCollapse100k(b *testing.B) {
 	ix, words := open100k(b)
-	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 	qs, names := benchQueries(b, words)
 	ctx := context.Background()
 	collapsed := func(bound int) searchFunc {
@@ -194,7 +194,7 @@ func BenchmarkCollapse100k(b *testing.B) {
 		{"plain", func(q query.Query) error {
 			req := bleve.NewSearchRequestOptions(q, 10, 0, false)
 			req.Fields = []string{indexer.FieldTitle, indexer.FieldURL}
-			_, err := ix.Search(req)
+			_, err := ix.Unwrap().Search(req)
 			return err
 		}},
 		{"collapsed", collapsed(0)},
@@ -256,7 +256,7 @@ func overfetch(ix *indexer.Index, q query.Query, size int) error {
 		req := bleve.NewSearchRequestOptions(q, fetch, 0, false)
 		req.SortBy([]string{"-_score", "_id"})
 		req.Fields = []string{indexer.FieldTitle, indexer.FieldURL}
-		res, err := ix.Search(req)
+		res, err := ix.Unwrap().Search(req)
 		if err != nil {
 			return err
 		}

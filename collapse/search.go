@@ -13,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/bleve-dedup/bleve-dedup/api"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 )
 
@@ -73,45 +74,16 @@ type Match struct {
 }
 
 // Hit is one search result: with collapsing, the best-scoring indexed
-// member of a cluster standing for the whole cluster. The JSON form is
-// what the CLI and the server print.
-type Hit struct {
-	ID      string  `json:"id"`
-	Score   float64 `json:"score"`
-	Cluster string  `json:"cluster"`
-	// Folded is the number of other members of the cluster in the dedup
-	// store, suppressed ones included, whether or not they match the
-	// query; 0 when collapsing is off.
-	Folded int `json:"folded"`
-	// Members are up to MaxMembers of the folded documents, in id order;
-	// never nil.
-	Members []Member `json:"members"`
-	Title   string   `json:"title"`
-	URL     string   `json:"url"`
-}
+// member of a cluster standing for the whole cluster. It is api.Hit, the
+// hit of the server's JSON answer.
+type Hit = api.Hit
 
-// Member is a folded document of a Hit's cluster.
-type Member struct {
-	ID      string `json:"id"`
-	URL     string `json:"url"`
-	Title   string `json:"title"`
-	Indexed bool   `json:"indexed"` // whether it is in bleve (false: suppressed)
-}
+// Member is a folded document of a Hit's cluster (api.Member).
+type Member = api.Member
 
-// Result is a page of hits.
-type Result struct {
-	Hits []Hit
-	// Total is the number of matching documents in bleve.
-	Total uint64
-	// Clusters is the number of distinct matching clusters, exact when
-	// ClustersExact, else a lower bound (the request's ClusterBound).
-	// With Collapse off it equals Total and is exact only if every
-	// indexed document is in a cluster of its own, so it is left 0.
-	Clusters      int
-	ClustersExact bool
-	MaxScore      float64
-	Took          time.Duration
-}
+// Result is a page of hits: api.SearchResult, the search answer of the
+// server's JSON API too.
+type Result = api.SearchResult
 
 // Store is where a Searcher reads the members folded under a hit;
 // *dedupfilter.Filter is one.
@@ -132,7 +104,7 @@ var DefaultFields = Fields{Cluster: "cluster", Title: "title", URL: "url"}
 
 // Searcher runs collapsed searches over a bleve index whose documents
 // carry their cluster id (an index written by package indexer, or through
-// its Wrapper), reading folded members from the index's dedup store. It
+// its Index), reading folded members from the index's dedup store. It
 // keeps per-segment cluster tables between searches, so make one per
 // index and reuse it. A Searcher is safe for concurrent use.
 type Searcher struct {
@@ -143,7 +115,7 @@ type Searcher struct {
 }
 
 // New returns a Searcher over index, folding members from store, reading
-// DefaultFields. For an *indexer.Index ix: New(ix.Bleve(), ix.Filter()).
+// DefaultFields. For an *indexer.Index ix: New(ix.Unwrap(), ix.Filter()).
 func New(index bleve.Index, store Store) *Searcher {
 	return NewWithFields(index, store, DefaultFields)
 }

@@ -27,14 +27,14 @@ import (
 // small enough that many scores tie across clusters.
 func synthIndex(tb testing.TB, n int, seed uint64) *indexer.Index {
 	tb.Helper()
-	ix, err := indexer.Open(tb.TempDir(), indexer.DefaultOptions())
+	ix, err := indexer.Open(tb.TempDir(), indexer.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { ix.Close() })
 	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta")
 	r := rand.New(rand.NewPCG(seed, 1))
-	b := ix.Bleve().NewBatch()
+	b := ix.Unwrap().NewBatch()
 	for i, c := 0, 0; i < n; c++ {
 		copies := min(1+r.IntN(4), n-i)
 		text := make([]string, 3)
@@ -52,7 +52,7 @@ func synthIndex(tb testing.TB, n int, seed uint64) *indexer.Index {
 			i++
 		}
 	}
-	if err := ix.Bleve().Batch(b); err != nil {
+	if err := ix.Unwrap().Batch(b); err != nil {
 		tb.Fatal(err)
 	}
 	return ix
@@ -64,7 +64,8 @@ func bruteCollapse(tb testing.TB, ix *indexer.Index, q query.Query) []collapse.H
 	tb.Helper()
 	req := bleve.NewSearchRequestOptions(q, 1<<20, 0, false)
 	req.SortBy([]string{"-_score", "_id"})
-	res, err := ix.Search(req)
+	req.Fields = []string{indexer.FieldCluster}
+	res, err := ix.Unwrap().Search(req)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func ids(hits []collapse.Hit) []string {
 
 func TestSearchCollapsedPagingMatchesReference(t *testing.T) {
 	ix := synthIndex(t, 300, 7)
-	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 	ctx := context.Background()
 	for _, qs := range []string{"alpha", "alpha beta", "gamma delta zeta", "*"} {
 		var q query.Query = bleve.NewQueryStringQuery(qs)
@@ -122,7 +123,7 @@ func TestSearchCollapsedPagingMatchesReference(t *testing.T) {
 
 func TestSearchCollapsedClusterBound(t *testing.T) {
 	ix := synthIndex(t, 300, 7)
-	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 	q := bleve.NewMatchAllQuery()
 	all := len(bruteCollapse(t, ix, q))
 	tests := []struct {
@@ -169,7 +170,7 @@ func TestSearchCollapsedPolicies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%v/collapse=%v", tt.policy, tt.collapse), func(t *testing.T) {
 			ix := testindex.Pages(t, "", tt.policy)
-			searcher := collapse.New(ix.Bleve(), ix.Filter())
+			searcher := collapse.New(ix.Unwrap(), ix.Filter())
 			res, err := searcher.Search(context.Background(), collapse.Request{Query: q, Size: 100, Collapse: tt.collapse})
 			if err != nil {
 				t.Fatal(err)
@@ -208,7 +209,7 @@ func TestSearchCollapsedPolicies(t *testing.T) {
 
 func TestSearchCollapsedMaxMembers(t *testing.T) {
 	ix := testindex.Pages(t, "", dedupfilter.Mark)
-	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 	res, err := searcher.Search(context.Background(), collapse.Request{
 		Query: bleve.NewMatchQuery("bees"), Collapse: true, MaxMembers: 1})
 	if err != nil {
@@ -223,7 +224,7 @@ func TestSearchCollapsedMaxMembers(t *testing.T) {
 
 func TestSearchCollapsedInvalid(t *testing.T) {
 	ix := synthIndex(t, 10, 1)
-	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 	q := bleve.NewMatchAllQuery()
 	tests := []collapse.Request{
 		{},
@@ -240,7 +241,7 @@ func TestSearchCollapsedInvalid(t *testing.T) {
 
 func TestSearchCollapsedCanceled(t *testing.T) {
 	ix := synthIndex(t, 10, 1)
-	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := searcher.Search(ctx, collapse.Request{Query: bleve.NewMatchAllQuery(), Collapse: true}); !errors.Is(err, context.Canceled) {
@@ -251,8 +252,8 @@ func TestSearchCollapsedCanceled(t *testing.T) {
 func ExampleSearcher_Search() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = dedupfilter.Mark
+	o := indexer.Options{}
+	o.Policy = dedupfilter.Mark
 	ix, err := indexer.Open(dir, o)
 	if err != nil {
 		fmt.Println(err)
@@ -261,9 +262,9 @@ func ExampleSearcher_Search() {
 	defer ix.Close()
 	story := []string{"The city library opens its doors at night for students preparing exams this winter.",
 		"Volunteers keep the reading rooms open until midnight, and the lamps stay lit for everyone."}
-	ix.Index(indexer.Document{ID: "a", URL: "https://a.example/night", Title: "Night library", Paragraphs: story})
-	ix.Index(indexer.Document{ID: "b", URL: "https://b.example/copy", Title: "Night library (reprint)", Paragraphs: story})
-	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	ix.Index("a", indexer.Document{URL: "https://a.example/night", Title: "Night library", Paragraphs: story})
+	ix.Index("b", indexer.Document{URL: "https://b.example/copy", Title: "Night library (reprint)", Paragraphs: story})
+	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 	res, err := searcher.Search(context.Background(), collapse.Request{Query: bleve.NewMatchQuery("library"), Collapse: true})
 	if err != nil {
 		fmt.Println(err)
@@ -297,8 +298,8 @@ func TestSearchCollapsedDevSet(t *testing.T) {
 	if _, err := os.Stat(input); err != nil {
 		t.Skipf("no development set: %v", err)
 	}
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = dedupfilter.Mark
+	o := indexer.Options{}
+	o.Policy = dedupfilter.Mark
 	ix, err := indexer.Open(t.TempDir(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +310,7 @@ func TestSearchCollapsedDevSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("indexed %d of %d pages, %d duplicates, in %s", st.Indexed, st.Read, st.Duplicates, st.Elapsed)
-	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 
 	// (1) The largest cluster that is exactly a labelled cluster, searched
 	// by the start of its representative's text.
@@ -436,7 +437,7 @@ func readLabels(tb testing.TB, path string) map[string][]string {
 // concurrently with the writes.
 func TestSearchCollapsedAfterWrites(t *testing.T) {
 	ix := synthIndex(t, 200, 3)
-	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 	q := bleve.NewMatchAllQuery()
 	check := func(round int) {
 		t.Helper()
@@ -461,7 +462,7 @@ func TestSearchCollapsedAfterWrites(t *testing.T) {
 		}
 	}()
 	for round := 1; round <= 5; round++ {
-		b := ix.Bleve().NewBatch()
+		b := ix.Unwrap().NewBatch()
 		for i := range 40 {
 			// New documents, some joining old clusters, some moving an
 			// existing document to another cluster.
@@ -475,7 +476,7 @@ func TestSearchCollapsedAfterWrites(t *testing.T) {
 			}
 		}
 		b.Delete(fmt.Sprintf("w%d-%02d", round-1, 3))
-		if err := ix.Bleve().Batch(b); err != nil {
+		if err := ix.Unwrap().Batch(b); err != nil {
 			t.Fatal(err)
 		}
 		check(round)
@@ -488,7 +489,7 @@ func TestSearchCollapsedAfterWrites(t *testing.T) {
 // the new scores, collapsed or not, and sees every match once.
 func TestSearchVisit(t *testing.T) {
 	ix := synthIndex(t, 300, 11)
-	searcher := collapse.New(ix.Bleve(), ix.Filter())
+	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 	q := bleve.NewMatchAllQuery()
 	// keep: ids whose last digit is even; the new score: the id's number
 	// modulo 7 (many ties, broken by id).
@@ -502,7 +503,7 @@ func TestSearchVisit(t *testing.T) {
 	}
 	req := bleve.NewSearchRequestOptions(q, 1<<20, 0, false)
 	req.Fields = []string{indexer.FieldCluster}
-	all, err := ix.Search(req)
+	all, err := ix.Unwrap().Search(req)
 	if err != nil {
 		t.Fatal(err)
 	}

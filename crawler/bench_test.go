@@ -65,7 +65,7 @@ func benchCrawl(b *testing.B, rw *realWeb, prof *relevance.Profile, workers int,
 		var ix *indexer.Index
 		if index {
 			var err error
-			if ix, err = indexer.Open(dir, indexer.DefaultOptions()); err != nil {
+			if ix, err = indexer.Open(dir, indexer.Options{}); err != nil {
 				b.Fatal(err)
 			}
 			feed, err := ix.Feed(context.Background(), indexer.DefaultRunOptions())

@@ -253,7 +253,7 @@ func TestHostileSite(t *testing.T) {
 
 func TestIndexesRelevantPages(t *testing.T) {
 	_, base := serve(t, tinyDocs(), testweb.Options{Seed: 8, OutLinks: 4, Duplicates: 4})
-	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
+	ix, err := indexer.Open(t.TempDir(), indexer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestIndexesRelevantPages(t *testing.T) {
 	if _, err := feed.Close(); err != nil {
 		t.Fatal(err)
 	}
-	n, err := ix.Bleve().DocCount()
+	n, err := ix.Unwrap().DocCount()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestIndexesRelevantPages(t *testing.T) {
 	lo := relevance.DefaultOptions().Threshold
 	q := bleve.NewNumericRangeQuery(&lo, nil)
 	q.SetField(FieldRelevance)
-	res, err := ix.Search(bleve.NewSearchRequest(q))
+	res, err := ix.Unwrap().Search(bleve.NewSearchRequest(q))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestIndexesRelevantPages(t *testing.T) {
 func TestRealWebDuplicates(t *testing.T) {
 	rw := loadRealWeb(t, testweb.Options{Seed: 11, Duplicates: 300})
 	_, prof := rw.topic(t, "rail", 0)
-	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
+	ix, err := indexer.Open(t.TempDir(), indexer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

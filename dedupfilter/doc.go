@@ -79,9 +79,9 @@
 // Durability and crash safety: each Add/Delete commits its store changes
 // and pending marks (one per search-index Op) atomically. The indexer
 // applies Decision.Ops to the search index and then calls Applied with
-// them; after a crash it calls Pending on Open and re-applies what is
-// listed (a mark names the document; Pending reads its payload back from
-// the store). Ops are states (index this payload / delete this id), one
+// them; after a crash it calls Pending once it has opened the filter
+// again and re-applies what is listed (a mark names the document; Pending
+// reads its payload back from the store). Ops are states (index this payload / delete this id), one
 // pending mark per document id holding the latest, so re-applying is safe and
 // order between ids does not matter. Applied clears a mark only if it
 // still holds the Op's Seq, so a late confirmation of an older Op cannot

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
 
 func Example() {
@@ -13,12 +14,17 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// "" keeps the store in memory; a real indexer passes a directory.
-	f, err := dedupfilter.Open("", dedupfilter.DefaultOptions())
+	// An embedded store: "" keeps it in memory; a real indexer passes a
+	// directory.
+	b, err := embedded.Open(embedded.DefaultOptions(""))
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer f.Close()
+	f, err := dedupfilter.New(b, dedupfilter.DefaultOptions())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close() // and the store
 
 	article := []string{
 		"The city council approved the new budget on Tuesday after a long debate. Spending on parks rises by ten percent.",

@@ -10,7 +10,6 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store"
-	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
 
 // MaxIDBytes is the longest document id, in bytes: the store's keys hold
@@ -152,9 +151,9 @@ type Entry struct {
 }
 
 // Filter is a near-duplicate filter over a store (package store's
-// Backend): the embedded store (Open, or New over package embedded's
-// Store) or a shared one (New over package rediscluster's Store). Its
-// methods are safe for concurrent use.
+// Backend): the embedded store (New over package embedded's Store) or a
+// shared one (New over package rediscluster's Store). Its methods are
+// safe for concurrent use.
 type Filter struct {
 	backend store.Backend
 	opts    Options
@@ -175,21 +174,6 @@ type Filter struct {
 	// generation).
 	gen  uint64
 	hits map[uint64]int // ranked's scratch space for plans made under mu
-}
-
-// Open opens (creating if needed) an embedded store in dir, with its
-// posting table in memory (package embedded's defaults; "" keeps the
-// whole store in memory), and returns a filter over it.
-func Open(dir string, opts Options) (*Filter, error) {
-	b, err := embedded.Open(embedded.DefaultOptions(dir))
-	if err != nil {
-		return nil, fmt.Errorf("dedupfilter: %w", err)
-	}
-	f, err := New(b, opts)
-	if err != nil {
-		return nil, errors.Join(err, b.Close())
-	}
-	return f, nil
 }
 
 // New returns a filter keeping its state in b, which Close closes.
@@ -293,8 +277,8 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 // Options returns the options the filter was opened with.
 func (f *Filter) Options() Options { return f.opts }
 
-// Close closes the filter, and the store if Open opened it. Later calls
-// return ErrClosed.
+// Close closes the filter and its store (New's b). Later calls return
+// ErrClosed.
 func (f *Filter) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

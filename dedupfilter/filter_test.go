@@ -264,7 +264,7 @@ func TestPendingReplay(t *testing.T) {
 	c := newCorpus(6)
 	orig := c.article(5)
 	dir := t.TempDir()
-	f, err := Open(dir, DefaultOptions())
+	f, err := openEmbedded(dir, DefaultOptions(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestPendingReplay(t *testing.T) {
 	if err := f.Close(); err != nil { // as if killed before the index write
 		t.Fatal(err)
 	}
-	f, err = Open(dir, DefaultOptions())
+	f, err = openEmbedded(dir, DefaultOptions(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,8 +454,8 @@ func TestOptionsValidate(t *testing.T) {
 	for _, tt := range tests {
 		o := DefaultOptions()
 		tt.edit(&o)
-		if _, err := Open(t.TempDir(), o); !errors.Is(err, ErrInvalidOptions) {
-			t.Errorf("%s: Open = %v, want ErrInvalidOptions", tt.name, err)
+		if _, err := openEmbedded(t.TempDir(), o, nil); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("%s: New = %v, want ErrInvalidOptions", tt.name, err)
 		}
 	}
 }
@@ -508,7 +508,7 @@ func TestEmpty(t *testing.T) {
 func TestReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	a := testAnalyzer(t)
-	f, err := Open(dir, DefaultOptions())
+	f, err := openEmbedded(dir, DefaultOptions(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestStopWords(t *testing.T) {
 	// (The embedded store: New refuses stop words over a shared one.)
 	o := DefaultOptions()
 	o.BooleanStopShare, o.BooleanStopMinDocs = 0.5, 2
-	f, err := Open(t.TempDir(), o)
+	f, err := openEmbedded(t.TempDir(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestStopWords(t *testing.T) {
 	}
 	// Reopening counts the stored documents again.
 	o.BooleanStopMinDocs = 1
-	g, err := Open(t.TempDir(), o)
+	g, err := openEmbedded(t.TempDir(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

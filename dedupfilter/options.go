@@ -156,10 +156,11 @@ type Options struct {
 	// Jaccard, Conrad, Pugh): the boolean-model paper's automatic stop
 	// words. Default 0 (off: measured no better on the development set,
 	// see docs/methods.md). The document frequencies are counted by the
-	// Filter in memory (a fixed 2 MiB sketch), built from the store at
-	// Open — a walk of every document, so opening a large store with it
+	// Filter in memory (a fixed 2 MiB sketch), built from the store by
+	// New — a walk of every document, so opening a large store with it
 	// on takes a while — and kept current by this process' Adds and
-	// Deletes. The embedded store only: NewRedis refuses it. The counts
+	// Deletes. The embedded store only: New refuses it over a shared
+	// one. The counts
 	// need every term of every page: with it on, signatures keep their
 	// terms exactly (TermSketch is not used).
 	BooleanStopShare float64

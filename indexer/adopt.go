@@ -20,10 +20,14 @@ import (
 // unseenPage is how many document ids a walk of an index reads at once.
 const unseenPage = 1000
 
-// Unseen calls fn with the id of every document of idx that f does not
-// hold (written around the filter, or before it), in id order; an error
-// from fn stops the walk.
-func Unseen(ctx context.Context, idx bleve.Index, f *dedupfilter.Filter, fn func(id string) error) error {
+// Unseen calls fn with the id of every document of the bleve index that
+// the filter does not hold (written around it, or before it), in id
+// order; an error from fn stops the walk.
+func (w *Index) Unseen(ctx context.Context, fn func(id string) error) error {
+	if err := w.settle(); err != nil {
+		return err
+	}
+	idx, f := w.wrapped, w.ix.filter
 	after := ""
 	for {
 		req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), unseenPage, 0, false)
@@ -31,7 +35,7 @@ func Unseen(ctx context.Context, idx bleve.Index, f *dedupfilter.Filter, fn func
 		if after != "" {
 			req.SearchAfter = []string{after}
 		}
-		res, err := idx.SearchInContext(Uncollapsed(ctx), req)
+		res, err := idx.SearchInContext(ctx, req)
 		if err != nil {
 			return fmt.Errorf("indexer: documents of %s: %w", idx.Name(), err)
 		}
@@ -68,7 +72,7 @@ type AdoptOptions struct {
 	Progress func(AdoptStats)
 	// Missing, when set, is called with each document that cannot be
 	// adopted and why (its text is not stored: feed it again through
-	// the Wrapper).
+	// the Index).
 	Missing func(id string, err error)
 }
 
@@ -104,7 +108,7 @@ type adoptee struct {
 
 // Adopt brings the documents the wrapped index holds and the filter does
 // not (Unseen) under the filter: each is read back from its stored
-// fields, decided under the policy as if written through the Wrapper, in
+// fields, decided under the policy as if written through the Index, in
 // id order, and written again with its cluster id (under Suppress and
 // Replace a copy leaves the index). Documents are read back and their text
 // extracted in parallel, and decided and written in batches, as IndexPages
@@ -117,7 +121,7 @@ type adoptee struct {
 // does; Adopt refuses a mapping that does not (ErrNotStored), naming its
 // unstored fields. A document whose text fields are empty once read back
 // is left alone and reported to Missing.
-func (w *Wrapper) Adopt(ctx context.Context, o AdoptOptions) (AdoptStats, error) {
+func (w *Index) Adopt(ctx context.Context, o AdoptOptions) (AdoptStats, error) {
 	if o.BatchSize <= 0 {
 		o.BatchSize = 1000
 	}
@@ -129,7 +133,7 @@ func (w *Wrapper) Adopt(ctx context.Context, o AdoptOptions) (AdoptStats, error)
 	if err := w.settle(); err != nil {
 		return st, err
 	}
-	// (The cluster field is the Wrapper's, written with each document.)
+	// (The cluster field is the Index's, written with each document.)
 	unstored := slices.DeleteFunc(docbody.Unstored(w.wrapped.Mapping()), func(f string) bool { return f == FieldCluster })
 	if len(unstored) > 0 {
 		return st, fmt.Errorf("indexer: adopt %s: its mapping indexes fields it does not store (%s): rewriting its documents with their clusters would lose them: %w",
@@ -141,7 +145,7 @@ func (w *Wrapper) Adopt(ctx context.Context, o AdoptOptions) (AdoptStats, error)
 	defer stop(nil)
 	ids := func(yield func(string, error) bool) {
 		taken := errors.New("the run takes no more") // (the pipeline stopped)
-		err := Unseen(ctx, w.wrapped, w.ix.filter, func(id string) error {
+		err := w.Unseen(ctx, func(id string) error {
 			if !yield(id, nil) {
 				return taken
 			}
@@ -206,7 +210,7 @@ func (w *Wrapper) Adopt(ctx context.Context, o AdoptOptions) (AdoptStats, error)
 const adoptAhead = 64
 
 // adoptee reads id back from the wrapped index and stages it.
-func (w *Wrapper) adoptee(id string) adoptee {
+func (w *Index) adoptee(id string) adoptee {
 	d, err := w.wrapped.Document(id)
 	if err != nil {
 		return adoptee{id: id, failed: fmt.Errorf("indexer: adopt %s: %w", id, err)}
@@ -227,8 +231,8 @@ func (w *Wrapper) adoptee(id string) adoptee {
 	return adoptee{id: id, s: s}
 }
 
-// textFieldNames names where the Wrapper reads a document's text.
-func (w *Wrapper) textFieldNames() string {
+// textFieldNames names where the Index reads a document's text.
+func (w *Index) textFieldNames() string {
 	if w.opts.HTMLField != "" {
 		return w.opts.HTMLField
 	}

@@ -18,7 +18,7 @@ import (
 
 // adoptable writes pages into a new plain bleve index with bleve's
 // default mapping and wraps it under mark, its store beside it.
-func adoptable(t *testing.T, pages []page.Page) (w *indexer.Wrapper, path string) {
+func adoptable(t *testing.T, pages []page.Page) (w *indexer.Index, path string) {
 	t.Helper()
 	dir := t.TempDir()
 	path = filepath.Join(dir, "plain.bleve")

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"slices"
 	"strings"
 	"testing"
@@ -30,14 +31,26 @@ func TestBatchDecidesAsOneByOne(t *testing.T) {
 	for p := range pages {
 		docs = append(docs, Document{ID: p.ID, URL: p.URL, Title: p.Title, Paragraphs: strings.Split(p.Text, "\n\n")})
 	}
-	batched := partition(t, openWith(t, docs, DefaultOptions()))
-	single := openWith(t, nil, DefaultOptions())
+	batched := partition(t, openWith(t, docs, Options{}))
+	single := openWith(t, nil, Options{})
 	for _, d := range docs {
-		if _, err := single.Batch([]Document{d}); err != nil {
+		if _, err := batchDocs(single, []Document{d}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if one := partition(t, single); !slices.Equal(batched, one) {
 		t.Errorf("clusters in one batch differ from one page at a time:\n%d clusters: %v\n%d clusters: %v", len(batched), batched, len(one), one)
 	}
+}
+
+// batchDocs indexes docs in one batch, each under its ID, and returns
+// their decisions.
+func batchDocs(ix *Index, docs []Document) ([]dedupfilter.Decision, error) {
+	b := ix.NewBatch()
+	for _, d := range docs {
+		if err := b.Index(d.ID, d); err != nil {
+			return nil, err
+		}
+	}
+	return ix.BatchDecisions(b)
 }

@@ -118,16 +118,16 @@ func benchIndexVsBleve(b *testing.B, docs []Document) {
 			return idx, idx.Close
 		}
 		indexDedup := func() (bleve.Index, func() error) {
-			ix, err := Open(filepath.Join(dir, "dedup"), DefaultOptions())
+			ix, err := Open(filepath.Join(dir, "dedup"), Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			for i := 0; i < len(docs); i += batch {
-				if _, err := ix.Batch(docs[i:min(i+batch, len(docs))]); err != nil {
+				if _, err := batchDocs(ix, docs[i:min(i+batch, len(docs))]); err != nil {
 					b.Fatal(err)
 				}
 			}
-			return ix.Bleve(), ix.Close
+			return ix.Unwrap(), ix.Close
 		}
 		// Alternate which goes first, so that neither always inherits the
 		// other's garbage and page cache.
@@ -160,7 +160,7 @@ func BenchmarkMapping(b *testing.B) {
 	}
 	textDefaults := func() mapping.IndexMapping {
 		m := NewMapping()
-		for _, name := range TextFields() {
+		for _, name := range []string{FieldTitle, FieldText} {
 			f := bleve.NewTextFieldMapping()
 			f.Analyzer = cjk.AnalyzerName
 			m.DefaultMapping.Properties[name].Fields[0] = f

@@ -23,7 +23,7 @@ import (
 // previous batch is still being written, a batch's write is its segment
 // alone (plain bleve at 100,000 pages: analysis 2.8 s of the 15 s of CPU
 // of a tenth, the segments 7.3 s).
-func (ix *Index) bleveDocs(ops []dedupfilter.Op, prep []staged) ([]*document.Document, error) {
+func (ix *engine) bleveDocs(ops []dedupfilter.Op, prep []staged) ([]*document.Document, error) {
 	known := make(map[string]*staged, len(prep))
 	for i := range prep {
 		known[prep[i].Doc.ID] = &prep[i]
@@ -49,7 +49,7 @@ func (ix *Index) bleveDocs(ops []dedupfilter.Op, prep []staged) ([]*document.Doc
 
 // bleveDoc maps op's document, from p's body when p is its staged
 // version, and analyses its text fields.
-func (ix *Index) bleveDoc(op dedupfilter.Op, p *staged) (*document.Document, error) {
+func (ix *engine) bleveDoc(op dedupfilter.Op, p *staged) (*document.Document, error) {
 	var body map[string]any
 	if p != nil && bytes.Equal(p.Doc.Payload, op.Payload) {
 		body = maps.Clone(p.body) // the cluster is this op's

@@ -18,12 +18,12 @@ func TestAnalysedAheadSearchesAsBleve(t *testing.T) {
 		{ID: "b", Title: "City rules", Paragraphs: []string{"Backyard hives need a permit; the fox brown is a rare colour.", "城市养蜂的新规定。养蜂人需要登记。"}},
 		{ID: "c", Title: "养蜂指南", Paragraphs: []string{"蜂箱应放在阳光充足的地方，远离道路。", "A short note on hives and honey."}},
 	}
-	ix, err := Open(t.TempDir(), DefaultOptions())
+	ix, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if _, err := ix.Batch(docs); err != nil {
+	if _, err := batchDocs(ix, docs); err != nil {
 		t.Fatal(err)
 	}
 	plain, err := bleve.NewMemOnly(NewMapping())
@@ -42,7 +42,7 @@ func TestAnalysedAheadSearchesAsBleve(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"bees", `"brown fox"`, "fox hive", "养蜂", "蜂箱 阳光", "title:rules", "honey -rooftop"} {
-		q, err := boolquery.Query(s, boolquery.Options{Fields: TextFields(), Syntax: boolquery.QueryString})
+		q, err := boolquery.Query(s, boolquery.Options{Fields: ix.SearchFields(), Syntax: boolquery.QueryString})
 		if err != nil {
 			t.Fatalf("Query(%q): %v", s, err)
 		}

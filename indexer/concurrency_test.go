@@ -47,13 +47,13 @@ func TestConcurrentIndex(t *testing.T) {
 			docs = append(docs, Document{ID: fmt.Sprintf("art%02d-copy%d", a, c), Paragraphs: ps})
 		}
 	}
-	serial := openWith(t, docs, DefaultOptions())
+	serial := openWith(t, docs, Options{})
 	want := partition(t, serial)
 	if len(want) != 12 {
 		t.Fatalf("serial run found %d clusters, want 12: %v", len(want), want)
 	}
 
-	ix, err := Open(t.TempDir(), DefaultOptions())
+	ix, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,8 @@ func TestConcurrentIndex(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := ix.Index(docs[len(docs)-1-i]); err != nil {
+			d := docs[len(docs)-1-i]
+			if err := ix.Index(d.ID, d); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -78,7 +79,7 @@ func TestConcurrentIndex(t *testing.T) {
 // return the store's error and stop its analysis workers (the race
 // detector and the test's end would catch one still writing).
 func TestBatchStoreFailure(t *testing.T) {
-	ix, err := Open(t.TempDir(), DefaultOptions())
+	ix, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestBatchStoreFailure(t *testing.T) {
 	if err := ix.Filter().Close(); err != nil {
 		t.Fatal(err)
 	}
-	decs, err := ix.Batch(docs)
+	decs, err := batchDocs(ix, docs)
 	if !errors.Is(err, dedupfilter.ErrClosed) || len(decs) != 0 {
 		t.Errorf("Batch on a closed store = %d decisions, %v; want none and ErrClosed", len(decs), err)
 	}
@@ -110,7 +111,7 @@ func TestFlushAfter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ix, err := Open(t.TempDir(), DefaultOptions())
+			ix, err := Open(t.TempDir(), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +142,7 @@ func TestFlushAfter(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			if n, _ := ix.Bleve().DocCount(); n != 3 {
+			if n, _ := ix.Unwrap().DocCount(); n != 3 {
 				t.Errorf("after the input ended: got %d documents, want 3", n)
 			}
 		})
@@ -183,7 +184,7 @@ func TestBatchBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ix, err := Open(t.TempDir(), DefaultOptions())
+			ix, err := Open(t.TempDir(), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

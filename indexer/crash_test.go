@@ -37,7 +37,7 @@ const (
 	// killWritten: bleve has the batch, its marks are not cleared yet.
 	killWritten = "written"
 	// killReturned: right after the batch returned to its caller
-	// (Wrapper.Batch, or IndexPages' Progress), its bleve write under way
+	// (Index.Batch, or IndexPages' Progress), its bleve write under way
 	// while the next batch is read and decided.
 	killReturned = "returned"
 )
@@ -219,14 +219,14 @@ func (c crashChild) run(t *testing.T) {
 	}
 	k := &killer{kind: c.Kill, at: c.KillAt}
 	if !c.Wrap {
-		o := DefaultOptions()
-		o.Filter.Policy = dedupfilter.Mark
+		o := Options{}
+		o.Policy = dedupfilter.Mark
 		ix, err := Open(c.Dir, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		k.wrapped = ix.bleve
-		ix.bleve = k // (after Open: its repair is not counted)
+		k.wrapped = ix.ix.bleve
+		ix.ix.bleve = k // (after Open: its repair is not counted)
 		ro := DefaultRunOptions()
 		ro.BatchSize = c.Batch
 		ro.Progress = func(Stats) { k.returned() }
@@ -265,16 +265,16 @@ type crashPage struct {
 }
 
 // openWrap opens (or makes) the bleve index in dir and wraps it, policy
-// Mark; a killer k, when not nil, stands between the Wrapper and bleve
+// Mark; a killer k, when not nil, stands between the Index and bleve
 // once its repair is done.
-func openWrap(t *testing.T, dir string, k *killer) *Wrapper {
+func openWrap(t *testing.T, dir string, k *killer) *Index {
 	t.Helper()
 	path := filepath.Join(dir, "bleve")
 	idx, err := bleve.Open(path)
 	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
 		m := bleve.NewIndexMapping()
 		AddFilterFields(m)
-		// The raw HTML is read, not indexed (see WrapOptions.TitleField):
+		// The raw HTML is read, not indexed (see Options.TitleField):
 		// bleve's writes, what a crash cuts, stay a page's text.
 		m.DefaultMapping.AddSubDocumentMapping("HTML", bleve.NewDocumentDisabledMapping())
 		idx, err = bleve.New(path, m)
@@ -282,7 +282,7 @@ func openWrap(t *testing.T, dir string, k *killer) *Wrapper {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Wrap(idx, WrapOptions{Store: filepath.Join(dir, "store"), HTMLField: "HTML", TitleField: "Title", URLField: "URL", Policy: dedupfilter.Mark})
+	w, err := Wrap(idx, Options{Store: filepath.Join(dir, "store"), HTMLField: "HTML", TitleField: "Title", URLField: "URL", Policy: dedupfilter.Mark})
 	if err != nil {
 		t.Fatal(errors.Join(err, idx.Close()))
 	}
@@ -346,14 +346,14 @@ func checkCrashed(t *testing.T, c crashChild) string {
 		defer w.Close()
 		b, f = w.Unwrap(), w.Filter()
 	} else {
-		o := DefaultOptions()
-		o.Filter.Policy = dedupfilter.Mark
+		o := Options{}
+		o.Policy = dedupfilter.Mark
 		ix, err := Open(c.Dir, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer ix.Close()
-		b, f = ix.Bleve(), ix.Filter()
+		b, f = ix.Unwrap(), ix.Filter()
 	}
 	var clusters strings.Builder
 	docs := 0

@@ -1,34 +1,56 @@
-// Package indexer opens a bleve index and its dedup store together and
-// writes documents through the near-duplicate filter.
+// Package indexer puts the near-duplicate filter in front of a bleve
+// index. Its one type, Index, is a bleve.Index: every write is decided by
+// the filter, every search is collapsed to one hit per duplicate cluster.
 //
 // # Basics
 //
-// Open creates or opens an index directory. It holds two stores:
-// DIR/bleve, the bleve index, and DIR/store, one Badger store with the
-// state of package dedupfilter (signatures, posting lists, clusters,
-// payloads and pending writes) and each site's paragraph table (package
-// sitetext) under keys of its own. Close closes both.
+// Wrap puts the filter in front of a bleve index a program has, with the
+// filter's state in a store beside it (Options.Store); Options name the
+// fields that hold a page's text (or raw HTML), title and URL. Open
+// creates or opens an index directory of this package's own: DIR/bleve,
+// a bleve index with this package's mapping (NewMapping: title, text,
+// url, cluster), and DIR/store, one Badger store with the filter's state
+// (signatures, posting lists, clusters, payloads and pending writes) and
+// each site's paragraph table (package sitetext). Both return an *Index;
+// Close closes the index and its store. The zero Options are the
+// defaults.
 //
-// Index and Batch take Documents (a page's main text as paragraphs);
-// IndexPages takes pages as package page reads them, extracts their main
-// text on RunOptions.Workers goroutines and indexes them in input order,
-// in bleve batches of RunOptions.BatchSize, holding a bounded number of
-// pages at a time. Delete removes a document and repairs its cluster.
-// Package collapse searches the result one hit per cluster.
+// Writes are bleve's: Index(id, data), Batch of a batch from NewBatch,
+// Delete. A document is read through the fields Options name; a field
+// that a document lacks is an error naming it and the fields the
+// document has. A Document (a page's main text as paragraphs, with its
+// title, URL, time, content hash and tag sequence) can be given as data
+// too. IndexDecision and BatchDecisions return the filter's decisions.
+//
+// # Pages
+//
+// IndexPages takes pages as package page reads them (HTML files, WARC
+// archives, JSON lines), extracts their main text on RunOptions.Workers
+// goroutines and indexes them in input order, in bleve batches of
+// RunOptions.BatchSize, holding a bounded number of pages at a time.
+// Feed takes them one at a time from any number of goroutines (a
+// crawler). Adopt brings documents a bleve index held before it was
+// wrapped under the filter.
+//
+// # Search
+//
+// Search and SearchInContext return one hit per cluster with exact totals
+// and paging (see Index); a context made with Uncollapsed searches every
+// document. Shards written by several processes into one shared store
+// are searched as one by Alias, or by Wrap over a bleve IndexAlias.
 //
 // # Writes and crash repair
 //
-// Every Index, Batch or Delete first commits the filter's decision to the
-// dedup store, together with the bleve operations it implies (pending
-// marks), then writes bleve, then clears the marks. After a crash (kill -9)
-// between the two writes, the next Open finds the marks and writes each
-// document they name to bleve as the store holds it then (its cluster id,
-// its payload, or its absence), and clears them all before returning: the
-// two stores agree again, and Repaired says how many documents were
-// written. Whole document states are written, so writing one that did
-// reach bleve is harmless, and a document several marks name (its Add,
-// then a merge that moved it) gets its latest state whichever marks are
-// left.
+// Every write first commits the filter's decision to the store, together
+// with the bleve operations it implies (pending marks), then writes
+// bleve, then clears the marks. After a crash (kill -9) between the two
+// writes, the next Open or Wrap finds the marks and writes each document
+// they name to bleve as the store holds it then (its cluster id, its
+// payload, or its absence), and clears them all before returning: the
+// two agree again, and Repaired says how many documents were written.
+// Whole document states are written, so writing one that did reach bleve
+// is harmless, and a document several marks name (its Add, then a merge
+// that moved it) gets its latest state whichever marks are left.
 //
 // # Site template text
 //
@@ -37,26 +59,23 @@
 // When a later page reveals an earlier page's template, its cluster is
 // decided again: every member is analysed again from its stored text and
 // added back in its original order, and the re-decided clusters get new
-// ids (package internal/sitedecide).
+// ids.
 //
 // # Concurrency
 //
-// An Index is safe for concurrent use. Batch makes each document's bleve
-// body and store payload in the caller's goroutine; then, under the
-// Index's write lock, it finds site template text in order, computes
-// features and prepares them for the filter on GOMAXPROCS goroutines
-// while the filter decides, in order, on those already done
-// (sitedecide.Decider.Decide); it then maps and analyses the documents to
-// index for bleve, again on GOMAXPROCS goroutines, and writes bleve. So concurrent writers end in
-// the same clusters as some serial order of their documents. IndexPages
-// decides and analyses each batch while bleve writes the batch before: a
-// bleve batch is then only its segment (the analysis bleve's Batch would
-// do finds nothing left to do), which keeps both cores busy.
+// An Index is safe for concurrent use. A batch's documents are read on
+// GOMAXPROCS goroutines; then, under the index's write lock, site
+// template text is found in order, features are computed and prepared on
+// GOMAXPROCS goroutines while the filter decides, in order, on those
+// already done; the documents to index are mapped and analysed for bleve
+// on GOMAXPROCS goroutines, and bleve writes the batch while the next one
+// is decided. So concurrent writers end in the same clusters as some
+// serial order of their documents, and both cores stay busy.
 //
 // # Caveats
 //
-// Writing the bleve index directly (through Bleve()) bypasses the filter
-// and makes the two stores drift apart; use it for reads only. A
-// re-decided cluster gets a new id, so cluster ids seen before a site's
-// template was known can change.
+// Writing the bleve index directly (through Unwrap) bypasses the filter
+// and makes the two drift apart; use it for reads only. A re-decided
+// cluster gets a new id, so cluster ids seen before a site's template was
+// known can change.
 package indexer

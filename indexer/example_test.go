@@ -18,7 +18,7 @@ func ExampleIndex_Index() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	ix, err := indexer.Open(dir, indexer.DefaultOptions())
+	ix, err := indexer.Open(dir, indexer.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func ExampleIndex_Index() {
 		{ID: "gazette/bees", URL: "https://gazette.example/bees", Title: "Bees on the library roof", Paragraphs: article},
 		{ID: "reader/bees", URL: "https://reader.example/rooftop-hives", Title: "Rooftop hives", Paragraphs: reprint},
 	} {
-		dec, err := ix.Index(d)
+		dec, err := ix.IndexDecision(d.ID, d)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func ExampleIndex_IndexPages() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	ix, err := indexer.Open(dir, indexer.DefaultOptions())
+	ix, err := indexer.Open(dir, indexer.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -94,11 +94,11 @@ func ExampleIndex_IndexPages() {
 	}
 	fmt.Printf("read %d, indexed %d, duplicates %d\n", st.Read, st.Indexed, st.Duplicates)
 
-	q, err := boolquery.Query("library OR ferry", boolquery.Options{Fields: indexer.TextFields()})
+	q, err := boolquery.Query("library OR ferry", boolquery.Options{Fields: ix.SearchFields()})
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := collapse.New(ix.Bleve(), ix.Filter()).Search(context.Background(), collapse.Request{Query: q, Collapse: true})
+	res, err := collapse.New(ix.Unwrap(), ix.Filter()).Search(context.Background(), collapse.Request{Query: q, Collapse: true})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func ExampleWrap() {
 		log.Fatal(err)
 	}
 	// The one line more: near-duplicates of a Body are kept out.
-	index, err = indexer.Wrap(index, indexer.WrapOptions{Store: filepath.Join(dir, "example.dedup"), TextFields: []string{"Body"}})
+	index, err = indexer.Wrap(index, indexer.Options{Store: filepath.Join(dir, "example.dedup"), TextFields: []string{"Body"}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -32,10 +32,8 @@ type Feed struct {
 
 // Feed starts a feed with o (o.FlushAfter is not used: a batch is
 // committed once nothing waits behind it). Close ends it.
-func (ix *Index) Feed(ctx context.Context, o RunOptions) (*Feed, error) {
-	if err := o.validate(); err != nil {
-		return nil, err
-	}
+func (ix *engine) feed(ctx context.Context, o RunOptions) (*Feed, error) {
+	o = o.resolve()
 	if ix.readOnly {
 		return nil, fmt.Errorf("indexer: %w", ErrReadOnly)
 	}

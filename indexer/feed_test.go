@@ -22,7 +22,7 @@ func TestFeed(t *testing.T) {
 		}
 		pages = append(pages, p)
 	}
-	bulk, err := Open(t.TempDir(), DefaultOptions())
+	bulk, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ix, err := Open(t.TempDir(), DefaultOptions())
+	ix, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

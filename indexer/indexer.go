@@ -1,13 +1,14 @@
 package indexer
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,25 +34,69 @@ const (
 	FieldCluster = "cluster" // keyword: the document's duplicate-cluster id
 )
 
-// Options configures Open.
+// Options configure Open and Wrap. The zero value means the defaults:
+// an embedded store, the default filter and analysis, Suppress.
 type Options struct {
-	// Filter configures the filter's decisions.
-	Filter dedupfilter.Options
-	// Store configures the embedded store in DIR/store (its Dir,
-	// InMemory, PostingTable and ReadOnly are set by Open). Default
-	// embedded.DefaultOptions.
-	Store embedded.Options
-	// Analyzer configures the features. Changing it for an existing index
-	// makes old and new documents incomparable.
-	Analyzer analyzer.Options
-	// Mapping is used when the bleve index is created; an existing index
-	// keeps its own mapping. Default NewMapping().
+	// Store is where the filter keeps its state. Open: "" for DIR/store,
+	// or the URL of a store shared by several indexes,
+	// redis://HOST:PORT[,HOST:PORT...][/NAME] (see package rediscluster),
+	// whose process-local part (payloads, pending bleve writes, site
+	// tables) is then kept in DIR/store. Wrap: a directory of its own
+	// for the embedded store (made when absent; never inside the bleve
+	// index's own directory), or a shared store's URL, required.
+	Store string
+	// LocalDir is the directory of this process' own part of a shared
+	// Store, for Wrap (Open keeps it in DIR/store).
+	LocalDir string
+
+	// TextFields are the fields holding a document's plain text, in
+	// order, by bleve's field paths ("Body", "article.body"); or
+	// HTMLField, a field holding a page's raw HTML, whose main text is
+	// extracted (package extract). Wrap needs one of the two; Open's
+	// default is TextFields {FieldText}.
+	TextFields []string
+	HTMLField  string
+	// TitleField and URLField hold the title and the URL (Open's defaults:
+	// FieldTitle and FieldURL): the URL names the page's site (its
+	// template text is left out of the features) and makes a later page
+	// of the same URL a new version of the document; collapsed hits show
+	// the title.
+	//
+	// The fields named here (TextFields only without an HTMLField) are
+	// named as bleve names them: by JSON tag, else Go name, for a
+	// struct's fields ("html" for HTML string `json:"html"`), by key for
+	// a map's, by dotted path for nested ones. Every document must have
+	// each of them: Index and Batch refuse one that does not
+	// (ErrInvalidDocument), naming the field and the fields the document
+	// has; a field present but empty ("", null, an empty array, a
+	// struct field omitted as empty) is no error. Wrap refuses
+	// (ErrInvalidOptions) a text field the index's mapping cannot hold:
+	// one it does not name where it is not dynamic. (A field to read but
+	// not to index: name it in the mapping with a disabled document
+	// mapping.)
+	TitleField, URLField string
+
+	// Policy is what happens to a copy: Suppress (the zero value), Mark
+	// or Replace (see dedupfilter.Policy). Under Suppress and Replace,
+	// suppressed copies stay out of the bleve index.
+	Policy dedupfilter.Policy
+	// Filter, when set, are the filter's decision options; nil:
+	// dedupfilter.DefaultOptions. The policy is Policy: a Filter whose
+	// own Policy is set to another is refused.
+	Filter *dedupfilter.Options
+	// Analyzer, when set, configures the features; nil:
+	// analyzer.DefaultOptions. An index keeps the analysis it was made
+	// with: features of another never match the stored ones.
+	Analyzer *analyzer.Options
+
+	// Mapping is used when Open creates the bleve index; an existing
+	// index keeps its own. Default NewMapping().
 	Mapping mapping.IndexMapping
 	// BleveConfig is scorch's configuration (its "scorchPersisterOptions"
-	// and "scorchMergePlanOptions"), stored with a new index and applied
-	// over the stored one when an index is opened. Default
-	// DefaultBleveConfig().
+	// and "scorchMergePlanOptions") for the index Open creates, and
+	// applied over the stored one when it opens one; nil: bleve's own.
 	BleveConfig map[string]any
+
 	// NoDedup writes every document straight to bleve, each in a cluster
 	// of its own, without features or store writes: plain bleve indexing
 	// through the same pipeline, to measure what the filter costs.
@@ -63,33 +108,21 @@ type Options struct {
 	// same-site copy). Turning it off makes different articles in one
 	// template look alike.
 	KeepSiteText bool
-	// SharedStore, when set, is the URL of a store shared by several
-	// indexes, each this process' own bleve shard:
-	// redis://HOST:PORT[,HOST:PORT...][/NAME] (see package rediscluster).
-	// The shared store holds the decisions (signatures, posting lists,
-	// clusters); DIR/store keeps what is this shard's own (payloads,
-	// pending bleve writes, site tables). Default "": the embedded store.
-	SharedStore string
-	// ReadOnly opens the index for searching only: no pending writes are
-	// repaired, and every write fails with ErrReadOnly. It works on a
-	// read-only file system, or on a copy of an index; not on an index
-	// another process has open for writing (see ErrLocked).
+	// ReadOnly opens the index for searching only, with the settings it
+	// was made with: no pending writes are repaired, and every write
+	// fails with ErrReadOnly. It works on a read-only file system, or on
+	// a copy of an index; not on an index another process has open for
+	// writing (see ErrLocked).
 	ReadOnly bool
-	// Reconfigure accepts decision options (Filter) other than those the
-	// index was made with, and records them: they apply to the documents
-	// indexed from then on. Without it Open refuses them (ErrSettings), as
-	// it always refuses another store or analysis (see Settings). Default
-	// false.
+	// Reconfigure accepts decision options (Policy, Filter) other than
+	// those the index was made with, and records them: they apply to the
+	// documents indexed from then on. Without it Open and Wrap refuse
+	// them (ErrSettings), as they always refuse another store or analysis.
 	Reconfigure bool
-	// StaleShare is how much of an earlier page's text must turn out to
-	// be its site's template before the page is analysed again and its
-	// cluster re-decided (sitetext.DefaultStaleShare, the default; 0
-	// re-decides on every reveal).
-	StaleShare float64
 	// MaxTextBytes caps the main text of a document that is analysed and
-	// indexed (default 256 KiB; 0: no cap); the rest is left out, at a
-	// paragraph or character boundary, and the document counted as
-	// Truncated. Indexing is linear in the text, but 8 MB of unbroken
+	// indexed (0: DefaultMaxTextBytes; negative: no cap); the rest is left
+	// out, at a paragraph or character boundary, and the document counted
+	// as Truncated. Indexing is linear in the text, but 8 MB of unbroken
 	// Chinese costs bleve seconds and a GiB (its bigrams), and a stop
 	// waits for the batch being committed; an article is rarely past 100
 	// KB. Like Google's 15 MB cut of a page, a bound on one page's cost
@@ -97,28 +130,57 @@ type Options struct {
 	MaxTextBytes int
 }
 
-// TextFields are the fields a search term without a field name looks in
-// (boolquery.Options.Fields): the title and the text.
-func TextFields() []string { return []string{FieldTitle, FieldText} }
+// DefaultMaxTextBytes is Options.MaxTextBytes's default.
+const DefaultMaxTextBytes = 256 << 10
 
-// DefaultOptions returns the defaults documented on Options. Open rejects
-// a zero Options: start from these.
-func DefaultOptions() Options {
-	return Options{
-		Filter:       dedupfilter.DefaultOptions(),
-		Store:        embedded.DefaultOptions(""),
-		Analyzer:     analyzer.DefaultOptions(),
-		Mapping:      NewMapping(),
-		BleveConfig:  DefaultBleveConfig(),
-		StaleShare:   sitetext.DefaultStaleShare,
-		MaxTextBytes: 256 << 10,
-	}
+// config is Options resolved: the defaults in place of zero values.
+type config struct {
+	Options
+	filter   dedupfilter.Options
+	analyzer analyzer.Options
+	shared   string // the shared store's URL; "": embedded
 }
 
-// DefaultBleveConfig is the scorch configuration Open uses by default:
-// bleve's own.
-func DefaultBleveConfig() map[string]any {
-	return map[string]any{}
+// resolve returns o with its defaults in place, checking what can be
+// checked without an index.
+func (o Options) resolve() (config, error) {
+	c := config{Options: o, filter: dedupfilter.DefaultOptions(), analyzer: analyzer.DefaultOptions()}
+	if o.Filter != nil {
+		if o.Filter.Policy != dedupfilter.Suppress && o.Filter.Policy != o.Policy {
+			return c, fmt.Errorf("indexer: Filter.Policy is %s, Policy %s: set the policy in Options.Policy: %w", o.Filter.Policy, o.Policy, ErrInvalidOptions)
+		}
+		c.filter = *o.Filter
+	}
+	c.filter.Policy = o.Policy
+	if o.Analyzer != nil {
+		c.analyzer = *o.Analyzer
+	}
+	if strings.HasPrefix(o.Store, "redis://") {
+		if _, _, err := rediscluster.ParseURL(o.Store); err != nil {
+			return c, fmt.Errorf("indexer: %w", err)
+		}
+		c.shared = o.Store
+	}
+	switch {
+	case o.MaxTextBytes == 0:
+		c.MaxTextBytes = DefaultMaxTextBytes
+	case o.MaxTextBytes < 0:
+		c.MaxTextBytes = 0
+	}
+	return c, nil
+}
+
+// SearchFields are the fields a search term without a field name looks in
+// (boolquery.Options.Fields): the title and the text fields.
+func (ix *Index) SearchFields() []string {
+	var fs []string
+	if ix.opts.TitleField != "" {
+		fs = append(fs, ix.opts.TitleField)
+	}
+	if ix.opts.HTMLField != "" && len(ix.opts.TextFields) == 0 {
+		return append(fs, ix.opts.HTMLField)
+	}
+	return append(fs, ix.opts.TextFields...)
 }
 
 // Document is one page's main content, ready to index.
@@ -142,8 +204,9 @@ type Document struct {
 	Tags []byte
 }
 
-// Index is a bleve index with its dedup store.
-type Index struct {
+// engine decides and writes: a bleve index with the filter's store.
+// Index is its front.
+type engine struct {
 	bleve    bleve.Index
 	local    *embedded.Local // the process' own keys: payloads, site tables, URL owners
 	filter   *dedupfilter.Filter
@@ -152,9 +215,10 @@ type Index struct {
 	noDedup  bool
 	readOnly bool
 	maxText  int
-	// text reads the paragraphs of a stored payload when its documents
-	// are not the index's own (Wrapper); nil: the payload's text field.
+	// text reads the paragraphs of a stored payload (Index.paragraphsOf),
+	// and body makes a Document's bleve body (Index.documentBody).
 	text func(payload []byte) ([]string, error)
+	body func(d Document) (map[string]any, error)
 
 	mu sync.Mutex // one batch of filter decisions at a time
 	// applyMu orders bleve writes: it is taken before mu is let go, so
@@ -165,8 +229,6 @@ type Index struct {
 
 	closeOnce sync.Once // the store's
 	closeErr  error
-	bleveOnce sync.Once
-	bleveErr  error
 }
 
 // The parts of an index directory.
@@ -182,19 +244,27 @@ const (
 	oldStoreDir = "dedup"
 )
 
-// Open opens the index in dir, creating it when absent, and replays
-// bleve writes that a crash left pending (see Repaired). An index
-// remembers the settings it was made with (Settings): Open refuses other
-// ones (ErrSettings), but for Options.Reconfigure; opened ReadOnly, an
-// index uses its own. A directory that is not a bleve-dedup index (a
-// plain bleve index, or other files) is refused (ErrNotIndex) before
-// anything is written in it.
+// Open opens the index in dir, creating it when absent: a bleve index in
+// DIR/bleve (made with Options.Mapping) and the filter's store in
+// DIR/store, with Wrap's fields defaulting to the documents IndexPages
+// writes (FieldTitle, FieldText, FieldURL). Like Wrap, it replays bleve
+// writes that a crash left pending (see Repaired), and an index
+// remembers the settings it was made with: Open refuses other ones
+// (ErrSettings), but for Options.Reconfigure; opened ReadOnly, an index
+// uses its own. A directory that is not a bleve-dedup index (a plain
+// bleve index, or other files) is refused (ErrNotIndex) before anything
+// is written in it.
 func Open(dir string, opts Options) (*Index, error) {
-	if err := checkOurs(dir); err != nil {
+	if len(opts.TextFields) == 0 && opts.HTMLField == "" {
+		opts.TextFields = []string{FieldText}
+		opts.TitleField = cmp.Or(opts.TitleField, FieldTitle)
+		opts.URLField = cmp.Or(opts.URLField, FieldURL)
+	}
+	c, err := opts.resolve()
+	if err != nil {
 		return nil, err
 	}
-	had, known, err := ReadSettings(dir)
-	if err != nil {
+	if err := checkOurs(dir); err != nil {
 		return nil, err
 	}
 	// Another process holding the index says so first, whatever the
@@ -202,40 +272,70 @@ func Open(dir string, opts Options) (*Index, error) {
 	if holder, held := badgeropen.Held(filepath.Join(dir, storeDir)); held {
 		return nil, openError(dir, fmt.Errorf("%s is open in %s: %w", filepath.Join(dir, storeDir), holder, embedded.ErrLocked))
 	}
-	record := settingsOf(opts)
+	return start(dir, c, "", func(e *engine) (bleve.Index, error) {
+		return e.openBleve(filepath.Join(dir, bleveDir), c)
+	})
+}
+
+// start opens the engine over the store in dir (an index directory, or
+// the directory Wrap keeps a store in), checking and recording the
+// settings, opens the bleve index with open, and repairs what a crash
+// left. wraps names the index of a Wrap's store ("" for Open's).
+func start(dir string, c config, wraps string, open func(*engine) (bleve.Index, error)) (*Index, error) {
+	had, known, err := readSettings(dir)
+	if err != nil {
+		return nil, err
+	}
+	record := settingsOf(c)
+	record.Wraps = wraps
 	switch {
-	case known && opts.ReadOnly:
-		opts = had.Apply(opts)
+	case known && c.ReadOnly:
+		c = had.apply(c)
 		record = had
 	case known:
-		if record, err = checkSettings(dir, had, record, opts.Reconfigure); err != nil {
+		if had.Wraps != "" && had.Wraps != wraps {
+			return nil, fmt.Errorf("indexer: the store in %s was made for the index %q, not %q: %w", dir, had.Wraps, wraps, ErrSettings)
+		}
+		if record, err = checkSettings(dir, had, record, c.Reconfigure); err != nil {
 			return nil, err
 		}
+		record.Wraps = wraps
 	}
-	an, err := analyzer.New(opts.Analyzer)
+	an, err := analyzer.New(c.analyzer)
 	if err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("indexer: %w", err)
-	}
-	ix := &Index{analyzer: an, noDedup: opts.NoDedup, readOnly: opts.ReadOnly, maxText: opts.MaxTextBytes}
-	if err := ix.open(dir, opts); err != nil {
-		return nil, errors.Join(err, ix.Close())
-	}
-	if ix.readOnly {
-		return ix, nil
-	}
-	if !known || !settingsEqual(record, had) {
-		if err := writeSettings(dir, record); err != nil {
-			return nil, errors.Join(err, ix.Close())
+	if !c.ReadOnly {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("indexer: %w", err)
 		}
 	}
-	if err := ix.replay(); err != nil {
-		return nil, errors.Join(err, ix.Close())
+	e := &engine{analyzer: an, noDedup: c.NoDedup, readOnly: c.ReadOnly, maxText: c.MaxTextBytes}
+	if err := e.openStore(dir, c); err != nil {
+		return nil, errors.Join(err, e.closeStore())
 	}
-	if err := ix.finishStale(); err != nil {
-		return nil, errors.Join(err, ix.Close())
+	idx, err := open(e)
+	if err != nil {
+		return nil, errors.Join(err, e.closeStore())
+	}
+	ix, err := newIndex(idx, e, c)
+	if err != nil {
+		return nil, errors.Join(err, e.closeStore(), idx.Close())
+	}
+	if c.ReadOnly {
+		return ix, nil
+	}
+	fail := func(err error) (*Index, error) { return nil, errors.Join(err, ix.Close()) }
+	if !known || !settingsEqual(record, had) {
+		if err := writeSettings(dir, record); err != nil {
+			return fail(err)
+		}
+	}
+	if err := e.replay(); err != nil {
+		return fail(err)
+	}
+	if err := e.finishStale(); err != nil {
+		return fail(err)
 	}
 	return ix, nil
 }
@@ -245,34 +345,25 @@ func Open(dir string, opts Options) (*Index, error) {
 // paragraphs of the last pages, which copies show again.
 const siteCacheSize = 1 << 16
 
-// open opens the store and bleve; Close closes what it opened.
-func (ix *Index) open(dir string, opts Options) error {
-	if err := ix.openStore(dir, opts); err != nil {
-		return err
-	}
-	return ix.openBleve(filepath.Join(dir, bleveDir), opts)
-}
-
 // openStore opens the store in dir (its Badger store in dir/store, the
 // posting table beside it) and the filter over it.
-func (ix *Index) openStore(dir string, opts Options) error {
-	eo := opts.Store
-	eo.Dir, eo.InMemory = filepath.Join(dir, storeDir), false
-	eo.ReadOnly = opts.ReadOnly
+func (ix *engine) openStore(dir string, c config) error {
+	eo := embedded.DefaultOptions(filepath.Join(dir, storeDir))
+	eo.ReadOnly = c.ReadOnly
 	eo.PostingTable = filepath.Join(dir, postingsFile)
-	if !opts.ReadOnly {
+	if !c.ReadOnly {
 		if err := os.Remove(filepath.Join(dir, oldKeyFilterFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("indexer: %w", err)
 		}
 	}
 	var backend store.Backend
-	if opts.SharedStore != "" {
+	if c.shared != "" {
 		local, err := embedded.OpenLocal(eo)
 		if err != nil {
 			return openError(dir, err)
 		}
 		ix.local = local
-		if backend, err = rediscluster.Open(opts.SharedStore, local); err != nil {
+		if backend, err = rediscluster.Open(c.shared, local); err != nil {
 			return fmt.Errorf("indexer: %w", err)
 		}
 	} else {
@@ -283,21 +374,21 @@ func (ix *Index) openStore(dir string, opts Options) error {
 		ix.local, backend = st.Local(), st
 	}
 	var err error
-	if ix.filter, err = dedupfilter.New(backend, opts.Filter); err != nil {
+	if ix.filter, err = dedupfilter.New(backend, c.filter); err != nil {
 		return errors.Join(fmt.Errorf("indexer: %s: %w", eo.Dir, err), backend.Close())
 	}
-	do := sitedecide.Options{Local: ix.local, Filter: ix.filter, Analyzer: ix.analyzer, Shared: opts.SharedStore != "", Text: ix.paragraphs}
-	if !opts.KeepSiteText && !opts.NoDedup {
-		do.Site, do.CacheSize = sitetext.New().WithStaleShare(opts.StaleShare), siteCacheSize
+	do := sitedecide.Options{Local: ix.local, Filter: ix.filter, Analyzer: ix.analyzer, Shared: c.shared != "", Text: ix.paragraphs}
+	if !c.KeepSiteText && !c.NoDedup {
+		do.Site, do.CacheSize = sitetext.New(), siteCacheSize
 	}
 	ix.decider = sitedecide.New(do)
 	return nil
 }
 
 // openBleve opens the bleve index at bpath, creating it when absent.
-func (ix *Index) openBleve(bpath string, opts Options) error {
-	config := opts.BleveConfig
-	if opts.ReadOnly {
+func (ix *engine) openBleve(bpath string, c config) (bleve.Index, error) {
+	config := c.BleveConfig
+	if c.ReadOnly {
 		config = maps.Clone(config)
 		if config == nil {
 			config = map[string]any{}
@@ -305,25 +396,26 @@ func (ix *Index) openBleve(bpath string, opts Options) error {
 		config["read_only"] = true
 	}
 	b, err := bleve.OpenUsing(bpath, config)
-	if err != nil && !opts.ReadOnly && !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) && ix.filter.Empty() {
+	if err != nil && !c.ReadOnly && !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) && ix.filter.Empty() {
 		// A crash while bleve made its first files leaves an index it
 		// cannot open; nothing was indexed yet, so it is made again.
 		if rerr := os.RemoveAll(bpath); rerr != nil {
-			return fmt.Errorf("indexer: open %s: %w", bpath, errors.Join(err, rerr))
+			return nil, fmt.Errorf("indexer: open %s: %w", bpath, errors.Join(err, rerr))
 		}
 		err = bleve.ErrorIndexPathDoesNotExist
 	}
-	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) && !opts.ReadOnly {
-		if opts.Mapping == nil {
-			return fmt.Errorf("indexer: no Mapping to create %s with: %w", bpath, ErrInvalidOptions)
+	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) && !c.ReadOnly {
+		m := c.Mapping
+		if m == nil {
+			m = NewMapping()
 		}
-		b, err = bleve.NewUsing(bpath, opts.Mapping, scorch.Name, scorch.Name, opts.BleveConfig)
+		b, err = bleve.NewUsing(bpath, m, scorch.Name, scorch.Name, c.BleveConfig)
 	}
 	if err != nil {
-		return fmt.Errorf("indexer: open %s: %w", bpath, err)
+		return nil, fmt.Errorf("indexer: open %s: %w", bpath, err)
 	}
 	ix.bleve = b
-	return nil
+	return b, nil
 }
 
 // openError explains a failure to open the store: another process
@@ -335,37 +427,9 @@ func openError(dir string, err error) error {
 	return fmt.Errorf("indexer: %w", err)
 }
 
-// Repaired is the number of documents Open wrote to bleve again, as the
-// store holds them, because an earlier process stopped between the store
-// and bleve writes: those with a bleve write pending.
-func (ix *Index) Repaired() int { return ix.repaired }
-
-// Bleve returns the underlying bleve index, for reading.
-func (ix *Index) Bleve() bleve.Index { return ix.bleve }
-
-// Doc returns document id with its payload (see dedupfilter.Filter.Doc).
-func (ix *Index) Doc(id string) (dedupfilter.Entry, error) { return ix.filter.Doc(id) }
-
-// Filter returns the dedup filter, for reading clusters and documents.
-func (ix *Index) Filter() *dedupfilter.Filter { return ix.filter }
-
-// Close closes bleve and the store. Later calls return the first call's
-// result, so a deferred Close after an explicit one is harmless.
-func (ix *Index) Close() error {
-	ix.bleveOnce.Do(func() {
-		if ix.bleve != nil {
-			ix.bleveErr = ix.bleve.Close()
-		}
-	})
-	if err := errors.Join(ix.bleveErr, ix.closeStore()); err != nil {
-		return fmt.Errorf("indexer: close: %w", err)
-	}
-	return nil
-}
-
 // closeStore closes the filter and the store, once: later calls return
 // the first call's result.
-func (ix *Index) closeStore() error {
+func (ix *engine) closeStore() error {
 	ix.closeOnce.Do(func() {
 		var errs []error
 		if ix.filter != nil {
@@ -379,21 +443,8 @@ func (ix *Index) closeStore() error {
 	return ix.closeErr
 }
 
-// Exists reports whether dir holds an index created by Open.
+// Exists reports whether dir holds an index made by Open.
 func Exists(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, bleveDir, "index_meta.json"))
 	return err == nil
-}
-
-// Search runs req on bleve. Every hit carries its cluster id in
-// Fields[FieldCluster] (requested from bleve's stored field).
-func (ix *Index) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	if !slices.Contains(req.Fields, FieldCluster) && !slices.Contains(req.Fields, "*") {
-		req.Fields = append(req.Fields, FieldCluster)
-	}
-	res, err := ix.bleve.Search(req)
-	if err != nil {
-		return nil, fmt.Errorf("indexer: search: %w", err)
-	}
-	return res, nil
 }

@@ -42,7 +42,7 @@ func TestCapText(t *testing.T) {
 // first is indexed cut and counted, the second skipped with ErrPageTimeout,
 // and the run goes on to the page after them.
 func TestPageLimits(t *testing.T) {
-	o := DefaultOptions()
+	o := Options{}
 	o.MaxTextBytes = 1000
 	ix, err := Open(t.TempDir(), o)
 	if err != nil {
@@ -89,7 +89,7 @@ func TestStopDuringAHugePage(t *testing.T) {
 	}
 	for _, sh := range shapes.All {
 		t.Run(sh.Name, func(t *testing.T) {
-			ix, err := Open(t.TempDir(), DefaultOptions())
+			ix, err := Open(t.TempDir(), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

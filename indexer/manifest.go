@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,13 +37,13 @@ const settingsFile = "bleve-dedup.json"
 // were (formats 1 and 2 are read and upgraded: upgrade).
 const settingsFormat = 3
 
-// EmbeddedStore names the embedded store in Settings.Store.
-const EmbeddedStore = "embedded"
+// embeddedStore names the embedded store in settings.Store.
+const embeddedStore = "embedded"
 
-// Settings are what an index was made with (see ReadSettings).
-type Settings struct {
+// settings are what an index was made with (see readSettings).
+type settings struct {
 	Format int `json:"format"`
-	// Store is EmbeddedStore or the shared store's URL.
+	// Store is embeddedStore or the shared store's URL.
 	Store string `json:"store"`
 	// Filter are the filter's decision options.
 	Filter dedupfilter.Options `json:"filter"`
@@ -53,21 +54,19 @@ type Settings struct {
 	SiteText bool             `json:"site_text"`
 	// NoDedup: the index was written without the filter.
 	NoDedup bool `json:"no_dedup,omitempty"`
-	// Wraps names the bleve index a Wrapper's store was made for.
+	// Wraps names the bleve index a Wrap's store was made for.
 	Wraps string `json:"wraps,omitempty"`
 }
 
 // settingsEqual reports whether two settings are the same.
-func settingsEqual(a, b Settings) bool { return reflect.DeepEqual(a, b) }
+func settingsEqual(a, b settings) bool { return reflect.DeepEqual(a, b) }
 
-// Apply returns opts with the settings in place of its own.
-func (s Settings) Apply(opts Options) Options {
-	opts.Filter, opts.Analyzer, opts.KeepSiteText, opts.NoDedup = s.Filter, s.Analyzer, !s.SiteText, s.NoDedup
-	opts.SharedStore = ""
-	if s.Store != EmbeddedStore {
-		opts.SharedStore = s.Store
-	}
-	return opts
+// apply returns c with the settings in place of its own (the store
+// stays c's: Wrap's directory is not recorded).
+func (s settings) apply(c config) config {
+	c.filter, c.analyzer, c.KeepSiteText, c.NoDedup = s.Filter, s.Analyzer, !s.SiteText, s.NoDedup
+	c.Policy = s.Filter.Policy
+	return c
 }
 
 // ErrNotIndex: a directory that is not a bleve-dedup index (Open writes
@@ -103,21 +102,17 @@ func checkOurs(dir string) error {
 	return nil
 }
 
-// settingsOf are the settings opts asks for.
-func settingsOf(opts Options) Settings {
-	s := Settings{Format: settingsFormat, Store: EmbeddedStore, Filter: opts.Filter, Analyzer: opts.Analyzer,
-		SiteText: !opts.KeepSiteText, NoDedup: opts.NoDedup}
-	if opts.SharedStore != "" {
-		s.Store = opts.SharedStore
-	}
-	return s
+// settingsOf are the settings c asks for.
+func settingsOf(c config) settings {
+	return settings{Format: settingsFormat, Store: cmp.Or(c.shared, embeddedStore), Filter: c.filter, Analyzer: c.analyzer,
+		SiteText: !c.KeepSiteText, NoDedup: c.NoDedup}
 }
 
-// ReadSettings returns the settings of the index in dir, and false when
+// readSettings returns the settings of the index in dir, and false when
 // it has none (a new directory, or an index made before indexes recorded
 // them).
-func ReadSettings(dir string) (Settings, bool, error) {
-	var s Settings
+func readSettings(dir string) (settings, bool, error) {
+	var s settings
 	b, err := os.ReadFile(filepath.Join(dir, settingsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, false, nil
@@ -146,7 +141,7 @@ func ReadSettings(dir string) (Settings, bool, error) {
 // leaves the index unless the page kept holds its text. Both get the
 // default NumbersMin and FeatureStringHeldMin (their stored signatures
 // have no numbers, which pass the test of numbers).
-func upgrade(s Settings) Settings {
+func upgrade(s settings) settings {
 	d := similarity.DefaultOptions()
 	f := &s.Filter.Options
 	f.NumbersMin, f.FeatureStringHeldMin = d.NumbersMin, d.FeatureStringHeldMin
@@ -167,20 +162,27 @@ func upgrade(s Settings) Settings {
 	return s
 }
 
-// SavedOptions are the default options with the settings the index in dir
-// was made with, if it has any: the options to reopen it with.
+// SavedOptions are the options the index in dir (or the store of a Wrap
+// in dir) was made with, if it records any, and else the zero Options:
+// the options to reopen it with, for a program that changes some of them
+// (Reconfigure) and keeps the others.
 func SavedOptions(dir string) (Options, error) {
-	o := DefaultOptions()
-	s, ok, err := ReadSettings(dir)
+	s, ok, err := readSettings(dir)
 	if err != nil || !ok {
-		return o, err
+		return Options{}, err
 	}
-	return s.Apply(o), nil
+	f, a := s.Filter, s.Analyzer
+	o := Options{Filter: &f, Analyzer: &a, Policy: f.Policy, KeepSiteText: !s.SiteText, NoDedup: s.NoDedup}
+	f.Policy = dedupfilter.Suppress // (the policy is Options.Policy)
+	if s.Store != embeddedStore {
+		o.Store = s.Store
+	}
+	return o, nil
 }
 
 // writeSettings writes s in dir, atomically (a file beside it renamed over
 // it).
-func writeSettings(dir string, s Settings) error {
+func writeSettings(dir string, s settings) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("indexer: settings: %w", err)
@@ -196,14 +198,14 @@ func writeSettings(dir string, s Settings) error {
 	return nil
 }
 
-// ErrSettings: the options given to Open differ from those the index was
-// made with (see Settings).
+// ErrSettings: the options given to Open or Wrap differ from those the
+// index was made with (see settingsFile).
 var ErrSettings = errors.New("options differ from the index's settings")
 
 // checkSettings compares what an index has recorded with what opts asks
 // for. It returns the settings to record: had's with the decision options
 // replaced when reconfigure allows it.
-func checkSettings(dir string, had, want Settings, reconfigure bool) (Settings, error) {
+func checkSettings(dir string, had, want settings, reconfigure bool) (settings, error) {
 	var fixed, decision []string
 	if !sameStore(had.Store, want.Store) {
 		fixed = append(fixed, fmt.Sprintf("store: the index's is %s, this run asks for %s", storeName(had.Store), storeName(want.Store)))
@@ -254,7 +256,7 @@ func sameStore(a, b string) bool {
 	if a == b {
 		return true
 	}
-	if a == EmbeddedStore || b == EmbeddedStore {
+	if a == embeddedStore || b == embeddedStore {
 		return false
 	}
 	_, pa, ea := rediscluster.ParseURL(a)
@@ -263,7 +265,7 @@ func sameStore(a, b string) bool {
 }
 
 func storeName(s string) string {
-	if s == EmbeddedStore {
+	if s == embeddedStore {
 		return "the embedded store (no --store)"
 	}
 	return "--store " + s

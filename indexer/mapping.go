@@ -54,7 +54,7 @@ func NewMapping() *mapping.IndexMappingImpl {
 // keyword with doc values (collapsing reads it; queries and facets on
 // it see whole cluster ids), left out of "_all", in the default document
 // mapping and in every type's. Call it before the index is made (bleve
-// keeps a mapping from then on); a Wrapper over an index whose dynamic
+// keeps a mapping from then on); an Index over a bleve index whose dynamic
 // mapping takes unknown fields needs it less, but its cluster field is
 // then analysed text.
 func AddFilterFields(m *mapping.IndexMappingImpl) {

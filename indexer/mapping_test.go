@@ -11,7 +11,7 @@ import (
 // answer: phrases in the text (term positions), unqualified terms over
 // title and text in both query syntaxes, and the stored title.
 func TestMappingSearches(t *testing.T) {
-	ix, err := Open(t.TempDir(), DefaultOptions())
+	ix, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestMappingSearches(t *testing.T) {
 		{ID: "a", Title: "Rooftop bees", Paragraphs: []string{"The quick brown fox jumps over the hive."}},
 		{ID: "b", Title: "City rules", Paragraphs: []string{"Backyard hives need a permit; the fox brown is a rare colour.", "城市养蜂的新规定。"}},
 	}
-	if _, err := ix.Batch(docs); err != nil {
+	if _, err := batchDocs(ix, docs); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -37,7 +37,7 @@ func TestMappingSearches(t *testing.T) {
 		{"title:rules", boolquery.QueryString, []string{"b"}},
 	}
 	for _, tt := range tests {
-		q, err := boolquery.Query(tt.q, boolquery.Options{Fields: TextFields(), Syntax: tt.syn})
+		q, err := boolquery.Query(tt.q, boolquery.Options{Fields: ix.SearchFields(), Syntax: tt.syn})
 		if err != nil {
 			t.Fatalf("Query(%q): %v", tt.q, err)
 		}

@@ -20,8 +20,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// RunOptions configures IndexPages. Start from DefaultRunOptions:
-// IndexPages rejects out-of-range values rather than replacing them.
+// RunOptions configure IndexPages and Feed; their zero values mean the
+// defaults (DefaultRunOptions), and a negative bound means none.
 type RunOptions struct {
 	// Workers extract pages and make their bleve bodies in parallel.
 	// Decisions are made in input order whatever the number of workers,
@@ -33,14 +33,15 @@ type RunOptions struct {
 	// hold more in memory. Default 1000.
 	BatchSize int
 	// BatchBytes ends a batch early once its documents' text reaches this
-	// many bytes (0: no bound), so that long pages do not multiply a
-	// batch's memory: bleve's analysis and the filter's features hold
-	// about 50 times the text while a batch is built. Default 1 MiB: on
+	// many bytes, so that long pages do not multiply a batch's memory:
+	// bleve's analysis and the filter's features hold about 50 times the
+	// text while a batch is built. Default 1 MiB: on
 	// the development pages (3 KB of text each) peak RssAnon 276–306 MiB
 	// against 391 without the bound.
 	BatchBytes int
 	// Ahead is how many pages workers may extract ahead of the batch being
-	// committed (default 256), holding their features meanwhile.
+	// committed (default 256; negative: none), holding their features
+	// meanwhile.
 	Ahead int
 	// FlushAfter, when positive, commits a batch once its first page has
 	// waited that long, full or not: pages arriving slowly (a crawler
@@ -48,8 +49,8 @@ type RunOptions struct {
 	// commit. Zero (the default) commits full batches only, the fastest
 	// for a bulk run.
 	FlushAfter time.Duration
-	// PageTimeout bounds the extraction of one page (default 10s; 0: no
-	// bound): a page that takes longer is skipped with an error wrapping
+	// PageTimeout bounds the extraction of one page (default 10s): a page
+	// that takes longer is skipped with an error wrapping
 	// ErrPageTimeout. Extraction is linear in the page and a page is at
 	// most page.Options.MaxBytes, so this is a safety net that only a
 	// starved machine should meet; it makes a run's outcome depend on
@@ -71,11 +72,17 @@ func DefaultRunOptions() RunOptions {
 	return RunOptions{Workers: runtime.GOMAXPROCS(0), BatchSize: 1000, BatchBytes: 1 << 20, Ahead: 256, PageTimeout: 10 * time.Second}
 }
 
-func (o RunOptions) validate() error {
-	if o.Workers < 1 || o.BatchSize < 1 || o.BatchBytes < 0 || o.Ahead < 0 || o.FlushAfter < 0 || o.PageTimeout < 0 {
-		return fmt.Errorf("indexer: Workers %d and BatchSize %d must be positive, BatchBytes %d, Ahead %d, FlushAfter %v and PageTimeout %v not negative: %w", o.Workers, o.BatchSize, o.BatchBytes, o.Ahead, o.FlushAfter, o.PageTimeout, ErrInvalidOptions)
-	}
-	return nil
+// resolve returns o with the defaults in place of zero values and 0 in
+// place of a negative bound (none).
+func (o RunOptions) resolve() RunOptions {
+	d := DefaultRunOptions()
+	o.Workers = cmp.Or(max(o.Workers, 0), d.Workers)
+	o.BatchSize = cmp.Or(max(o.BatchSize, 0), d.BatchSize)
+	o.BatchBytes = max(cmp.Or(o.BatchBytes, d.BatchBytes), 0)
+	o.Ahead = max(cmp.Or(o.Ahead, d.Ahead), 0)
+	o.PageTimeout = max(cmp.Or(o.PageTimeout, d.PageTimeout), 0)
+	o.FlushAfter = max(o.FlushAfter, 0)
+	return o
 }
 
 // Stats summarise an IndexPages run.
@@ -131,7 +138,7 @@ func fromPage(ctx context.Context, p page.Page, tags bool) (Document, error) {
 
 // fromPage is FromPage with the tag sequence only when the filter's
 // measures use it (TagEdit): otherwise a page's HTML is parsed once.
-func (ix *Index) fromPage(ctx context.Context, p page.Page) (Document, error) {
+func (ix *engine) fromPage(ctx context.Context, p page.Page) (Document, error) {
 	return fromPage(ctx, p, !ix.noDedup && ix.filter.Options().Decides(similarity.TagEdit))
 }
 
@@ -162,14 +169,12 @@ type job struct {
 // with its site writes), and so are those after it, given the same input
 // order: the same clusters, representatives and cluster ids. Workers do
 // not change that (decisions are made in input order). Several indexes
-// writing one shared store (Options.SharedStore) decide at once, each
+// writing one shared store (Options.Store) decide at once, each
 // page in the order of the ranks the store hands out: their clusters are
 // those of some serial order of all their pages, which two runs need not
 // share.
-func (ix *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, error], o RunOptions) (Stats, error) {
-	if err := o.validate(); err != nil {
-		return Stats{}, err
-	}
+func (ix *engine) indexPages(ctx context.Context, pages iter.Seq2[page.Page, error], o RunOptions) (Stats, error) {
+	o = o.resolve()
 	if ix.readOnly {
 		return Stats{}, fmt.Errorf("indexer: %w", ErrReadOnly)
 	}
@@ -189,7 +194,7 @@ func pageJobs(pages iter.Seq2[page.Page, error]) iter.Seq2[job, error] {
 
 // run stages the jobs on o.Workers goroutines and commits them in order
 // (package pipeline), counting what happened to each.
-func (ix *Index) run(ctx context.Context, jobs iter.Seq2[job, error], o RunOptions) (Stats, error) {
+func (ix *engine) run(ctx context.Context, jobs iter.Seq2[job, error], o RunOptions) (Stats, error) {
 	c := ix.newCommitter(o)
 	err := pipeline.Run(ctx, jobs, pipeline.Options{Workers: o.Workers, Ahead: o.Ahead, BatchSize: o.BatchSize, BatchBytes: o.BatchBytes,
 		FlushAfter: o.FlushAfter, FlushIdle: o.flushIdle, StopBytes: stopBytes}, pipeline.Stages[job, staged]{
@@ -230,7 +235,7 @@ func (ix *Index) run(ctx context.Context, jobs iter.Seq2[job, error], o RunOptio
 // under another id is a new version of that document, and takes its id
 // (the feature-string paper's cheapest test, same URL). A page the store
 // holds with the same content hash is not extracted again.
-func (ix *Index) stagePage(ctx context.Context, p page.Page, doc *Document, timeout time.Duration) staged {
+func (ix *engine) stagePage(ctx context.Context, p page.Page, doc *Document, timeout time.Duration) staged {
 	if err := validate(Document{ID: p.ID}); err != nil {
 		return staged{err: &page.Error{Source: p.Source, Err: err}} // (the id itself may be too long to print)
 	}
@@ -288,7 +293,7 @@ func pageHash(p page.Page, k []byte) uint64 {
 // committer takes the staged pages in input order, counting what
 // happened to each, and commits them in batches (run).
 type committer struct {
-	ix    *Index
+	ix    *engine
 	o     RunOptions
 	start time.Time
 	st    Stats
@@ -308,7 +313,7 @@ type version struct {
 	hash uint64
 }
 
-func (ix *Index) newCommitter(o RunOptions) *committer {
+func (ix *engine) newCommitter(o RunOptions) *committer {
 	return &committer{ix: ix, o: o, start: time.Now(), urls: map[string]version{}}
 }
 

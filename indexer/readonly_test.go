@@ -23,7 +23,7 @@ func TestReadOnly(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	o := indexer.DefaultOptions()
+	o := indexer.Options{}
 	o.ReadOnly = true
 	ix, err := indexer.Open(dir, o)
 	if err != nil {
@@ -33,10 +33,10 @@ func TestReadOnly(t *testing.T) {
 	if got := clusters(t, ix); got != want {
 		t.Errorf("read-only clusters\n%s\nwant\n%s", got, want)
 	}
-	if n, err := ix.Bleve().DocCount(); err != nil || n == 0 {
+	if n, err := ix.Unwrap().DocCount(); err != nil || n == 0 {
 		t.Errorf("read-only bleve: %d documents, %v", n, err)
 	}
-	if _, err := ix.Index(indexer.Document{ID: "x", Paragraphs: []string{"text"}}); !errors.Is(err, indexer.ErrReadOnly) {
+	if err := ix.Index("x", indexer.Document{Paragraphs: []string{"text"}}); !errors.Is(err, indexer.ErrReadOnly) {
 		t.Errorf("Index on a read-only index: %v, want ErrReadOnly", err)
 	}
 	if err := ix.Delete("x"); !errors.Is(err, indexer.ErrReadOnly) {
@@ -50,7 +50,7 @@ func TestLocked(t *testing.T) {
 	dir := t.TempDir()
 	ix := testindex.Pages(t, dir, dedupfilter.Mark)
 	defer ix.Close()
-	_, err := indexer.Open(dir, indexer.DefaultOptions())
+	_, err := indexer.Open(dir, indexer.Options{})
 	if !errors.Is(err, indexer.ErrLocked) {
 		t.Fatalf("second Open: %v, want ErrLocked", err)
 	}
@@ -63,14 +63,14 @@ func TestLocked(t *testing.T) {
 // (in a mount namespace of its own; skipped where that is not allowed).
 func TestReadOnlyFileSystem(t *testing.T) {
 	if os.Getenv("INDEXER_RO_DIR") != "" {
-		o := indexer.DefaultOptions()
+		o := indexer.Options{}
 		o.ReadOnly = true
 		ix, err := indexer.Open(os.Getenv("INDEXER_RO_DIR"), o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer ix.Close()
-		if n, err := ix.Bleve().DocCount(); err != nil || n == 0 {
+		if n, err := ix.Unwrap().DocCount(); err != nil || n == 0 {
 			t.Fatalf("%d documents, %v", n, err)
 		}
 		return

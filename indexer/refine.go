@@ -18,7 +18,7 @@ const applyBatch = 500
 // (with their new cluster id) or removed as the policy says; a collapsed
 // search picks them up like any other write. It holds the index's write
 // lock throughout, so nothing is indexed meanwhile.
-func (ix *Index) Recluster(ctx context.Context, o recluster.Options, dryRun bool) (*recluster.Plan, error) {
+func (ix *engine) recluster(ctx context.Context, o recluster.Options, dryRun bool) (*recluster.Plan, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.noDedup {

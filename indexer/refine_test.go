@@ -57,14 +57,13 @@ func bleveCluster(t *testing.T, ix *Index, id string) string {
 func TestRecluster(t *testing.T) {
 	for _, policy := range []dedupfilter.Policy{dedupfilter.Mark, dedupfilter.Suppress} {
 		t.Run(policy.String(), func(t *testing.T) {
-			o := DefaultOptions()
-			o.Filter.Measure = similarity.FeatureString
-			o.Filter.Policy = policy
-			o.KeepSiteText = true
+			f := dedupfilter.DefaultOptions()
+			f.Measure = similarity.FeatureString
+			o := Options{Filter: &f, Policy: policy, KeepSiteText: true}
 			a, b, c := chainDocs()
 			ix := openWith(t, nil, o)
 			for _, d := range []Document{a, b, c} {
-				if _, err := ix.Index(d); err != nil {
+				if _, err := ix.IndexDecision(d.ID, d); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -49,7 +49,7 @@ func pages(tb testing.TB, n int) iter.Seq2[page.Page, error] {
 
 func indexPages(tb testing.TB, dir string, n, batch int) indexer.Stats {
 	tb.Helper()
-	ix, err := indexer.Open(dir, indexer.DefaultOptions())
+	ix, err := indexer.Open(dir, indexer.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func indexPages(tb testing.TB, dir string, n, batch int) indexer.Stats {
 
 func clustersOf(tb testing.TB, dir string) string {
 	tb.Helper()
-	ix, err := indexer.Open(dir, indexer.DefaultOptions())
+	ix, err := indexer.Open(dir, indexer.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestCanonicalURLUpdates(t *testing.T) {
 }
 
 func testCanonicalURLUpdates(t *testing.T, batch int) {
-	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
+	ix, err := indexer.Open(t.TempDir(), indexer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func testCanonicalURLUpdates(t *testing.T, batch int) {
 	if st.Read != 3 || st.Updated != 1 || st.Unchanged != 1 {
 		t.Errorf("stats %+v, want 3 read, 1 updated, 1 unchanged", st)
 	}
-	n, err := ix.Bleve().DocCount()
+	n, err := ix.Unwrap().DocCount()
 	if err != nil || n != 1 {
 		t.Errorf("bleve holds %d documents (%v), want 1", n, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,13 +54,13 @@ func sameFiles(a, b map[string][32]byte) bool {
 func markIndex(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = dedupfilter.Mark
+	o := indexer.Options{}
+	o.Policy = dedupfilter.Mark
 	ix, err := indexer.Open(dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Index(indexer.Document{ID: "a", Paragraphs: []string{"One paragraph of text."}}); err != nil {
+	if err := ix.Index("a", indexer.Document{Paragraphs: []string{"One paragraph of text."}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Close(); err != nil {
@@ -80,22 +81,26 @@ func TestSettingsRefused(t *testing.T) {
 	}{
 		{"policy", func(o *indexer.Options) {}, []string{"Policy: the index's mark, this run's suppress"}},
 		{"shared store", func(o *indexer.Options) {
-			o.Filter.Policy = dedupfilter.Mark
-			o.SharedStore = "redis://127.0.0.1:1/crawl"
+			o.Policy = dedupfilter.Mark
+			o.Store = "redis://127.0.0.1:1/crawl"
 		}, []string{"the embedded store", "--store redis://127.0.0.1:1/crawl"}},
 		{"analysis", func(o *indexer.Options) {
-			o.Filter.Policy = dedupfilter.Mark
-			o.Analyzer.Shingle = 4
+			o.Policy = dedupfilter.Mark
+			a := analyzer.DefaultOptions()
+			a.Shingle = 4
+			o.Analyzer = &a
 			o.Reconfigure = true // no help: features would not compare
 		}, []string{"analysis", "Shingle:3", "Shingle:4"}},
 		{"measure", func(o *indexer.Options) {
-			o.Filter.Policy = dedupfilter.Mark
-			o.Filter.Measure = similarity.FeatureString
+			o.Policy = dedupfilter.Mark
+			f := dedupfilter.DefaultOptions()
+			f.Measure = similarity.FeatureString
+			o.Filter = &f
 		}, []string{"Measure: the index's combined, this run's featurestring"}},
 	}
 	for _, tt := range tests {
 		before := snapshot(t, dir)
-		o := indexer.DefaultOptions()
+		o := indexer.Options{}
 		tt.edit(&o)
 		_, err := indexer.Open(dir, o)
 		if !errors.Is(err, indexer.ErrSettings) {
@@ -117,7 +122,7 @@ func TestSettingsRefused(t *testing.T) {
 // accepted and recorded; a read-only open uses the index's own.
 func TestSettingsReconfigure(t *testing.T) {
 	dir := markIndex(t)
-	o := indexer.DefaultOptions()
+	o := indexer.Options{}
 	o.Reconfigure = true
 	ix, err := indexer.Open(dir, o)
 	if err != nil {
@@ -126,12 +131,12 @@ func TestSettingsReconfigure(t *testing.T) {
 	if err := ix.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, ok, err := indexer.ReadSettings(dir)
-	if err != nil || !ok || s.Filter.Policy != dedupfilter.Suppress || s.Store != indexer.EmbeddedStore {
-		t.Fatalf("settings after Reconfigure = %+v, %v, %v; want suppress on the embedded store", s, ok, err)
+	s, err := indexer.SavedOptions(dir)
+	if err != nil || s.Filter == nil || s.Policy != dedupfilter.Suppress || s.Store != "" {
+		t.Fatalf("saved options after Reconfigure = %+v, %v; want suppress on the embedded store", s, err)
 	}
-	ro := indexer.DefaultOptions()
-	ro.ReadOnly, ro.Filter.Policy = true, dedupfilter.Replace
+	ro := indexer.Options{}
+	ro.ReadOnly, ro.Policy = true, dedupfilter.Replace
 	rix, err := indexer.Open(dir, ro)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +170,7 @@ func TestOpenRefusesOthers(t *testing.T) {
 		{other, "holds other files"},
 	} {
 		before := snapshot(t, tt.dir)
-		_, err := indexer.Open(tt.dir, indexer.DefaultOptions())
+		_, err := indexer.Open(tt.dir, indexer.Options{})
 		if !errors.Is(err, indexer.ErrNotIndex) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Open(%s) = %v, want ErrNotIndex saying %q", tt.dir, err, tt.want)
 		}
@@ -207,20 +212,23 @@ func TestSettingsUpgrade(t *testing.T) {
 			if tt.format == 1 {
 				f.HeldMin, f.CoverMin, f.MinHashFloor = 0, 0, 0
 			}
-			s := indexer.Settings{Format: tt.format, Store: indexer.EmbeddedStore, Filter: f}
-			b, err := json.Marshal(s)
+			// (the file as those versions wrote it)
+			b, err := json.Marshal(map[string]any{"format": tt.format, "store": "embedded", "filter": f, "site_text": true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(dir, "bleve-dedup.json"), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, ok, err := indexer.ReadSettings(dir)
+			got, err := indexer.SavedOptions(dir)
+			if err != nil || got.Filter == nil {
+				t.Fatalf("SavedOptions = %+v, %v", got, err)
+			}
 			g := got.Filter
-			if err != nil || !ok || g.Votes != tt.wantVotes || !slices.Equal(g.Voters, tt.wantVoters) ||
-				g.HeldMin != d.HeldMin || g.CoverMin != d.CoverMin || g.MinHashFloor != d.MinHashFloor || g.NumbersMin != d.NumbersMin || g.FeatureStringHeldMin != d.FeatureStringHeldMin || got.Format != 3 {
-				t.Errorf("read %v, %v: format %d, votes %d of %v, held %v cover %v floor %v numbers %v; want 3, %d of %v, %v %v %v %v",
-					ok, err, got.Format, g.Votes, g.Voters, g.HeldMin, g.CoverMin, g.MinHashFloor, g.NumbersMin, tt.wantVotes, tt.wantVoters, d.HeldMin, d.CoverMin, d.MinHashFloor, d.NumbersMin)
+			if g.Votes != tt.wantVotes || !slices.Equal(g.Voters, tt.wantVoters) ||
+				g.HeldMin != d.HeldMin || g.CoverMin != d.CoverMin || g.MinHashFloor != d.MinHashFloor || g.NumbersMin != d.NumbersMin || g.FeatureStringHeldMin != d.FeatureStringHeldMin {
+				t.Errorf("read: votes %d of %v, held %v cover %v floor %v numbers %v; want %d of %v, %v %v %v %v",
+					g.Votes, g.Voters, g.HeldMin, g.CoverMin, g.MinHashFloor, g.NumbersMin, tt.wantVotes, tt.wantVoters, d.HeldMin, d.CoverMin, d.MinHashFloor, d.NumbersMin)
 			}
 		})
 	}

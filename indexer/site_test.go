@@ -17,7 +17,7 @@ func TestSiteTemplateTextOption(t *testing.T) {
 		{false, false},
 		{true, true},
 	} {
-		opts := DefaultOptions()
+		opts := Options{}
 		opts.KeepSiteText = tt.keep
 		ix := openWith(t, []Document{
 			{ID: "a1", URL: "https://a.example/1", Paragraphs: append(append(append([]string{}, head...), testtext.Article("river", 1)...), tail...)},
@@ -38,7 +38,7 @@ func openWith(tb testing.TB, docs []Document, opts Options) *Index {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { ix.Close() })
-	if _, err := ix.Batch(docs); err != nil {
+	if _, err := batchDocs(ix, docs); err != nil {
 		tb.Fatal(err)
 	}
 	return ix

@@ -26,7 +26,7 @@ func urlKey(pageURL, canonical string) []byte {
 }
 
 // urlOwner returns the id of the document under key k, or "".
-func (ix *Index) urlOwner(k []byte) string {
+func (ix *engine) urlOwner(k []byte) string {
 	if k == nil || ix.noDedup {
 		return ""
 	}

@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"iter"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"github.com/blevesearch/bleve/v2/document"
 	index "github.com/blevesearch/bleve_index_api"
 
-	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
@@ -24,76 +24,28 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
 	"github.com/bleve-dedup/bleve-dedup/internal/parallel"
 	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
-	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
+	"github.com/bleve-dedup/bleve-dedup/page"
+	"github.com/bleve-dedup/bleve-dedup/recluster"
 )
 
-// WrapOptions configure Wrap: where the filter keeps its state and which
-// of the user's fields hold what a page says.
-type WrapOptions struct {
-	// Store is where the filter keeps its state: a directory of its own
-	// for the embedded store (made when absent; never the bleve index's
-	// own directory), or the URL of a store shared by several indexes,
-	// redis://HOST:PORT[,HOST:PORT...][/NAME], whose process-local part
-	// (payloads, pending writes) is then kept in LocalDir.
-	Store string
-	// LocalDir is the directory of this process' own part of a shared
-	// Store (required with one, unused without).
-	LocalDir string
-	// TextFields are the fields holding a document's plain text, in
-	// order, by bleve's field paths ("Body", "article.body"); or
-	// HTMLField, a field holding a page's raw HTML, whose main text is
-	// extracted (package extract). One of the two is required.
-	TextFields []string
-	HTMLField  string
-	// TitleField and URLField, optional, hold the title and the URL: the
-	// URL names the page's site (its template text is left out of the
-	// features) and makes a later page of the same URL a new version of
-	// the document; collapsed hits show the title.
-	//
-	// The fields named here (TextFields only without an HTMLField) are
-	// named as bleve names them: by JSON tag, else Go name, for a
-	// struct's fields ("html" for HTML string `json:"html"`), by key for
-	// a map's, by dotted path for nested ones. Every document must have
-	// each of them: Index and Batch refuse one that does not
-	// (ErrInvalidDocument), naming the field and the fields the document
-	// has; a field present but empty ("", null, an empty array, a
-	// struct field omitted as empty) is no error. Wrap refuses
-	// (ErrInvalidOptions) a field the index's mapping cannot hold: one it
-	// does not name where it is not dynamic. (A field to read but not to
-	// index: name it in the mapping with a disabled document mapping.)
-	TitleField, URLField string
-	// Policy: Suppress (the zero value), Mark or Replace (see
-	// dedupfilter.Policy). Under Suppress and Replace the Wrapper keeps
-	// suppressed copies out of the wrapped index.
-	Policy dedupfilter.Policy
-	// Filter, when set, are the filter's decision options (their Policy
-	// is replaced by Policy); nil: dedupfilter.DefaultOptions.
-	Filter *dedupfilter.Options
-	// Analyzer, when set, configures the features; nil:
-	// analyzer.DefaultOptions.
-	Analyzer *analyzer.Options
-	// KeepSiteText analyses pages whole (see Options.KeepSiteText).
-	KeepSiteText bool
-	// Reconfigure accepts decision options other than those the store was
-	// made with (see Options.Reconfigure).
-	Reconfigure bool
-}
-
-// Wrapper is a bleve.Index that keeps near-duplicates out: the index it
-// wraps, with every write decided by the filter and every search
-// collapsed to one hit per duplicate cluster. Methods it does not
-// override pass through to the wrapped index.
+// Index is a bleve.Index that keeps near-duplicates out: a bleve index
+// (Open's own, or the one given to Wrap), with every write decided by
+// the filter and every search collapsed to one hit per duplicate
+// cluster. Methods it does not override pass through to the bleve index.
 //
 // Writes: Index, Batch (of batches from NewBatch) and Delete decide each
-// document under the policy, as package indexer decides pages (in the
-// order they were added to a batch; a batch decides as its documents one
-// at a time would). A batch's bleve write goes on while the next batch is
+// document under the policy (in the order they were added to a batch; a
+// batch decides as its documents one at a time would); IndexPages and
+// Feed take pages (HTML, WARC, JSONL: package page), extract their main
+// text and index them the same way. A Document given to Index or a batch
+// is written to the fields Options name, keeping its paragraphs, time,
+// hash and tag sequence. A batch's bleve write goes on while the next batch is
 // read and decided; every read of the index (Search, Document, DocCount,
 // ...) waits for it first, and an error of that write is returned by the
 // next call. A document written carries its cluster id in the
 // keyword field FieldCluster, stored, so Document, facets and queries see
 // it. IndexDecision and BatchDecisions return the decisions. A document
-// without one of the fields WrapOptions name fails its batch whole,
+// without one of the fields Options name fails its batch whole,
 // before any of it is written (see BatchDecisions).
 //
 // Search and SearchInContext return one hit per cluster, ranked by its
@@ -104,13 +56,14 @@ type WrapOptions struct {
 // and highlights the request asks for; facets count documents. A context
 // made with Uncollapsed, or a request sorted by anything but score, is
 // searched as the wrapped index searches it.
-type Wrapper struct {
-	wrapped  // the wrapped index: its methods pass through
-	ix       *Index
-	opts     WrapOptions
-	fields   []wrapField // the fields it reads (WrapOptions.fields)
-	owned    string      // the directory of the embedded store, when Wrap made it
+type Index struct {
+	wrapped  // the bleve index: its methods pass through
+	ix       *engine
+	opts     config
+	fields   []wrapField // the fields it reads (Options.fields)
 	searcher *collapse.Searcher
+	// shards are the indexes an Alias searches as one (nil otherwise).
+	shards []*Index
 
 	// batches makes NewBatch's batches and hands back their documents
 	// with their data (nil over an alias of several indexes).
@@ -126,11 +79,11 @@ type Wrapper struct {
 	closeErr  error
 }
 
-// wrapped names the embedded index: the field would otherwise be called
-// Index, like the method that decides.
+// wrapped names the embedded bleve index: the field would otherwise be
+// called Index, like the method that decides.
 type wrapped = bleve.Index
 
-// The fields a Wrapper adds to its hits (FieldCluster too).
+// The fields an Index adds to its hits (FieldCluster too).
 const (
 	FieldFolded    = "_folded"
 	FieldFoldedIDs = "_folded_ids"
@@ -138,21 +91,25 @@ const (
 	DefaultMaxFolded = 10
 )
 
-// Wrap puts the filter in front of idx: see Wrapper. idx may be a bleve
+// Wrap puts the filter in front of idx: see Index. idx may be a bleve
 // IndexAlias of shards written through Wraps of their own sharing one
-// shared Store: the Wrapper then searches them as one, collapsing across
+// shared Store: the Index then searches them as one, collapsing across
 // shards (it writes only through an alias of one index).
 //
 // Wrap checks o's TextFields against idx's mapping where the mapping is
 // explicit; every field o names is checked in each document as it is
-// indexed (see WrapOptions.TitleField).
+// indexed (see Options.TitleField).
 //
-// The store remembers the settings it was made with, as an index does
-// (Settings), and the index it was made for: opening it for another is
-// refused. Close closes both the store and idx.
-func Wrap(idx bleve.Index, o WrapOptions) (*Wrapper, error) {
+// The store remembers the settings it was made with, as an index does,
+// and the index it was made for: opening it for another is refused.
+// Close closes both the store and idx.
+func Wrap(idx bleve.Index, o Options) (*Index, error) {
 	if idx == nil || o.Store == "" || len(o.TextFields) == 0 && o.HTMLField == "" {
 		return nil, fmt.Errorf("indexer: Wrap needs an index, a Store and TextFields or an HTMLField: %w", ErrInvalidOptions)
+	}
+	c, err := o.resolve()
+	if err != nil {
+		return nil, err
 	}
 	if m := idx.Mapping(); m != nil {
 		// Only the text fields: bleve must index them for a search to
@@ -168,76 +125,34 @@ func Wrap(idx bleve.Index, o WrapOptions) (*Wrapper, error) {
 			return nil, err
 		}
 	}
-	opts := DefaultOptions()
-	if o.Filter != nil {
-		opts.Filter = *o.Filter
-	}
-	opts.Filter.Policy = o.Policy
-	if o.Analyzer != nil {
-		opts.Analyzer = *o.Analyzer
-	}
-	opts.KeepSiteText, opts.Reconfigure = o.KeepSiteText, o.Reconfigure
 	dir := o.Store
-	if strings.HasPrefix(o.Store, "redis://") {
+	if c.shared != "" {
 		if o.LocalDir == "" {
 			return nil, fmt.Errorf("indexer: a shared Store needs a LocalDir for this process' own part: %w", ErrInvalidOptions)
 		}
-		opts.SharedStore, dir = o.Store, o.LocalDir
-		if _, _, err := rediscluster.ParseURL(o.Store); err != nil {
-			return nil, fmt.Errorf("indexer: %w", err)
-		}
+		dir = o.LocalDir
 	}
 	if err := checkWrapDir(dir, idx); err != nil {
 		return nil, err
 	}
-	had, known, err := ReadSettings(dir)
-	if err != nil {
-		return nil, err
-	}
-	record := settingsOf(opts)
-	record.Wraps = idx.Name()
-	if known {
-		if had.Wraps != "" && had.Wraps != record.Wraps {
-			return nil, fmt.Errorf("indexer: the store in %s was made for the index %q, not %q: %w", dir, had.Wraps, record.Wraps, ErrSettings)
-		}
-		if record, err = checkSettings(dir, had, record, opts.Reconfigure); err != nil {
-			return nil, err
-		}
-		record.Wraps = idx.Name()
-	}
-	an, err := analyzer.New(opts.Analyzer)
-	if err != nil {
-		return nil, fmt.Errorf("indexer: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("indexer: %w", err)
-	}
-	w := &Wrapper{wrapped: idx, opts: o, fields: o.fields()}
-	ix := &Index{analyzer: an, maxText: opts.MaxTextBytes, text: w.paragraphsOf}
-	if err := ix.openStore(dir, opts); err != nil {
-		return nil, errors.Join(err, ix.closeStore())
-	}
-	ix.bleve = idx
-	w.ix = ix
-	fail := func(err error) (*Wrapper, error) { return nil, errors.Join(err, ix.closeStore()) }
-	if !known || !settingsEqual(record, had) {
-		if err := writeSettings(dir, record); err != nil {
-			return fail(err)
+	return start(dir, c, idx.Name(), func(e *engine) (bleve.Index, error) {
+		e.bleve = idx
+		return idx, nil
+	})
+}
+
+// newIndex is the Index over idx, written by e.
+func newIndex(idx bleve.Index, e *engine, c config) (*Index, error) {
+	ix := &Index{wrapped: idx, ix: e, opts: c, fields: c.fields()}
+	e.text, e.body = ix.paragraphsOf, ix.documentBody
+	if m := idx.Mapping(); m != nil && !c.ReadOnly { // (an alias of several indexes has none: no writes)
+		var err error
+		if ix.batches, err = docbody.NewCapture(m); err != nil {
+			return nil, fmt.Errorf("indexer: %w", err)
 		}
 	}
-	if m := idx.Mapping(); m != nil { // (an alias of several indexes has none: no writes)
-		if w.batches, err = docbody.NewCapture(m); err != nil {
-			return fail(fmt.Errorf("indexer: wrap: %w", err))
-		}
-	}
-	if err := ix.replay(); err != nil {
-		return fail(err)
-	}
-	if err := ix.finishStale(); err != nil {
-		return fail(err)
-	}
-	w.searcher = collapse.NewWithFields(idx, ix.filter, collapse.Fields{Cluster: FieldCluster, Title: o.TitleField, URL: o.URLField})
-	return w, nil
+	ix.searcher = collapse.NewWithFields(idx, e.filter, collapse.Fields{Cluster: FieldCluster, Title: c.TitleField, URL: c.URLField})
+	return ix, nil
 }
 
 // checkWrapDir refuses a store directory inside the wrapped index's own,
@@ -251,50 +166,169 @@ func checkWrapDir(dir string, idx bleve.Index) error {
 	return checkOurs(dir)
 }
 
-// Filter returns the filter, for reading clusters and documents.
-func (w *Wrapper) Filter() *dedupfilter.Filter { return w.ix.filter }
-
-// Repaired is the number of documents Wrap wrote to the wrapped index
-// again, as the store holds them, because an earlier process stopped
-// between the store and bleve writes (see Index.Repaired).
-func (w *Wrapper) Repaired() int { return w.ix.repaired }
-
-// Unwrap returns the wrapped index. Reading it directly sees a batch once
-// the batch's bleve write has ended, which any read through the Wrapper
-// (DocCount, for one) waits for.
-func (w *Wrapper) Unwrap() bleve.Index { return w.wrapped }
-
-// Close closes the store and the wrapped index. Later calls return the
-// first's result.
-func (w *Wrapper) Close() error {
-	w.closeOnce.Do(func() {
-		err := w.settle()
-		if w.batches != nil {
-			err = errors.Join(err, w.batches.Close())
+// Alias returns an Index searching shards as one: a bleve IndexAlias of
+// their bleve indexes, collapsed through the store they share (a shared
+// Store: their clusters must be one), each document's payload read from
+// the shard that added it. It writes nothing (write through each shard);
+// Close closes every shard. One shard is returned as it is.
+func Alias(shards ...*Index) (*Index, error) {
+	switch {
+	case len(shards) == 0:
+		return nil, fmt.Errorf("indexer: Alias of no index: %w", ErrInvalidOptions)
+	case len(shards) == 1:
+		return shards[0], nil
+	}
+	bs := make([]bleve.Index, len(shards))
+	for i, s := range shards {
+		if s.opts.shared == "" || s.opts.shared != shards[0].opts.shared {
+			return nil, fmt.Errorf("indexer: Alias of %d indexes without one shared store: each has clusters of its own: %w", len(shards), ErrInvalidOptions)
 		}
-		if err = errors.Join(err, w.ix.closeStore(), w.wrapped.Close()); err != nil {
+		bs[i] = s.wrapped
+	}
+	first := shards[0]
+	alias := bleve.NewIndexAlias(bs...)
+	ix := &Index{wrapped: alias, ix: first.ix, opts: first.opts, fields: first.fields, shards: shards}
+	ix.searcher = collapse.NewWithFields(alias, first.ix.filter, collapse.Fields{Cluster: FieldCluster, Title: first.opts.TitleField, URL: first.opts.URLField})
+	return ix, nil
+}
+
+// Filter returns the filter, for reading clusters and documents.
+func (w *Index) Filter() *dedupfilter.Filter { return w.ix.filter }
+
+// Doc returns document id with its payload (see dedupfilter.Filter.Doc),
+// from the shard that added it.
+func (w *Index) Doc(id string) (dedupfilter.Entry, error) {
+	if w.shards == nil {
+		return w.ix.filter.Doc(id)
+	}
+	var err error
+	for _, s := range w.shards {
+		var e dedupfilter.Entry
+		if e, err = s.ix.filter.Doc(id); err == nil && e.Local {
+			return e, nil
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("indexer: %s: no shard holds its text: %w", id, dedupfilter.ErrNotFound)
+	}
+	return dedupfilter.Entry{}, err
+}
+
+// Repaired is the number of documents Open or Wrap wrote to the bleve
+// index again, as the store holds them, because an earlier process
+// stopped between the store and bleve writes: those with a bleve write
+// pending (see the package doc).
+func (w *Index) Repaired() int {
+	if w.shards == nil {
+		return w.ix.repaired
+	}
+	n := 0
+	for _, s := range w.shards {
+		n += s.Repaired()
+	}
+	return n
+}
+
+// Unwrap returns the bleve index. Reading it directly sees a batch once
+// the batch's bleve write has ended, which any read through the Index
+// (DocCount, for one) waits for. Writing it directly bypasses the filter.
+func (w *Index) Unwrap() bleve.Index { return w.wrapped }
+
+// Close closes the store and the bleve index (an Alias: every shard).
+// Later calls return the first's result.
+func (w *Index) Close() error {
+	w.closeOnce.Do(func() {
+		var err error
+		if w.shards != nil {
+			for _, s := range w.shards {
+				err = errors.Join(err, s.Close())
+			}
+		} else {
+			err = w.settle()
+			if w.batches != nil {
+				err = errors.Join(err, w.batches.Close())
+			}
+			err = errors.Join(err, w.ix.closeStore(), w.wrapped.Close())
+		}
+		if err != nil {
 			w.closeErr = fmt.Errorf("indexer: close: %w", err)
 		}
 	})
 	return w.closeErr
 }
 
-// Index decides and writes one document: see Wrapper.
-func (w *Wrapper) Index(id string, data any) error {
+// writable returns why the Index takes no writes, if it does not.
+func (w *Index) writable() error {
+	switch {
+	case w.ix.readOnly:
+		return fmt.Errorf("indexer: %w", ErrReadOnly)
+	case w.batches == nil:
+		return fmt.Errorf("indexer: %s is an alias of several indexes: write through each shard: %w", w.wrapped.Name(), ErrInvalidOptions)
+	}
+	return nil
+}
+
+// IndexPages reads pages, extracts their main text and indexes them: see
+// the package doc, "Pages".
+func (w *Index) IndexPages(ctx context.Context, pages iter.Seq2[page.Page, error], o RunOptions) (Stats, error) {
+	if err := w.writable(); err != nil {
+		return Stats{}, err
+	}
+	if err := w.settle(); err != nil {
+		return Stats{}, err
+	}
+	return w.ix.indexPages(ctx, pages, o)
+}
+
+// Feed starts a feed with o: see Feed.
+func (w *Index) Feed(ctx context.Context, o RunOptions) (*Feed, error) {
+	if err := w.writable(); err != nil {
+		return nil, err
+	}
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	return w.ix.feed(ctx, o)
+}
+
+// Recluster refines the index's clusters with one batch pass over the
+// store (see package recluster): clusters found to be one are merged,
+// clusters whose members fall apart are split. Unless dryRun, the changes
+// are applied and the bleve documents they touch are indexed again (with
+// their new cluster id) or removed as the policy says. It holds the
+// index's write lock throughout, so nothing is indexed meanwhile.
+func (w *Index) Recluster(ctx context.Context, o recluster.Options, dryRun bool) (*recluster.Plan, error) {
+	if !dryRun {
+		if err := w.writable(); err != nil {
+			return nil, err
+		}
+		if err := w.settle(); err != nil {
+			return nil, err
+		}
+	}
+	return w.ix.recluster(ctx, o, dryRun)
+}
+
+// Index decides and writes one document: see Index.
+func (w *Index) Index(id string, data any) error {
 	_, err := w.IndexDecision(id, data)
 	return err
 }
 
-// IndexDecision is Index returning the document's decision.
-func (w *Wrapper) IndexDecision(id string, data any) (dedupfilter.Decision, error) {
-	b := w.NewBatch()
-	if b == nil {
-		return dedupfilter.Decision{}, fmt.Errorf("indexer: %s is an alias of several indexes: write through each one's Wrapper: %w", w.wrapped.Name(), ErrInvalidOptions)
+// IndexDecision is Index returning the document's decision. Unlike a
+// Batch, it returns once bleve has the document.
+func (w *Index) IndexDecision(id string, data any) (dedupfilter.Decision, error) {
+	if err := w.writable(); err != nil {
+		return dedupfilter.Decision{}, err
 	}
+	b := w.NewBatch()
 	if err := b.Index(id, data); err != nil {
 		return dedupfilter.Decision{}, err
 	}
 	decs, err := w.BatchDecisions(b)
+	if err == nil {
+		err = w.settle() // one document is searchable once written
+	}
 	if err != nil || len(decs) == 0 {
 		return dedupfilter.Decision{}, err
 	}
@@ -303,25 +337,29 @@ func (w *Wrapper) IndexDecision(id string, data any) (dedupfilter.Decision, erro
 
 // Delete removes a document and repairs its cluster: under Suppress and
 // Replace a suppressed copy may take its place in the index.
-func (w *Wrapper) Delete(id string) error {
-	b := w.NewBatch()
-	if b != nil {
-		b.Delete(id)
+func (w *Index) Delete(id string) error {
+	if err := w.writable(); err != nil {
+		return err
 	}
-	return w.Batch(b)
+	b := w.NewBatch()
+	b.Delete(id)
+	if err := w.Batch(b); err != nil {
+		return err
+	}
+	return w.settle()
 }
 
 // NewBatch returns a batch to fill and pass to Batch; nil over an alias
-// of several indexes (write through each one's Wrapper).
-func (w *Wrapper) NewBatch() *bleve.Batch {
+// of several indexes (write through each shard).
+func (w *Index) NewBatch() *bleve.Batch {
 	if w.batches == nil {
 		return nil
 	}
 	return w.batches.NewBatch()
 }
 
-// Batch decides and writes a batch made by NewBatch: see Wrapper.
-func (w *Wrapper) Batch(b *bleve.Batch) error {
+// Batch decides and writes a batch made by NewBatch: see Index.
+func (w *Index) Batch(b *bleve.Batch) error {
 	_, err := w.BatchDecisions(b)
 	return err
 }
@@ -330,13 +368,16 @@ func (w *Wrapper) Batch(b *bleve.Batch) error {
 // indexes, in the order they were added (deletes have none).
 //
 // A batch is written whole or not at all: a document that cannot be read
-// (without a field WrapOptions name: ErrInvalidDocument) fails the batch
+// (without a field Options name: ErrInvalidDocument) fails the batch
 // before any of its writes or deletes is done, and the error names the
 // first such document in the order added, and how many more there are.
 // The batch's documents are then spent: add them to a new batch.
-func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error) {
-	if w.batches == nil || b == nil {
-		return nil, fmt.Errorf("indexer: %s is an alias of several indexes: write through each one's Wrapper: %w", w.wrapped.Name(), ErrInvalidOptions)
+func (w *Index) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error) {
+	if err := w.writable(); err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, fmt.Errorf("indexer: a nil batch: %w", ErrInvalidOptions)
 	}
 	ix := w.ix
 	got, err := w.batches.Take(b)
@@ -360,7 +401,7 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 		mapped = append(mapped, d)
 	}
 	// Reading the documents' text (their JSON, the HTML's main text) is
-	// most of a Wrapper's own work: on GOMAXPROCS goroutines.
+	// most of an Index's own work: on GOMAXPROCS goroutines.
 	parallel.Each(len(docs), func(i int) {
 		d := &docs[i]
 		id := d.s.Doc.ID
@@ -430,7 +471,7 @@ func (w *Wrapper) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error)
 
 // lastWriteErr returns, once, the error of a bleve write that failed
 // after its batch returned.
-func (w *Wrapper) lastWriteErr() error {
+func (w *Index) lastWriteErr() error {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
 	err := w.writeErr
@@ -442,7 +483,7 @@ func (w *Wrapper) lastWriteErr() error {
 }
 
 // settle waits for the last batch's bleve write and returns its error.
-func (w *Wrapper) settle() error {
+func (w *Index) settle() error {
 	w.writing.Wait()
 	return w.lastWriteErr()
 }
@@ -451,7 +492,7 @@ func (w *Wrapper) settle() error {
 // Batch returned is there: settle, then pass through.
 
 // Document returns the stored fields of id (see bleve.Index).
-func (w *Wrapper) Document(id string) (index.Document, error) {
+func (w *Index) Document(id string) (index.Document, error) {
 	if err := w.settle(); err != nil {
 		return nil, err
 	}
@@ -459,7 +500,7 @@ func (w *Wrapper) Document(id string) (index.Document, error) {
 }
 
 // DocCount returns the number of documents in the index.
-func (w *Wrapper) DocCount() (uint64, error) {
+func (w *Index) DocCount() (uint64, error) {
 	if err := w.settle(); err != nil {
 		return 0, err
 	}
@@ -467,7 +508,7 @@ func (w *Wrapper) DocCount() (uint64, error) {
 }
 
 // Fields returns the names of the index's fields.
-func (w *Wrapper) Fields() ([]string, error) {
+func (w *Index) Fields() ([]string, error) {
 	if err := w.settle(); err != nil {
 		return nil, err
 	}
@@ -475,7 +516,7 @@ func (w *Wrapper) Fields() ([]string, error) {
 }
 
 // FieldDict returns the terms of field.
-func (w *Wrapper) FieldDict(field string) (index.FieldDict, error) {
+func (w *Index) FieldDict(field string) (index.FieldDict, error) {
 	if err := w.settle(); err != nil {
 		return nil, err
 	}
@@ -483,7 +524,7 @@ func (w *Wrapper) FieldDict(field string) (index.FieldDict, error) {
 }
 
 // FieldDictRange returns the terms of field from start to end.
-func (w *Wrapper) FieldDictRange(field string, start, end []byte) (index.FieldDict, error) {
+func (w *Index) FieldDictRange(field string, start, end []byte) (index.FieldDict, error) {
 	if err := w.settle(); err != nil {
 		return nil, err
 	}
@@ -491,7 +532,7 @@ func (w *Wrapper) FieldDictRange(field string, start, end []byte) (index.FieldDi
 }
 
 // FieldDictPrefix returns the terms of field starting with prefix.
-func (w *Wrapper) FieldDictPrefix(field string, prefix []byte) (index.FieldDict, error) {
+func (w *Index) FieldDictPrefix(field string, prefix []byte) (index.FieldDict, error) {
 	if err := w.settle(); err != nil {
 		return nil, err
 	}
@@ -499,7 +540,7 @@ func (w *Wrapper) FieldDictPrefix(field string, prefix []byte) (index.FieldDict,
 }
 
 // GetInternal returns the index's internal value of key.
-func (w *Wrapper) GetInternal(key []byte) ([]byte, error) {
+func (w *Index) GetInternal(key []byte) ([]byte, error) {
 	if err := w.settle(); err != nil {
 		return nil, err
 	}
@@ -507,7 +548,7 @@ func (w *Wrapper) GetInternal(key []byte) ([]byte, error) {
 }
 
 // SetInternal sets the index's internal value of key.
-func (w *Wrapper) SetInternal(key, val []byte) error {
+func (w *Index) SetInternal(key, val []byte) error {
 	if err := w.settle(); err != nil {
 		return err
 	}
@@ -515,7 +556,7 @@ func (w *Wrapper) SetInternal(key, val []byte) error {
 }
 
 // DeleteInternal deletes the index's internal value of key.
-func (w *Wrapper) DeleteInternal(key []byte) error {
+func (w *Index) DeleteInternal(key []byte) error {
 	if err := w.settle(); err != nil {
 		return err
 	}
@@ -523,7 +564,7 @@ func (w *Wrapper) DeleteInternal(key []byte) error {
 }
 
 // Advanced returns the index's low-level index.
-func (w *Wrapper) Advanced() (index.Index, error) {
+func (w *Index) Advanced() (index.Index, error) {
 	if err := w.settle(); err != nil {
 		return nil, err
 	}
@@ -531,9 +572,9 @@ func (w *Wrapper) Advanced() (index.Index, error) {
 }
 
 // delete removes id from the filter (it may hold no such document: a
-// document written around the Wrapper) and the index.
-func (w *Wrapper) delete(id string) error {
-	err := w.ix.Delete(id)
+// document written around the Index) and the index.
+func (w *Index) delete(id string) error {
+	err := w.ix.delete(id)
 	if errors.Is(err, dedupfilter.ErrNotFound) {
 		err = w.ix.apply([]dedupfilter.Op{{Kind: dedupfilter.OpDelete, ID: id}}, nil)
 	}
@@ -543,7 +584,7 @@ func (w *Wrapper) delete(id string) error {
 // stage makes the staged document of id from what was added to the
 // batch: its data when NewBatch's batch remembered it, else the fields
 // it was mapped to (a batch of the wrapped index's own).
-func (w *Wrapper) stage(id string, d index.Document) (staged, uint64, error) {
+func (w *Index) stage(id string, d index.Document) (staged, uint64, error) {
 	var body map[string]any
 	var payload []byte
 	var seq uint64
@@ -552,6 +593,17 @@ func (w *Wrapper) stage(id string, d index.Document) (staged, uint64, error) {
 	if doc, ok := d.(*document.Document); ok {
 		var captured bool
 		if data, seq, captured = w.batches.Recall(doc); captured {
+			switch dd := data.(type) {
+			case Document:
+				dd.ID = id
+				s, err := w.ix.stage(dd, urlKey(dd.URL, ""))
+				return s, seq, err
+			case *Document:
+				dc := *dd
+				dc.ID = id
+				s, err := w.ix.stage(dc, urlKey(dc.URL, ""))
+				return s, seq, err
+			}
 			if body, payload, err = docbody.Of(data, w.wrapped.Mapping()); err != nil {
 				return staged{}, seq, err
 			}
@@ -570,8 +622,42 @@ func (w *Wrapper) stage(id string, d index.Document) (staged, uint64, error) {
 	return s, seq, err
 }
 
+// documentBody is d's bleve body in the fields the Index reads: its text
+// in the first text field, its title and URL in theirs, d.Fields beside
+// them. An Index that reads HTML only has no field for a Document's text.
+func (w *Index) documentBody(d Document) (map[string]any, error) {
+	if len(w.opts.TextFields) == 0 {
+		return nil, fmt.Errorf("indexer: %s: a Document's text needs a field (Options.TextFields), and this index reads HTML only (%q): %w", d.ID, w.opts.HTMLField, ErrInvalidDocument)
+	}
+	body := make(map[string]any, len(d.Fields)+3)
+	maps.Copy(body, d.Fields)
+	setPath(body, w.opts.TextFields[0], joinParagraphs(d.Paragraphs))
+	if w.opts.TitleField != "" {
+		setPath(body, w.opts.TitleField, d.Title)
+	}
+	if w.opts.URLField != "" && d.URL != "" {
+		setPath(body, w.opts.URLField, d.URL)
+	}
+	return body, nil
+}
+
+// setPath sets the field at a dotted path of body, making the objects on
+// the way.
+func setPath(body map[string]any, path string, v any) {
+	parts := strings.Split(path, ".")
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := body[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			body[p] = next
+		}
+		body = next
+	}
+	body[parts[len(parts)-1]] = v
+}
+
 // stageBody stages a document from its JSON object.
-func (w *Wrapper) stageBody(id string, body map[string]any, payload []byte) (staged, error) {
+func (w *Index) stageBody(id string, body map[string]any, payload []byte) (staged, error) {
 	title, pageURL := docbody.First(body, w.opts.TitleField), docbody.First(body, w.opts.URLField)
 	paras, htmlTitle, err := w.text(body, pageURL)
 	if err != nil {
@@ -589,7 +675,7 @@ func (w *Wrapper) stageBody(id string, body map[string]any, payload []byte) (sta
 
 // text returns a document's main text as paragraphs, and its HTML's
 // title when it has HTML.
-func (w *Wrapper) text(body map[string]any, pageURL string) ([]string, string, error) {
+func (w *Index) text(body map[string]any, pageURL string) ([]string, string, error) {
 	if w.opts.HTMLField == "" {
 		var texts []string
 		for _, f := range w.opts.TextFields {
@@ -613,7 +699,7 @@ func (w *Wrapper) text(body map[string]any, pageURL string) ([]string, string, e
 
 // paragraphsOf reads the paragraphs of a stored payload (for analysing a
 // document again).
-func (w *Wrapper) paragraphsOf(payload []byte) ([]string, error) {
+func (w *Index) paragraphsOf(payload []byte) ([]string, error) {
 	var body map[string]any
 	if err := json.Unmarshal(payload, &body); err != nil {
 		return nil, err
@@ -636,21 +722,21 @@ func paragraphsOf(texts []string) []string {
 }
 
 // Search is SearchInContext with a background context.
-func (w *Wrapper) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+func (w *Index) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 	return w.SearchInContext(context.Background(), req)
 }
 
 type uncollapsedKey struct{}
 
-// Uncollapsed returns ctx marked so that a Wrapper's SearchInContext
+// Uncollapsed returns ctx marked so that an Index's SearchInContext
 // searches as the wrapped index does: every matching document a hit.
 func Uncollapsed(ctx context.Context) context.Context {
 	return context.WithValue(ctx, uncollapsedKey{}, true)
 }
 
 // SearchInContext searches with one hit per duplicate cluster: see
-// Wrapper.
-func (w *Wrapper) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+// Index.
+func (w *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 	if err := w.settle(); err != nil {
 		return nil, err
 	}
@@ -665,4 +751,4 @@ func (w *Wrapper) SearchInContext(ctx context.Context, req *bleve.SearchRequest)
 	return res, nil
 }
 
-var _ bleve.Index = (*Wrapper)(nil)
+var _ bleve.Index = (*Index)(nil)

@@ -67,11 +67,11 @@ func clustersOfFilter(t *testing.T, f *dedupfilter.Filter) []string {
 }
 
 // pageFields are the fields of a webPage.
-var pageFields = indexer.WrapOptions{HTMLField: "HTML", TitleField: "Title", URLField: "URL"}
+var pageFields = indexer.Options{HTMLField: "HTML", TitleField: "Title", URLField: "URL"}
 
 // wrapNew makes a bleve index with bleve's default mapping (plus the
 // filter's fields) and wraps it with o and its own store.
-func wrapNew(t *testing.T, o indexer.WrapOptions) *indexer.Wrapper {
+func wrapNew(t *testing.T, o indexer.Options) *indexer.Index {
 	t.Helper()
 	dir := t.TempDir()
 	m := bleve.NewIndexMapping()
@@ -89,7 +89,7 @@ func wrapNew(t *testing.T, o indexer.WrapOptions) *indexer.Wrapper {
 	return w
 }
 
-// TestWrapDecidesAsIndexer: the test pages written through a Wrapper of a
+// TestWrapDecidesAsIndexer: the test pages written through a Wrap of a
 // plain bleve index, as a user's own struct type in batches, end in the
 // clusters the indexer makes of them; every document carries its cluster
 // id; searches fold each cluster into one hit.
@@ -167,7 +167,7 @@ func TestWrapDecidesAsIndexer(t *testing.T) {
 // TestWrapSuppressAndDelete: under Suppress a copy stays out of the
 // wrapped index, and takes its original's place when that is deleted.
 func TestWrapSuppressAndDelete(t *testing.T) {
-	w := wrapNew(t, indexer.WrapOptions{TextFields: []string{"Body"}, Policy: dedupfilter.Suppress})
+	w := wrapNew(t, indexer.Options{TextFields: []string{"Body"}, Policy: dedupfilter.Suppress})
 	text := "The council approved the library's new opening hours on Tuesday, after a long debate about costs and staff.\n" +
 		"Readers can now borrow books until ten at night on weekdays, and the reading room stays open on Sundays.\n" +
 		"The change follows a survey of two thousand residents last spring, most of whom wanted later hours.\n" +
@@ -207,12 +207,12 @@ func TestWrapOptions(t *testing.T) {
 	defer idx.Close()
 	for _, tt := range []struct {
 		name string
-		o    indexer.WrapOptions
+		o    indexer.Options
 	}{
-		{"no store", indexer.WrapOptions{TextFields: []string{"Body"}}},
-		{"no text", indexer.WrapOptions{Store: filepath.Join(dir, "s")}},
-		{"store inside the index", indexer.WrapOptions{Store: filepath.Join(dir, "idx", "dedup"), TextFields: []string{"Body"}}},
-		{"shared store without a local dir", indexer.WrapOptions{Store: "redis://127.0.0.1:1/x", TextFields: []string{"Body"}}},
+		{"no store", indexer.Options{TextFields: []string{"Body"}}},
+		{"no text", indexer.Options{Store: filepath.Join(dir, "s")}},
+		{"store inside the index", indexer.Options{Store: filepath.Join(dir, "idx", "dedup"), TextFields: []string{"Body"}}},
+		{"shared store without a local dir", indexer.Options{Store: "redis://127.0.0.1:1/x", TextFields: []string{"Body"}}},
 	} {
 		if _, err := indexer.Wrap(idx, tt.o); !errors.Is(err, indexer.ErrInvalidOptions) {
 			t.Errorf("%s: %v, want ErrInvalidOptions", tt.name, err)
@@ -262,7 +262,7 @@ func TestAdoptRefusesUnstored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := indexer.Wrap(idx, indexer.WrapOptions{Store: filepath.Join(t.TempDir(), "dedup"), TextFields: []string{"Body"}})
+	w, err := indexer.Wrap(idx, indexer.Options{Store: filepath.Join(t.TempDir(), "dedup"), TextFields: []string{"Body"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,8 +272,8 @@ func TestAdoptRefusesUnstored(t *testing.T) {
 	}
 }
 
-// TestWrapShards: two shards, each written through its own Wrapper, share
-// one store on the Redis Cluster; a Wrapper over their alias searches them
+// TestWrapShards: two shards, each written through its own Wrap, share
+// one store on the Redis Cluster; a Wrap over their alias searches them
 // as one, and collapsed paging shows every cluster exactly once, as one
 // index does.
 func TestWrapShards(t *testing.T) {
@@ -307,7 +307,7 @@ func TestWrapShards(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The alias reads the shards directly: a read through the
-		// Wrapper waits for the batch's bleve write first.
+		// Index waits for the batch's bleve write first.
 		if _, err := w.DocCount(); err != nil {
 			t.Fatal(err)
 		}

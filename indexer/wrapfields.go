@@ -11,19 +11,19 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 )
 
-// The fields WrapOptions name are checked, so that a misnamed one is an
+// The fields Options name are checked, so that a misnamed one is an
 // error rather than a filter that silently reads nothing: the text fields
 // against an explicit mapping by Wrap (checkMappingFields), and every one
 // in each document by Index and Batch (checkDocFields).
 
-// wrapField is a field WrapOptions name, with the option naming it.
+// wrapField is a field Options name, with the option naming it.
 type wrapField struct{ path, option string }
 
-func (f wrapField) String() string { return fmt.Sprintf("%q (WrapOptions.%s)", f.path, f.option) }
+func (f wrapField) String() string { return fmt.Sprintf("%q (Options.%s)", f.path, f.option) }
 
-// fields lists the fields the Wrapper reads: HTMLField or else
+// fields lists the fields the Index reads: HTMLField or else
 // TextFields, then TitleField and URLField, those set.
-func (o WrapOptions) fields() []wrapField {
+func (o Options) fields() []wrapField {
 	var out []wrapField
 	if o.HTMLField != "" {
 		out = append(out, wrapField{o.HTMLField, "HTMLField"})
@@ -61,7 +61,7 @@ func listOf(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// checkDocFields returns an error naming each field the Wrapper reads
+// checkDocFields returns an error naming each field the Index reads
 // that a document does not have, and the fields it has, as bleve names
 // them (JSON tags, map keys, dotted paths); nil when it has them all.
 // body is the document's JSON object, data (nil when not known) the value
@@ -284,7 +284,7 @@ func joinPath(prefix, name string) string {
 	return prefix + "." + name
 }
 
-// checkMappingFields returns an error naming each field the Wrapper reads
+// checkMappingFields returns an error naming each field the Index reads
 // that m cannot hold, and the fields m has: where m is explicit about
 // it. A document mapping (the default one, or any of a type) takes a
 // field at a path it names, or anywhere its nearest mapping along the

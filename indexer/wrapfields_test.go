@@ -38,15 +38,15 @@ const samplePage = `<html><head><title>Library hours</title></head><body><articl
 func TestWrapMisnamedField(t *testing.T) {
 	tests := []struct {
 		name string
-		o    indexer.WrapOptions
+		o    indexer.Options
 		want string
 	}{
-		{"HTML", indexer.WrapOptions{HTMLField: "HTML", TitleField: "title", URLField: "url"},
-			`indexer: p0 (and 2 more documents of the batch): no field "HTML" (WrapOptions.HTMLField) in the document; its fields, as bleve names them: html, title, url: invalid document`},
-		{"all three", indexer.WrapOptions{HTMLField: "HTML", TitleField: "Title", URLField: "URL"},
-			`indexer: p0 (and 2 more documents of the batch): no fields "HTML" (WrapOptions.HTMLField), "Title" (WrapOptions.TitleField), "URL" (WrapOptions.URLField) in the document; its fields, as bleve names them: html, title, url: invalid document`},
-		{"title only", indexer.WrapOptions{HTMLField: "html", TitleField: "Title", URLField: "url"},
-			`indexer: p0 (and 2 more documents of the batch): no field "Title" (WrapOptions.TitleField) in the document; its fields, as bleve names them: html, title, url: invalid document`},
+		{"HTML", indexer.Options{HTMLField: "HTML", TitleField: "title", URLField: "url"},
+			`indexer: p0 (and 2 more documents of the batch): no field "HTML" (Options.HTMLField) in the document; its fields, as bleve names them: html, title, url: invalid document`},
+		{"all three", indexer.Options{HTMLField: "HTML", TitleField: "Title", URLField: "URL"},
+			`indexer: p0 (and 2 more documents of the batch): no fields "HTML" (Options.HTMLField), "Title" (Options.TitleField), "URL" (Options.URLField) in the document; its fields, as bleve names them: html, title, url: invalid document`},
+		{"title only", indexer.Options{HTMLField: "html", TitleField: "Title", URLField: "url"},
+			`indexer: p0 (and 2 more documents of the batch): no field "Title" (Options.TitleField) in the document; its fields, as bleve names them: html, title, url: invalid document`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,7 +78,7 @@ func TestWrapMisnamedField(t *testing.T) {
 		})
 	}
 	// Named as bleve names them, the copies are found.
-	w := wrapNew(t, indexer.WrapOptions{HTMLField: "html", TitleField: "title", URLField: "url", Policy: dedupfilter.Mark})
+	w := wrapNew(t, indexer.Options{HTMLField: "html", TitleField: "title", URLField: "url", Policy: dedupfilter.Mark})
 	for i := range 2 {
 		dec, err := w.IndexDecision(fmt.Sprint("p", i), taggedPage{URL: fmt.Sprintf("https://example.com/%d", i), Title: "Library hours", HTML: samplePage})
 		if err != nil {
@@ -90,7 +90,7 @@ func TestWrapMisnamedField(t *testing.T) {
 	}
 }
 
-// TestWrapDocumentFields: a field WrapOptions name is an error where a
+// TestWrapDocumentFields: a field Options name is an error where a
 // document does not have it, and not where it has it empty; documents as
 // structs, maps and nested values.
 func TestWrapDocumentFields(t *testing.T) {
@@ -125,52 +125,52 @@ func TestWrapDocumentFields(t *testing.T) {
 	text := "Readers can now borrow books until ten at night on weekdays."
 	tests := []struct {
 		name string
-		o    indexer.WrapOptions
+		o    indexer.Options
 		doc  any
 		want string // the error's text after "indexer: d: "; "" for none
 	}{
-		{"struct", indexer.WrapOptions{HTMLField: "html", TitleField: "title"}, taggedPage{HTML: samplePage}, ""},
-		{"struct, empty html", indexer.WrapOptions{HTMLField: "html", TitleField: "title", URLField: "url"}, taggedPage{}, ""},
-		{"struct pointer", indexer.WrapOptions{HTMLField: "html"}, &taggedPage{HTML: samplePage}, ""},
-		{"struct pointer, misnamed", indexer.WrapOptions{HTMLField: "Html"}, &taggedPage{HTML: samplePage},
-			`no field "Html" (WrapOptions.HTMLField) in the document; its fields, as bleve names them: html, title, url: invalid document`},
-		{"omitempty, empty", indexer.WrapOptions{HTMLField: "html", TitleField: "title"}, optional{}, ""},
-		{"omitempty, nil nested", indexer.WrapOptions{TextFields: []string{"article.body"}}, optional{}, ""},
-		{"omitempty, misnamed", indexer.WrapOptions{HTMLField: "HTML"}, optional{},
-			`no field "HTML" (WrapOptions.HTMLField) in the document; its fields, as bleve names them: article.body, html, raw, tags, title: invalid document`},
-		{"omitempty, empty slices", indexer.WrapOptions{TextFields: []string{"tags", "raw"}}, optional{}, ""},
-		{"a type holding itself", indexer.WrapOptions{TextFields: []string{"next.next.text"}}, node{Text: text}, ""},
-		{"a type holding itself, misnamed", indexer.WrapOptions{TextFields: []string{"next.body"}}, node{Text: text},
-			`no field "next.body" (WrapOptions.TextFields) in the document; its fields, as bleve names them: next, text: invalid document`},
-		{"map", indexer.WrapOptions{TextFields: []string{"body"}, URLField: "url"}, map[string]any{"body": text, "url": "https://example.com/"}, ""},
-		{"map, empty", indexer.WrapOptions{TextFields: []string{"body"}}, map[string]string{"body": ""}, ""},
-		{"map, null", indexer.WrapOptions{TextFields: []string{"body"}}, map[string]any{"body": nil}, ""},
-		{"map, empty array", indexer.WrapOptions{TextFields: []string{"body"}}, map[string]any{"body": []string{}}, ""},
-		{"map, misnamed", indexer.WrapOptions{TextFields: []string{"Body"}, URLField: "url"}, map[string]any{"body": text, "url": "u", "n": 3},
-			`no field "Body" (WrapOptions.TextFields) in the document; its fields, as bleve names them: body, n, url: invalid document`},
-		{"map, two text fields, one absent", indexer.WrapOptions{TextFields: []string{"title", "body"}}, map[string]any{"title": "T"},
-			`no field "body" (WrapOptions.TextFields) in the document; its fields, as bleve names them: title: invalid document`},
-		{"map, no fields", indexer.WrapOptions{TextFields: []string{"body"}}, map[string]any{},
-			`no field "body" (WrapOptions.TextFields) in the document; its fields, as bleve names them: none: invalid document`},
-		{"nested path", indexer.WrapOptions{TextFields: []string{"article.body"}, TitleField: "title"}, nested{Title: "T", Article: article{text}}, ""},
-		{"nested path, empty", indexer.WrapOptions{TextFields: []string{"article.body"}}, nested{}, ""},
-		{"nested path, misnamed", indexer.WrapOptions{TextFields: []string{"article.text"}}, nested{Article: article{text}},
-			`no field "article.text" (WrapOptions.TextFields) in the document; its fields, as bleve names them: article.body, title: invalid document`},
-		{"nested path to an object", indexer.WrapOptions{TextFields: []string{"article"}}, nested{Article: article{text}},
-			`no field "article" (WrapOptions.TextFields) in the document; its fields, as bleve names them: article.body, title: invalid document`},
-		{"nested map", indexer.WrapOptions{TextFields: []string{"article.body"}}, map[string]any{"article": map[string]any{"body": text}}, ""},
-		{"path through an array", indexer.WrapOptions{TextFields: []string{"parts.text"}},
+		{"struct", indexer.Options{HTMLField: "html", TitleField: "title"}, taggedPage{HTML: samplePage}, ""},
+		{"struct, empty html", indexer.Options{HTMLField: "html", TitleField: "title", URLField: "url"}, taggedPage{}, ""},
+		{"struct pointer", indexer.Options{HTMLField: "html"}, &taggedPage{HTML: samplePage}, ""},
+		{"struct pointer, misnamed", indexer.Options{HTMLField: "Html"}, &taggedPage{HTML: samplePage},
+			`no field "Html" (Options.HTMLField) in the document; its fields, as bleve names them: html, title, url: invalid document`},
+		{"omitempty, empty", indexer.Options{HTMLField: "html", TitleField: "title"}, optional{}, ""},
+		{"omitempty, nil nested", indexer.Options{TextFields: []string{"article.body"}}, optional{}, ""},
+		{"omitempty, misnamed", indexer.Options{HTMLField: "HTML"}, optional{},
+			`no field "HTML" (Options.HTMLField) in the document; its fields, as bleve names them: article.body, html, raw, tags, title: invalid document`},
+		{"omitempty, empty slices", indexer.Options{TextFields: []string{"tags", "raw"}}, optional{}, ""},
+		{"a type holding itself", indexer.Options{TextFields: []string{"next.next.text"}}, node{Text: text}, ""},
+		{"a type holding itself, misnamed", indexer.Options{TextFields: []string{"next.body"}}, node{Text: text},
+			`no field "next.body" (Options.TextFields) in the document; its fields, as bleve names them: next, text: invalid document`},
+		{"map", indexer.Options{TextFields: []string{"body"}, URLField: "url"}, map[string]any{"body": text, "url": "https://example.com/"}, ""},
+		{"map, empty", indexer.Options{TextFields: []string{"body"}}, map[string]string{"body": ""}, ""},
+		{"map, null", indexer.Options{TextFields: []string{"body"}}, map[string]any{"body": nil}, ""},
+		{"map, empty array", indexer.Options{TextFields: []string{"body"}}, map[string]any{"body": []string{}}, ""},
+		{"map, misnamed", indexer.Options{TextFields: []string{"Body"}, URLField: "url"}, map[string]any{"body": text, "url": "u", "n": 3},
+			`no field "Body" (Options.TextFields) in the document; its fields, as bleve names them: body, n, url: invalid document`},
+		{"map, two text fields, one absent", indexer.Options{TextFields: []string{"title", "body"}}, map[string]any{"title": "T"},
+			`no field "body" (Options.TextFields) in the document; its fields, as bleve names them: title: invalid document`},
+		{"map, no fields", indexer.Options{TextFields: []string{"body"}}, map[string]any{},
+			`no field "body" (Options.TextFields) in the document; its fields, as bleve names them: none: invalid document`},
+		{"nested path", indexer.Options{TextFields: []string{"article.body"}, TitleField: "title"}, nested{Title: "T", Article: article{text}}, ""},
+		{"nested path, empty", indexer.Options{TextFields: []string{"article.body"}}, nested{}, ""},
+		{"nested path, misnamed", indexer.Options{TextFields: []string{"article.text"}}, nested{Article: article{text}},
+			`no field "article.text" (Options.TextFields) in the document; its fields, as bleve names them: article.body, title: invalid document`},
+		{"nested path to an object", indexer.Options{TextFields: []string{"article"}}, nested{Article: article{text}},
+			`no field "article" (Options.TextFields) in the document; its fields, as bleve names them: article.body, title: invalid document`},
+		{"nested map", indexer.Options{TextFields: []string{"article.body"}}, map[string]any{"article": map[string]any{"body": text}}, ""},
+		{"path through an array", indexer.Options{TextFields: []string{"parts.text"}},
 			map[string]any{"parts": []any{map[string]any{"text": "p1"}, map[string]any{"text": "p2"}}}, ""},
-		{"path through an array, misnamed", indexer.WrapOptions{TextFields: []string{"parts.body"}},
+		{"path through an array, misnamed", indexer.Options{TextFields: []string{"parts.body"}},
 			map[string]any{"parts": []any{map[string]any{"text": "p1"}, map[string]any{"text": "p2"}}},
-			`no field "parts.body" (WrapOptions.TextFields) in the document; its fields, as bleve names them: parts.text: invalid document`},
-		{"path beyond a value", indexer.WrapOptions{TextFields: []string{"body.text"}}, map[string]any{"body": text},
-			`no field "body.text" (WrapOptions.TextFields) in the document; its fields, as bleve names them: body: invalid document`},
-		{"embedded struct", indexer.WrapOptions{TextFields: []string{"Body"}, TitleField: "Title"}, embedding{Base{text}, "T"}, ""},
-		{"embedded struct, misnamed", indexer.WrapOptions{TextFields: []string{"Base.Body"}}, embedding{Base{text}, "T"},
-			`no field "Base.Body" (WrapOptions.TextFields) in the document; its fields, as bleve names them: Body, Title: invalid document`},
-		{"a time is a value", indexer.WrapOptions{TextFields: []string{"Body"}, TitleField: "When"}, withTime{Body: text}, ""},
-		{"TextFields unread beside an HTMLField", indexer.WrapOptions{HTMLField: "html", TextFields: []string{"Body"}}, taggedPage{}, ""},
+			`no field "parts.body" (Options.TextFields) in the document; its fields, as bleve names them: parts.text: invalid document`},
+		{"path beyond a value", indexer.Options{TextFields: []string{"body.text"}}, map[string]any{"body": text},
+			`no field "body.text" (Options.TextFields) in the document; its fields, as bleve names them: body: invalid document`},
+		{"embedded struct", indexer.Options{TextFields: []string{"Body"}, TitleField: "Title"}, embedding{Base{text}, "T"}, ""},
+		{"embedded struct, misnamed", indexer.Options{TextFields: []string{"Base.Body"}}, embedding{Base{text}, "T"},
+			`no field "Base.Body" (Options.TextFields) in the document; its fields, as bleve names them: Body, Title: invalid document`},
+		{"a time is a value", indexer.Options{TextFields: []string{"Body"}, TitleField: "When"}, withTime{Body: text}, ""},
+		{"TextFields unread beside an HTMLField", indexer.Options{HTMLField: "html", TextFields: []string{"Body"}}, taggedPage{}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,7 +199,7 @@ func TestWrapDocumentFields(t *testing.T) {
 // written not at all, its deletes neither; the error names its first
 // such document in the order added.
 func TestWrapBatchFailsWhole(t *testing.T) {
-	w := wrapNew(t, indexer.WrapOptions{TextFields: []string{"body"}})
+	w := wrapNew(t, indexer.Options{TextFields: []string{"body"}})
 	if err := w.Index("keep", map[string]string{"body": "kept"}); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestWrapBatchFailsWhole(t *testing.T) {
 		}
 	}
 	err := w.Batch(b)
-	want := `indexer: z2 (and 1 more document of the batch): no field "body" (WrapOptions.TextFields) in the document; its fields, as bleve names them: text: invalid document`
+	want := `indexer: z2 (and 1 more document of the batch): no field "body" (Options.TextFields) in the document; its fields, as bleve names them: text: invalid document`
 	if err == nil || err.Error() != want {
 		t.Errorf("Batch:\n got %v\nwant %s", err, want)
 	}
@@ -233,7 +233,7 @@ func TestWrapBatchFailsWhole(t *testing.T) {
 // documents mapped by bleve, their data gone) is checked by the fields
 // bleve mapped.
 func TestWrapUnwrappedBatch(t *testing.T) {
-	w := wrapNew(t, indexer.WrapOptions{HTMLField: "html", TitleField: "title"})
+	w := wrapNew(t, indexer.Options{HTMLField: "html", TitleField: "title"})
 	tests := []struct {
 		name string
 		doc  any
@@ -242,7 +242,7 @@ func TestWrapUnwrappedBatch(t *testing.T) {
 		{"present", taggedPage{HTML: samplePage, Title: "T"}, ""},
 		{"empty", taggedPage{}, ""},
 		{"absent", map[string]string{"HTML": samplePage, "title": "T"},
-			`indexer: d: no field "html" (WrapOptions.HTMLField) in the document; its fields, as bleve names them: HTML, title: invalid document`},
+			`indexer: d: no field "html" (Options.HTMLField) in the document; its fields, as bleve names them: HTML, title: invalid document`},
 	}
 	for _, tt := range tests {
 		b := w.Unwrap().NewBatch()
@@ -270,41 +270,41 @@ func TestWrapMappingFields(t *testing.T) {
 		indexer.AddFilterFields(m)
 		return m
 	}
-	pages := indexer.WrapOptions{HTMLField: "html", TitleField: "title", URLField: "url"}
+	pages := indexer.Options{HTMLField: "html", TitleField: "title", URLField: "url"}
 	tests := []struct {
 		name string
 		m    func() *mapping.IndexMappingImpl
-		o    indexer.WrapOptions
+		o    indexer.Options
 		want string // "" for none
 	}{
 		{"static, named", static, pages, ""},
-		{"static, misnamed", static, indexer.WrapOptions{TextFields: []string{"Body", "title"}, URLField: "URL"},
-			`indexer: wrap: no field "Body" (WrapOptions.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: cluster, html, title, url: invalid options`},
-		{"static, raw HTML left out of it", static, indexer.WrapOptions{HTMLField: "raw"}, ""},
-		{"dynamic (bleve's default)", bleve.NewIndexMapping, indexer.WrapOptions{HTMLField: "HTML"}, ""},
+		{"static, misnamed", static, indexer.Options{TextFields: []string{"Body", "title"}, URLField: "URL"},
+			`indexer: wrap: no field "Body" (Options.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: cluster, html, title, url: invalid options`},
+		{"static, raw HTML left out of it", static, indexer.Options{HTMLField: "raw"}, ""},
+		{"dynamic (bleve's default)", bleve.NewIndexMapping, indexer.Options{HTMLField: "HTML"}, ""},
 		{"static with a dynamic part", func() *mapping.IndexMappingImpl {
 			m := static()
 			m.DefaultMapping.AddSubDocumentMapping("article", bleve.NewDocumentMapping())
 			return m
-		}, indexer.WrapOptions{TextFields: []string{"article.body"}, TitleField: "title"}, ""},
+		}, indexer.Options{TextFields: []string{"article.body"}, TitleField: "title"}, ""},
 		{"static nested, misnamed", func() *mapping.IndexMappingImpl {
 			m := static()
 			sub := bleve.NewDocumentStaticMapping()
 			sub.AddFieldMappingsAt("body", bleve.NewTextFieldMapping())
 			m.DefaultMapping.AddSubDocumentMapping("article", sub)
 			return m
-		}, indexer.WrapOptions{TextFields: []string{"article.text"}},
-			`indexer: wrap: no field "article.text" (WrapOptions.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: article.body, cluster, html, title, url: invalid options`},
+		}, indexer.Options{TextFields: []string{"article.text"}},
+			`indexer: wrap: no field "article.text" (Options.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: article.body, cluster, html, title, url: invalid options`},
 		{"named but disabled: read, not indexed", func() *mapping.IndexMappingImpl {
 			m := static()
 			m.DefaultMapping.AddSubDocumentMapping("raw", bleve.NewDocumentDisabledMapping())
 			return m
-		}, indexer.WrapOptions{HTMLField: "raw"}, ""},
+		}, indexer.Options{HTMLField: "raw"}, ""},
 		{"a static type, the default dynamic", func() *mapping.IndexMappingImpl {
 			m := bleve.NewIndexMapping()
 			m.AddDocumentMapping("page", bleve.NewDocumentStaticMapping())
 			return m
-		}, indexer.WrapOptions{HTMLField: "html"}, ""},
+		}, indexer.Options{HTMLField: "html"}, ""},
 		{"a static type, the default disabled", func() *mapping.IndexMappingImpl {
 			m := bleve.NewIndexMapping()
 			page := bleve.NewDocumentStaticMapping()
@@ -312,8 +312,8 @@ func TestWrapMappingFields(t *testing.T) {
 			m.AddDocumentMapping("page", page)
 			m.DefaultMapping = bleve.NewDocumentDisabledMapping()
 			return m
-		}, indexer.WrapOptions{TextFields: []string{"body"}},
-			`indexer: wrap: no field "body" (WrapOptions.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: html: invalid options`},
+		}, indexer.Options{TextFields: []string{"body"}},
+			`indexer: wrap: no field "body" (Options.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: html: invalid options`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -357,7 +357,7 @@ func TestWrapMappingFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if err := w.Index("d", map[string]string{"html": samplePage, "title": "T"}); !errors.Is(err, indexer.ErrInvalidDocument) || !strings.Contains(err.Error(), `"url" (WrapOptions.URLField)`) {
+	if err := w.Index("d", map[string]string{"html": samplePage, "title": "T"}); !errors.Is(err, indexer.ErrInvalidDocument) || !strings.Contains(err.Error(), `"url" (Options.URLField)`) {
 		t.Errorf("a document without its url: %v, want ErrInvalidDocument naming url", err)
 	}
 }

@@ -15,36 +15,13 @@ import (
 // replay makes bleve agree with the store after a crash: each document a
 // pending write names is written as the store holds it now
 // (dedupfilter.Filter.Replay).
-func (ix *Index) replay() error {
+func (ix *engine) replay() error {
 	n, err := ix.filter.Replay(ix.overwrite)
 	if err != nil {
 		return fmt.Errorf("indexer: repairing pending writes: %w", err)
 	}
 	ix.repaired = n
 	return nil
-}
-
-// Index analyses d, lets the filter decide, and writes bleve accordingly.
-func (ix *Index) Index(d Document) (dedupfilter.Decision, error) {
-	decs, err := ix.Batch([]Document{d})
-	if err != nil {
-		return dedupfilter.Decision{}, err
-	}
-	return decs[0], nil
-}
-
-// Batch indexes docs in order (earlier documents are the originals of
-// later copies) with one bleve batch. Features are computed in parallel.
-// On error, the decisions made so far are written and returned.
-func (ix *Index) Batch(docs []Document) ([]dedupfilter.Decision, error) {
-	prep := make([]staged, len(docs))
-	for i, d := range docs {
-		var err error
-		if prep[i], err = ix.stage(d, urlKey(d.URL, "")); err != nil {
-			return nil, err
-		}
-	}
-	return ix.commit(prep)
 }
 
 func validate(d Document) error {
@@ -74,22 +51,17 @@ type staged struct {
 	reply func(dedupfilter.Decision, error)
 }
 
-// stage makes d's bleve body and store payload; k is the key of its URL's
-// owner (urlKey).
-func (ix *Index) stage(d Document, k []byte) (staged, error) {
+// stage makes d's bleve body (in the Index's fields) and store payload;
+// k is the key of its URL's owner (urlKey).
+func (ix *engine) stage(d Document, k []byte) (staged, error) {
 	if err := validate(d); err != nil {
 		return staged{}, err
 	}
 	paras, truncated := capText(d.Paragraphs, ix.maxText)
 	d.Paragraphs = paras
-	body := map[string]any{}
-	for k, v := range d.Fields {
-		body[k] = v
-	}
-	body[FieldTitle] = d.Title
-	body[FieldText] = joinParagraphs(d.Paragraphs)
-	if d.URL != "" {
-		body[FieldURL] = d.URL
+	body, err := ix.body(d)
+	if err != nil {
+		return staged{}, err
 	}
 	payload, err := json.Marshal(body)
 	if err != nil {
@@ -138,7 +110,7 @@ func joinParagraphs(ps []string) string {
 
 // commit decides docs, in order, and writes bleve accordingly, returning
 // once bleve has them.
-func (ix *Index) commit(docs []staged) ([]dedupfilter.Decision, error) {
+func (ix *engine) commit(docs []staged) ([]dedupfilter.Decision, error) {
 	return ix.commitThen(docs, nil)
 }
 
@@ -150,7 +122,7 @@ func (ix *Index) commit(docs []staged) ([]dedupfilter.Decision, error) {
 // store holds them as pending until they are done, so a crash in between
 // is repaired at Open as before. applied is called exactly once; docs
 // must not be reused until it is.
-func (ix *Index) commitThen(docs []staged, applied func(error)) ([]dedupfilter.Decision, error) {
+func (ix *engine) commitThen(docs []staged, applied func(error)) ([]dedupfilter.Decision, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.readOnly {
@@ -184,7 +156,7 @@ func (ix *Index) commitThen(docs []staged, applied func(error)) ([]dedupfilter.D
 
 // decideBatch makes the decisions on docs (all indexed, without the
 // filter) and returns them with the bleve operations they call for.
-func (ix *Index) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfilter.Op, error) {
+func (ix *engine) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfilter.Op, error) {
 	if ix.noDedup {
 		decs := make([]dedupfilter.Decision, 0, len(docs))
 		ops := make([]dedupfilter.Op, 0, len(docs))
@@ -209,23 +181,12 @@ func (ix *Index) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfilt
 }
 
 // paragraphs returns the main text a stored payload holds, as paragraphs
-// (for analysing a document again): the payload's text field, or what a
-// wrapped index reads from its user's fields (Wrapper).
-func (ix *Index) paragraphs(payload []byte) ([]string, error) {
-	if ix.text != nil {
-		return ix.text(payload)
-	}
-	var body map[string]any
-	if err := json.Unmarshal(payload, &body); err != nil {
-		return nil, err
-	}
-	text, _ := body[FieldText].(string)
-	return strings.Split(text, "\n"), nil
-}
+// (for analysing a document again), read from the Index's fields.
+func (ix *engine) paragraphs(payload []byte) ([]string, error) { return ix.text(payload) }
 
 // finishStale re-decides the stale pages a crash left (see
 // sitedecide.Decider.FinishStale).
-func (ix *Index) finishStale() error {
+func (ix *engine) finishStale() error {
 	ops, err := ix.decider.FinishStale()
 	if err == nil {
 		err = ix.apply(ops, nil)
@@ -238,7 +199,7 @@ func (ix *Index) finishStale() error {
 
 // apply writes ops to bleve in one batch and clears their pending marks.
 // The bodies of prep stand in for payloads they encode, sparing a decode.
-func (ix *Index) apply(ops []dedupfilter.Op, prep []staged) error {
+func (ix *engine) apply(ops []dedupfilter.Op, prep []staged) error {
 	docs, err := ix.bleveDocs(ops, prep)
 	if err != nil {
 		return err
@@ -249,7 +210,7 @@ func (ix *Index) apply(ops []dedupfilter.Op, prep []staged) error {
 }
 
 // write is apply with the documents from bleveDocs, and applyMu held.
-func (ix *Index) write(ops []dedupfilter.Op, docs []*document.Document) error {
+func (ix *engine) write(ops []dedupfilter.Op, docs []*document.Document) error {
 	if err := ix.writeBleve(ops, docs); err != nil {
 		return err
 	}
@@ -264,7 +225,7 @@ func (ix *Index) write(ops []dedupfilter.Op, docs []*document.Document) error {
 
 // overwrite writes ops to bleve in one batch, leaving the pending marks
 // to its caller (replay).
-func (ix *Index) overwrite(ops []dedupfilter.Op) error {
+func (ix *engine) overwrite(ops []dedupfilter.Op) error {
 	docs, err := ix.bleveDocs(ops, nil)
 	if err != nil {
 		return err
@@ -276,7 +237,7 @@ func (ix *Index) overwrite(ops []dedupfilter.Op) error {
 
 // writeBleve writes ops to bleve in one batch, with the documents from
 // bleveDocs; the caller holds applyMu.
-func (ix *Index) writeBleve(ops []dedupfilter.Op, docs []*document.Document) error {
+func (ix *engine) writeBleve(ops []dedupfilter.Op, docs []*document.Document) error {
 	if len(ops) == 0 {
 		return nil
 	}
@@ -300,7 +261,7 @@ func (ix *Index) writeBleve(ops []dedupfilter.Op, docs []*document.Document) err
 // Delete removes id from bleve and the store, and repairs its cluster (a
 // suppressed member may be promoted into bleve in its place). It returns
 // an error wrapping dedupfilter.ErrNotFound for an unknown id.
-func (ix *Index) Delete(id string) error {
+func (ix *engine) delete(id string) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.readOnly {

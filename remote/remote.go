@@ -1,7 +1,9 @@
 // Package remote reads and writes a bleve-dedup index through the JSON
 // API of a running server (package server, bleve-dedup serve): a process
 // other than the one holding the index open (which another cannot open)
-// searches it, lists its clusters and sends it pages.
+// searches it, lists its clusters and sends it pages. The answers it
+// reads are package api's types, which the server writes: the client
+// does not link the server, bleve or the dedup store.
 package remote
 
 import (
@@ -18,9 +20,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bleve-dedup/bleve-dedup/collapse"
+	"github.com/bleve-dedup/bleve-dedup/api"
 	"github.com/bleve-dedup/bleve-dedup/page"
-	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
 // ErrServer is returned, wrapped with the server's message, when the
@@ -104,20 +105,17 @@ type ClusterInfo struct {
 	Members        []string `json:"members"`
 }
 
-// Search runs q as collapse.Searcher does on the index itself.
-func (c *Client) Search(ctx context.Context, q Query) (*collapse.Result, error) {
-	var r struct {
-		Total         uint64         `json:"total"`
-		Clusters      int            `json:"clusters"`
-		ClustersExact bool           `json:"clusters_exact"`
-		Hits          []collapse.Hit `json:"hits"`
-	}
+// Search runs q as collapse.Searcher does on the index itself (whose
+// collapse.Result is an api.SearchResult too); the result's MaxScore and
+// Took, which the answer does not carry, are 0.
+func (c *Client) Search(ctx context.Context, q Query) (*api.SearchResult, error) {
+	var r api.SearchResult
 	query := url.Values{"q": {q.Q}, "syntax": {q.Syntax}, "from": {strconv.Itoa(q.From)},
 		"size": {strconv.Itoa(q.Size)}, "collapse": {strconv.FormatBool(!q.Uncollapsed)}}
 	if err := c.get(ctx, "/api/search", query, &r); err != nil {
 		return nil, err
 	}
-	return &collapse.Result{Hits: r.Hits, Total: r.Total, Clusters: r.Clusters, ClustersExact: r.ClustersExact}, nil
+	return &r, nil
 }
 
 // Clusters calls fn with every cluster of min members or more, in
@@ -153,17 +151,17 @@ func (c *Client) Clusters(ctx context.Context, min int, fn func(ClusterInfo) err
 // only once the server takes it (Expect: 100-continue): while another
 // ingest runs, the request is made again after the server's
 // Retry-After, until ctx is done.
-func (c *Client) Ingest(ctx context.Context, pages iter.Seq2[page.Page, error], onError func(error)) (server.IngestSummary, error) {
+func (c *Client) Ingest(ctx context.Context, pages iter.Seq2[page.Page, error], onError func(error)) (api.IngestSummary, error) {
 	var status struct {
 		MaxBody int64 `json:"max_body"` // 0 from a server that does not say: no bound
 	}
 	if err := c.get(ctx, "/api/ingest", nil, &status); err != nil {
-		return server.IngestSummary{}, err
+		return api.IngestSummary{}, err
 	}
 	next, stop := iter.Pull2(pages)
 	defer stop()
 	src := &pageSource{next: next, onError: onError, limit: status.MaxBody}
-	total := server.IngestSummary{ErrorList: []string{}}
+	total := api.IngestSummary{ErrorList: []string{}}
 	for {
 		sum, err := c.post(ctx, &pageBody{src: src})
 		total.Add(sum)
@@ -174,7 +172,7 @@ func (c *Client) Ingest(ctx context.Context, pages iter.Seq2[page.Page, error], 
 }
 
 // post sends one body of pages and returns the server's summary.
-func (c *Client) post(ctx context.Context, body *pageBody) (server.IngestSummary, error) {
+func (c *Client) post(ctx context.Context, body *pageBody) (api.IngestSummary, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ExpectContinueTimeout = 10 * time.Second
 	hc := &http.Client{Transport: tr} // no overall time-out: the run lasts as long as the input
@@ -182,7 +180,7 @@ func (c *Client) post(ctx context.Context, body *pageBody) (server.IngestSummary
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, body)
 		if err != nil {
-			return server.IngestSummary{}, fmt.Errorf("remote: %w", err)
+			return api.IngestSummary{}, fmt.Errorf("remote: %w", err)
 		}
 		req.Header.Set("Content-Type", "application/x-ndjson")
 		req.Header.Set("Expect", "100-continue")
@@ -192,13 +190,13 @@ func (c *Client) post(ctx context.Context, body *pageBody) (server.IngestSummary
 		resp, err := hc.Do(req)
 		body.Close()
 		if err != nil {
-			return server.IngestSummary{}, fmt.Errorf("remote: %w", err)
+			return api.IngestSummary{}, fmt.Errorf("remote: %w", err)
 		}
-		var sum server.IngestSummary
+		var sum api.IngestSummary
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 		resp.Body.Close()
 		if err != nil {
-			return server.IngestSummary{}, fmt.Errorf("remote: %s: %w", u, err)
+			return api.IngestSummary{}, fmt.Errorf("remote: %s: %w", u, err)
 		}
 		if resp.StatusCode == http.StatusTooManyRequests && !body.wasRead() {
 			wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
@@ -207,11 +205,11 @@ func (c *Client) post(ctx context.Context, body *pageBody) (server.IngestSummary
 				body.reopen()
 				continue
 			case <-ctx.Done():
-				return server.IngestSummary{}, ctx.Err()
+				return api.IngestSummary{}, ctx.Err()
 			}
 		}
 		if json.Unmarshal(data, &sum) != nil || (resp.StatusCode != http.StatusOK && sum.Error == "" && resp.StatusCode != http.StatusRequestEntityTooLarge) {
-			return server.IngestSummary{}, answerError(u, resp.Status, data)
+			return api.IngestSummary{}, answerError(u, resp.Status, data)
 		}
 		if sum.Error != "" {
 			return sum, fmt.Errorf("remote: %w: %s", ErrServer, sum.Error)

@@ -64,11 +64,11 @@ func TestClient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := boolquery.Query("library", boolquery.Options{Fields: indexer.TextFields()})
+		q, err := boolquery.Query("library", boolquery.Options{Fields: []string{indexer.FieldTitle, indexer.FieldText}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		local, err := collapse.New(ix.Bleve(), ix.Filter()).Search(ctx, collapse.Request{Query: q, Size: 10, Collapse: !uncollapsed})
+		local, err := collapse.New(ix.Unwrap(), ix.Filter()).Search(ctx, collapse.Request{Query: q, Size: 10, Collapse: !uncollapsed})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -178,7 +178,7 @@ func TestBrowserCompareReflowed(t *testing.T) {
 		lines = append(lines, text[:n])
 		text = text[n:]
 	}
-	if _, err := ix.Index(indexer.Document{ID: copyID, Title: e.Title, Paragraphs: lines}); err != nil {
+	if err := ix.Index(copyID, indexer.Document{Title: e.Title, Paragraphs: lines}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := newBrowser(t)

@@ -111,7 +111,7 @@ func TestBrowserCrossSite(t *testing.T) {
 	}
 	posts, refused := x.count("POST /api/ingest"), x.count("POST /api/ingest 403")
 	preflights := x.count("OPTIONS /api/ingest")
-	docs, _ := ix.Bleve().DocCount()
+	docs, _ := ix.Unwrap().DocCount()
 
 	// DNS rebinding: the attacker's name now resolves to this machine.
 	_, port, _ := strings.Cut(strings.TrimPrefix(ts.URL, "http://"), ":")
@@ -125,7 +125,7 @@ func TestBrowserCrossSite(t *testing.T) {
 	own := run(t, ctx, chromedp.Evaluate[string](`fetch("/api/ingest", {method: "POST", headers: {"Content-Type": "application/x-ndjson"},
 		body: '{"id":"own","text":"a page sent by the server\'s own origin about bees and rivers"}'}).then(r => r.text())`,
 		chromedp.EvalAwaitPromise))
-	after, _ := ix.Bleve().DocCount()
+	after, _ := ix.Unwrap().DocCount()
 
 	checks := []struct {
 		what      string

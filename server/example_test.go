@@ -15,8 +15,8 @@ import (
 func Example() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = dedupfilter.Mark
+	o := indexer.Options{}
+	o.Policy = dedupfilter.Mark
 	ix, err := indexer.Open(dir, o)
 	if err != nil {
 		fmt.Println(err)
@@ -25,8 +25,8 @@ func Example() {
 	defer ix.Close()
 	story := []string{"The city library opens its doors at night for students preparing exams this winter.",
 		"Volunteers keep the reading rooms open until midnight, and the lamps stay lit for everyone."}
-	ix.Index(indexer.Document{ID: "a", Title: "Night library", Paragraphs: story})
-	ix.Index(indexer.Document{ID: "b", Title: "Night library (reprint)", Paragraphs: story})
+	ix.Index("a", indexer.Document{Title: "Night library", Paragraphs: story})
+	ix.Index("b", indexer.Document{Title: "Night library (reprint)", Paragraphs: story})
 
 	s, err := server.New(ix, server.DefaultOptions())
 	if err != nil {

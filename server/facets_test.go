@@ -58,11 +58,12 @@ func searchFacets(t *testing.T, h *server.Server, params string) facetResponse {
 // their distinct clusters.
 func bruteFacets(t *testing.T, ix *indexer.Index, qs string) map[string]map[string]facetValue {
 	t.Helper()
-	q, err := boolquery.Query(qs, boolquery.Options{Fields: indexer.TextFields()})
+	q, err := boolquery.Query(qs, boolquery.Options{Fields: ix.SearchFields()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := ix.Search(bleve.NewSearchRequestOptions(q, 10000, 0, false))
+	req := bleve.NewSearchRequestOptions(q, 10000, 0, false)
+	res, err := ix.Unwrap().Search(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,14 +273,14 @@ func TestOperations(t *testing.T) {
 // TestOverviewCopyTitle: a large cluster whose representative has no
 // title is named on the start page by a member's title.
 func TestOverviewCopyTitle(t *testing.T) {
-	ix, err := indexer.Open(t.TempDir(), indexer.DefaultOptions())
+	ix, err := indexer.Open(t.TempDir(), indexer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
 	text := []string{articleText("harbour"), articleText("ferry"), articleText("storm")}
 	for _, d := range []indexer.Document{{ID: "a", Paragraphs: text}, {ID: "b", Title: "Ferries stop in the storm", Paragraphs: text}} {
-		if _, err := ix.Index(d); err != nil {
+		if err := ix.Index(d.ID, d); err != nil {
 			t.Fatal(err)
 		}
 	}

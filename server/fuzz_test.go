@@ -61,7 +61,7 @@ func FuzzIngestBody(f *testing.F) {
 	} {
 		f.Add(seed.body, seed.warc, seed.enc)
 	}
-	ix, err := indexer.Open(f.TempDir(), indexer.DefaultOptions())
+	ix, err := indexer.Open(f.TempDir(), indexer.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bleve-dedup/bleve-dedup/api"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
@@ -88,42 +89,9 @@ func (o *Ingest) validate() error {
 	return nil
 }
 
-// IngestSummary is the body of a POST /api/ingest response (clients
-// decode it too).
-type IngestSummary struct {
-	Read       int      `json:"read"`
-	Indexed    int      `json:"indexed"`
-	Duplicates int      `json:"duplicates"`
-	Unchanged  int      `json:"unchanged"`
-	Updated    int      `json:"updated"`
-	Truncated  int      `json:"truncated"`
-	NotHTML    int      `json:"not_html"`
-	BadStatus  int      `json:"bad_status"`
-	Errors     int      `json:"errors"`
-	ErrorList  []string `json:"error_list"`
-	ElapsedMS  int64    `json:"elapsed_ms"`
-	Error      string   `json:"error,omitempty"` // why the run stopped early
-	// CutShort is set when the server stopped the run because it is
-	// stopping itself: the pages counted are indexed, the rest of the
-	// body was not read (send it again: unchanged pages are skipped).
-	CutShort bool `json:"cut_short,omitempty"`
-}
-
-// Add adds the counts and errors of o, a summary of another request of
-// the same input, to s.
-func (s *IngestSummary) Add(o IngestSummary) {
-	s.Read += o.Read
-	s.Indexed += o.Indexed
-	s.Duplicates += o.Duplicates
-	s.Unchanged += o.Unchanged
-	s.Updated += o.Updated
-	s.Truncated += o.Truncated
-	s.NotHTML += o.NotHTML
-	s.BadStatus += o.BadStatus
-	s.Errors += o.Errors
-	s.ErrorList = append(s.ErrorList, o.ErrorList...)
-	s.ElapsedMS += o.ElapsedMS
-}
+// IngestSummary is the body of a POST /api/ingest response; it is
+// api.IngestSummary, which clients (package remote) decode.
+type IngestSummary = api.IngestSummary
 
 // ingestFormats are the Content-Types of an ingest body. Neither is a
 // type a form or a script of another site may send without the

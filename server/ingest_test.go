@@ -143,7 +143,7 @@ func TestIngest(t *testing.T) {
 					}
 				})
 			}
-			before, _ := ix.Bleve().DocCount()
+			before, _ := ix.Unwrap().DocCount()
 			req := localRequest(tt.method, tt.target, bytes.NewReader(tt.body))
 			req.Header.Set("Content-Type", tt.contentType)
 			req.Header.Set("Content-Encoding", tt.encoding)
@@ -155,7 +155,7 @@ func TestIngest(t *testing.T) {
 			if rec.Header().Get("X-Content-Type-Options") != "nosniff" {
 				t.Errorf("answer %d without the security headers", rec.Code)
 			}
-			if n, _ := ix.Bleve().DocCount(); n-before != tt.wantDocs {
+			if n, _ := ix.Unwrap().DocCount(); n-before != tt.wantDocs {
 				t.Errorf("got %d new documents, want %d", n-before, tt.wantDocs)
 			}
 		})
@@ -357,7 +357,7 @@ func TestIngestTimeLimits(t *testing.T) {
 				!strings.Contains(sum.Error, tt.want) || sum.Indexed < tt.least || sum.CutShort {
 				t.Errorf("got %d %s, want 408 with at least %d pages indexed and the error %q", resp.StatusCode, body, tt.least, tt.want)
 			}
-			if n, _ := ix.Bleve().DocCount(); n != uint64(sum.Indexed) {
+			if n, _ := ix.Unwrap().DocCount(); n != uint64(sum.Indexed) {
 				t.Errorf("the index holds %d documents, the answer said %d", n, sum.Indexed)
 			}
 			var doc openAPIDoc

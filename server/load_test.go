@@ -59,8 +59,8 @@ func devIndex(tb testing.TB) *indexer.Index {
 	if _, err := os.Stat(input); err != nil {
 		tb.Skipf("no development set: %v", err)
 	}
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = dedupfilter.Mark
+	o := indexer.Options{}
+	o.Policy = dedupfilter.Mark
 	ix, err := indexer.Open(tb.TempDir(), o)
 	if err != nil {
 		tb.Fatal(err)
@@ -151,11 +151,11 @@ func BenchmarkServeLoad(b *testing.B) {
 	b.Run("server-collapse-nosnippets", func(b *testing.B) { load(b, getFrom(bare, "&collapse=true")) })
 	b.Run("bleve", func(b *testing.B) {
 		load(b, func(qs string) error {
-			q, err := boolquery.Query(qs, boolquery.Options{Fields: indexer.TextFields()})
+			q, err := boolquery.Query(qs, boolquery.Options{Fields: []string{indexer.FieldTitle, indexer.FieldText}})
 			if err != nil {
 				return err
 			}
-			_, err = ix.Bleve().SearchInContext(context.Background(), bleve.NewSearchRequestOptions(q, 10, 0, false))
+			_, err = ix.Unwrap().SearchInContext(context.Background(), bleve.NewSearchRequestOptions(q, 10, 0, false))
 			return err
 		})
 	})

@@ -83,7 +83,7 @@ func (s *Server) newMetrics() *metrics {
 	m.reg.MustRegister(m.requests, m.latency, m.inFlight, m.ingested,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		gauge("bleve_dedup_documents_indexed", "Documents in the search index (bleve's count).", func() float64 {
-			n, err := s.ix.Bleve().DocCount()
+			n, err := s.ix.Unwrap().DocCount()
 			if err != nil {
 				return 0
 			}
@@ -172,11 +172,11 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "error": what + ": " + err.Error()})
 		return nil
 	}
-	n, err := s.ix.Bleve().DocCount()
+	n, err := s.ix.Unwrap().DocCount()
 	if err != nil {
 		return fail("search index", err)
 	}
-	if _, err := s.ix.Bleve().SearchInContext(ctx, bleve.NewSearchRequestOptions(bleve.NewTermQuery("\x00ready"), 0, 0, false)); err != nil {
+	if _, err := s.ix.Unwrap().SearchInContext(ctx, bleve.NewSearchRequestOptions(bleve.NewTermQuery("\x00ready"), 0, 0, false)); err != nil {
 		return fail("search index", err)
 	}
 	if _, err := s.ix.Filter().Cluster("\x00ready"); err != nil && !isNotFound(err) {

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bleve-dedup/bleve-dedup/api"
 	"github.com/bleve-dedup/bleve-dedup/boolquery"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
-	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/snippet"
 )
 
@@ -41,7 +41,7 @@ type searchResponse struct {
 
 // hit is a search hit with its snippet and what the catalog knows of it.
 type hit struct {
-	collapse.Hit
+	api.Hit
 	Snippet     []snippet.Segment `json:"snippet"`
 	Site        string            `json:"site"`
 	Lang        string            `json:"lang"`
@@ -95,7 +95,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("parameter q: %d bytes, longer than %d", len(qs), s.opts.MaxQueryLen)
 	}
-	q, err := boolquery.Query(qs, boolquery.Options{Fields: indexer.TextFields(), Syntax: syntax})
+	q, err := boolquery.Query(qs, boolquery.Options{Fields: s.ix.SearchFields(), Syntax: syntax})
 	if err != nil {
 		he := &httpError{status: http.StatusBadRequest, msg: err.Error()}
 		if se, ok := errors.AsType[*boolquery.SyntaxError](err); ok {

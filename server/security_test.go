@@ -266,7 +266,7 @@ func TestCrossSiteWrite(t *testing.T) {
 			}
 		})
 	}
-	if got, _ := ix.Bleve().DocCount(); got != uint64(accepted) {
+	if got, _ := ix.Unwrap().DocCount(); got != uint64(accepted) {
 		t.Errorf("%d documents indexed, want %d, those of the accepted requests", got, accepted)
 	}
 }
@@ -316,7 +316,7 @@ func TestWriteCredential(t *testing.T) {
 			if tt.want == 200 {
 				wantDocs = 1
 			}
-			if n, _ := ix.Bleve().DocCount(); n != wantDocs {
+			if n, _ := ix.Unwrap().DocCount(); n != wantDocs {
 				t.Errorf("%d documents, want %d", n, wantDocs)
 			}
 		})

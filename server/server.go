@@ -127,11 +127,15 @@ func (o Options) CheckQuery(ctx context.Context, qs string) (context.Context, er
 	return context.WithValue(ctx, search.MaxTermSearchersKey, o.MaxQueryTerms), nil
 }
 
-// Index is what a Server reads: an *indexer.Index, or *indexer.Shards
-// sharing one store.
+// Index is what a Server reads: an *indexer.Index (an indexer.Alias of
+// shards sharing one store, too).
 type Index interface {
-	// Bleve is the search index (an alias of the shards).
-	Bleve() bleve.Index
+	// Unwrap is the bleve index searched (an alias of the shards), which
+	// the Server collapses itself.
+	Unwrap() bleve.Index
+	// SearchFields are the fields a query term without a field name
+	// looks in.
+	SearchFields() []string
 	// Filter reads the clusters and the documents' metadata.
 	Filter() *dedupfilter.Filter
 	// Doc reads a document with its payload.
@@ -179,7 +183,7 @@ func New(ix Index, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: TrustedOrigins: %w: %w", err, ErrInvalidOptions)
 		}
 	}
-	s := &Server{ix: ix, searcher: collapse.New(ix.Bleve(), ix.Filter()), opts: opts, mux: http.NewServeMux(),
+	s := &Server{ix: ix, searcher: collapse.New(ix.Unwrap(), ix.Filter()), opts: opts, mux: http.NewServeMux(),
 		allowedHosts: hosts, crossOrigin: crossOrigin}
 	s.cat.stop, s.cat.cancel = context.WithCancel(context.Background())
 	s.metrics = s.newMetrics()

@@ -27,7 +27,7 @@ const xssTitle = `<script>alert("x")</script><img src=x onerror=alert(1)>`
 func fixture(tb testing.TB) *indexer.Index {
 	tb.Helper()
 	ix := testindex.Pages(tb, "", dedupfilter.Mark)
-	_, err := ix.Index(indexer.Document{ID: "xss", URL: "javascript:alert(2)", Title: xssTitle,
+	err := ix.Index("xss", indexer.Document{URL: "javascript:alert(2)", Title: xssTitle,
 		Paragraphs: []string{"An unusual page about zebras and their stripes, written to test escaping."}})
 	if err != nil {
 		tb.Fatal(err)

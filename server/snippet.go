@@ -5,8 +5,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/search/query"
 
-	"github.com/bleve-dedup/bleve-dedup/collapse"
-	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/api"
 	"github.com/bleve-dedup/bleve-dedup/snippet"
 )
 
@@ -18,11 +17,11 @@ import (
 // snippets returns the snippet of each hit of q, by id, from the texts
 // the filter's store keeps. A hit whose text has none of the query's
 // terms (a query of NOT only) gets the beginning of its text.
-func (s *Server) snippets(q query.Query, hits []collapse.Hit) (map[string][]snippet.Segment, error) {
+func (s *Server) snippets(q query.Query, hits []api.Hit) (map[string][]snippet.Segment, error) {
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	terms := snippet.Terms(q, s.ix.Bleve().Mapping(), indexer.TextFields())
+	terms := snippet.Terms(q, s.ix.Unwrap().Mapping(), s.ix.SearchFields())
 	out := make(map[string][]snippet.Segment, len(hits))
 	for _, h := range hits {
 		e, err := s.ix.Doc(h.ID)

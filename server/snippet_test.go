@@ -51,8 +51,8 @@ func TestSnippets(t *testing.T) {
 // neither stored nor given term vectors.
 func unstoredFixture(tb testing.TB) *indexer.Index {
 	tb.Helper()
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = dedupfilter.Mark
+	o := indexer.Options{}
+	o.Policy = dedupfilter.Mark
 	m := indexer.NewMapping()
 	for _, f := range m.DefaultMapping.Properties[indexer.FieldText].Fields {
 		f.Store, f.IncludeTermVectors = false, false

@@ -73,7 +73,7 @@ func TestServeStop(t *testing.T) {
 		c.Close()
 		t.Error("a connection was taken after the stop")
 	}
-	if n, _ := ix.Bleve().DocCount(); n != uint64(sum.Indexed) {
+	if n, _ := ix.Unwrap().DocCount(); n != uint64(sum.Indexed) {
 		t.Errorf("the index holds %d documents, the answer said %d", n, sum.Indexed)
 	}
 }
@@ -235,7 +235,7 @@ func TestServeStopWhileSending(t *testing.T) {
 			if err := <-answer; err != nil || status != http.StatusServiceUnavailable || !sum.CutShort {
 				t.Fatalf("expect %v, stop %d: the client got %d %+v, %v; want 503 and the summary", expect, i, status, sum, err)
 			}
-			if n, _ := ix.Bleve().DocCount(); n != uint64(sum.Indexed) {
+			if n, _ := ix.Unwrap().DocCount(); n != uint64(sum.Indexed) {
 				t.Errorf("expect %v, stop %d: the index holds %d documents, the answer said %d", expect, i, n, sum.Indexed)
 			}
 		}

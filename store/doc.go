@@ -1,8 +1,8 @@
 // Package store is the contract between the near-duplicate filter
 // (package dedupfilter) and the stores that keep its state: what a
-// decision reads and writes (Backend, Txn), the record and posting-list
-// formats both stores use, the embedded store's key schema with every
-// namespace and its owner, and the sentinel errors.
+// decision reads and writes (Backend, Txn, and the Record and PostingList
+// they pass), the embedded store's key schema with every namespace and
+// its owner, and the sentinel errors.
 //
 // # Basics
 //
@@ -11,6 +11,7 @@
 // own lock), having planned them (read and compared) outside it. A store
 // several processes share implements Sequencer too (below); clusters
 // change by Join and Leave, one step each.
+//
 // # Decisions in parallel: the argument
 //
 // A shared store needs only keys that are linearizable one at a time; it
@@ -92,7 +93,7 @@
 // posting lists hold numbers, not ids, so they stay small.
 //
 //	namespace  owner        layout
-//	d/<id>     the store    Record (EncodeRecord)
+//	d/<id>     the store    Record (see Caveats)
 //	s/<seq:8>  the store    the id and signature of document seq (package dedupfilter's encoding,
 //	                        which starts with the id as a uvarint length and its bytes)
 //	y/<id>     the store    payload (opaque to the store, S2-compressed)
@@ -124,5 +125,7 @@
 //
 // Signatures, payloads and pending operations are opaque bytes to a
 // store: their encodings belong to package dedupfilter. Records and
-// posting lists are encoded here, because both stores write them.
+// posting lists are the stores' to encode: both write them, in the
+// encodings of package store/internal/codec, and hand them to others
+// decoded only (Record, PostingList).
 package store

@@ -8,7 +8,8 @@ import (
 )
 
 // Namespaces of the embedded store's keys: see the key schema in the
-// package doc.
+// package doc. The last three are other packages', the only keys a KV
+// writes.
 const (
 	NSDoc       = "d/"
 	NSSignature = "s/"
@@ -26,33 +27,6 @@ const (
 	NSURL       = "u/"       // package indexer
 )
 
-// Foreign lists the namespaces of other packages, the only keys a KV
-// writes.
-var Foreign = []string{NSSite, NSSiteStale, NSURL}
-
-// ForeignKey reports whether k lies in one of the Foreign namespaces.
-func ForeignKey(k []byte) bool {
-	for _, ns := range Foreign {
-		if len(k) > len(ns) && string(k[:len(ns)]) == ns {
-			return true
-		}
-	}
-	return false
-}
-
-// Key is ns followed by id.
-func Key(ns, id string) []byte { return append([]byte(ns), id...) }
-
-// SeqKey is ns followed by seq in 8 big-endian bytes, so keys sort by seq.
-func SeqKey(ns string, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte(ns), seq)
-}
-
-// MemberKey is the key of id's membership in cluster.
-func MemberKey(cluster, id string) []byte {
-	return append(append([]byte(NSMember), cluster...), id...)
-}
-
 // PostingKey is the key of a posting list: "p/", a byte naming the kind
 // of feature, and the feature's 8-byte hash.
 func PostingKey(kind byte, h uint64) []byte {
@@ -68,17 +42,17 @@ const PostingKeyLen = len(NSPosting) + 9
 // PostingKind is the kind byte of a PostingKey.
 func PostingKind(k []byte) byte { return k[len(NSPosting)] }
 
-// ClusterIDLen is the length of a cluster id: 16 lowercase hex digits of
+// clusterIDLen is the length of a cluster id: 16 lowercase hex digits of
 // a counter, so that ids sort in creation order.
-const ClusterIDLen = 16
+const clusterIDLen = 16
 
 // ClusterID is the id of cluster number n.
-func ClusterID(n uint64) string { return fmt.Sprintf("%0*x", ClusterIDLen, n) }
+func ClusterID(n uint64) string { return fmt.Sprintf("%0*x", clusterIDLen, n) }
 
 // ParseClusterID returns the number of a cluster id.
 func ParseClusterID(id string) (uint64, error) {
-	if len(id) != ClusterIDLen || strings.ToLower(id) != id {
-		return 0, fmt.Errorf("cluster id %q: want %d lowercase hex digits: %w", id, ClusterIDLen, ErrCorrupt)
+	if len(id) != clusterIDLen || strings.ToLower(id) != id {
+		return 0, fmt.Errorf("cluster id %q: want %d lowercase hex digits: %w", id, clusterIDLen, ErrCorrupt)
 	}
 	n, err := strconv.ParseUint(id, 16, 64)
 	if err != nil {

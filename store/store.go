@@ -134,6 +134,22 @@ type KV interface {
 	Scan(prefix []byte, fn func(key, value []byte) error) error
 }
 
+// LocalTxn is a transaction over the part of a store that belongs to one
+// process (package embedded's Local): the payloads of the documents it
+// added, its pending search-index operations, and other packages' keys,
+// which it reads and writes as a KV. Its methods are the Txn's of the same
+// names; a shared store (package rediscluster) serves them from one.
+type LocalTxn interface {
+	KV
+	Payload(id string) ([]byte, error)
+	HasPayload(id string) (bool, error)
+	PutPayload(id string, p []byte) error
+	DeletePayload(id string) error
+	SetPending(seq uint64, ops []byte) error
+	Commit() error
+	Discard()
+}
+
 // Sequencer is a store several processes decide on at once, with no
 // lock: a batch's pages are posted first, then numbered, and each is
 // decided against the pages numbered before it (the package doc gives

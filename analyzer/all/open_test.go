@@ -14,11 +14,11 @@ import (
 // index of bleve-dedup (DIR/bleve) and searches it.
 func TestPlainBleveOpens(t *testing.T) {
 	dir := t.TempDir()
-	ix, err := indexer.Open(dir, indexer.DefaultOptions())
+	ix, err := indexer.Open(dir, indexer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Index(indexer.Document{ID: "a", Title: "图书馆的蜜蜂", Paragraphs: []string{"The library keeps bees on its roof."}}); err != nil {
+	if err := ix.Index("a", indexer.Document{Title: "图书馆的蜜蜂", Paragraphs: []string{"The library keeps bees on its roof."}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Close(); err != nil {

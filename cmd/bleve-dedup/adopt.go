@@ -146,8 +146,8 @@ func (o *adoptCmd) run(cmd *cobra.Command) error {
 
 // wrapOptions are the Wrap options of the flags: the store's own policy
 // when it was made before and --policy is not given.
-func (o *adoptCmd) wrapOptions() (indexer.WrapOptions, error) {
-	wo := indexer.WrapOptions{Store: o.store, LocalDir: o.local, TextFields: o.text,
+func (o *adoptCmd) wrapOptions() (indexer.Options, error) {
+	wo := indexer.Options{Store: o.store, LocalDir: o.local, TextFields: o.text,
 		HTMLField: o.html, TitleField: o.title, URLField: o.url}
 	own := o.index + ".dedup"
 	if wo.Store == "" {
@@ -160,18 +160,16 @@ func (o *adoptCmd) wrapOptions() (indexer.WrapOptions, error) {
 		}
 		settingsDir = wo.LocalDir
 	}
-	fo := dedupfilter.DefaultOptions()
-	fo.Policy = dedupfilter.Mark
-	if had, ok, err := indexer.ReadSettings(settingsDir); err != nil {
-		return wo, err
-	} else if ok {
-		fo = had.Filter
+	saved, err := indexer.SavedOptions(settingsDir)
+	if err != nil {
+		return wo, accessError(settingsDir, err, "read")
 	}
-	if err := o.policy.apply(&fo); err != nil {
-		return wo, err
+	if saved.Filter == nil { // a new store
+		saved.Policy = dedupfilter.Mark
 	}
-	wo.Policy, wo.Filter = fo.Policy, &fo
-	return wo, nil
+	saved = filled(saved)
+	wo.Filter, wo.Policy = saved.Filter, saved.Policy
+	return wo, o.policy.apply(&wo)
 }
 
 // adoptProgress reports Adopt's batches on w: a line a batch on a

@@ -118,7 +118,7 @@ func TestIndexThroughServerInParts(t *testing.T) {
 	if _, err := runCmd(t, "index", "--server", ts.URL, pages); err == nil || !strings.Contains(err.Error(), "missing or wrong token") {
 		t.Errorf("without the token: %v, want the server's refusal", err)
 	}
-	if n, _ := ix.Bleve().DocCount(); n != 0 {
+	if n, _ := ix.Unwrap().DocCount(); n != 0 {
 		t.Fatalf("%d documents indexed without the token", n)
 	}
 	file := filepath.Join(t.TempDir(), "token")

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
@@ -69,7 +70,7 @@ type filterFlags struct {
 
 func (f *filterFlags) AddFlags(fs *pflag.FlagSet) {
 	f.fs = fs
-	def := indexer.DefaultOptions()
+	def := filled(indexer.Options{})
 	fs.StringVar(&f.measure, "measure", def.Filter.Measure.String(), "measure that decides: combined, featurestring, boolean, conrad, pugh, blocks, minhash, jaccard, charfreq, tagedit, sameurl or containment; for an existing index, its own")
 	fs.StringVar(&f.delimiters, "delimiters", def.Analyzer.Delimiters, "feature-string delimiter characters (the feature-string paper's sentence ends); for an existing index, its own")
 }
@@ -183,14 +184,14 @@ type policyFlags struct {
 }
 
 func (f *policyFlags) AddFlags(fs *pflag.FlagSet) {
-	def := indexer.DefaultOptions()
+	def := filled(indexer.Options{})
 	f.fs = fs
-	fs.StringVar(&f.policy, "policy", def.Filter.Policy.String(), "what happens to a duplicate: suppress (not indexed), mark (indexed with its cluster id) or replace (keep the better copy); for an existing index, its own")
+	fs.StringVar(&f.policy, "policy", def.Policy.String(), "what happens to a duplicate: suppress (not indexed), mark (indexed with its cluster id) or replace (keep the better copy); for an existing index, its own")
 	fs.StringVar(&f.keep, "keep", def.Filter.Keep.String(), "with --policy replace, the copy kept: newer or longer; for an existing index, its own")
 }
 
 // apply sets the options of the flags given on the command line.
-func (f *policyFlags) apply(o *dedupfilter.Options) error {
+func (f *policyFlags) apply(o *indexer.Options) error {
 	var err error
 	if given(f.fs, "policy") {
 		if o.Policy, err = dedupfilter.ParsePolicy(f.policy); err != nil {
@@ -198,7 +199,7 @@ func (f *policyFlags) apply(o *dedupfilter.Options) error {
 		}
 	}
 	if given(f.fs, "keep") {
-		if o.Keep, err = dedupfilter.ParseKeep(f.keep); err != nil {
+		if o.Filter.Keep, err = dedupfilter.ParseKeep(f.keep); err != nil {
 			return fmt.Errorf("--keep: %w", err)
 		}
 	}
@@ -238,11 +239,10 @@ type ingestFlags struct {
 // AddFlags adds the flags with the defaults of run, a bulk run's or a
 // server's; why says why this command's batches are the size they are.
 func (f *ingestFlags) AddFlags(fs *pflag.FlagSet, run indexer.RunOptions, why string) {
-	def := indexer.DefaultOptions()
 	f.run, f.fs = run, fs
 	f.policyFlags.AddFlags(fs)
 	f.pageFlags.AddFlags(fs)
-	f.batchBytes, f.maxText = byteSize(run.BatchBytes), byteSize(def.MaxTextBytes)
+	f.batchBytes, f.maxText = byteSize(run.BatchBytes), byteSize(indexer.DefaultMaxTextBytes)
 	fs.IntVar(&f.workers, "workers", run.Workers, "pages extracted in parallel (by default as many as the CPUs this process may use)")
 	fs.IntVar(&f.batch, "batch", run.BatchSize, "documents per bleve batch: larger batches index faster, hold more memory, make pages searchable later and a stop wait longer; "+why)
 	fs.Var(&f.batchBytes, "batch-bytes", "end a batch early at this much text, bounding its memory and the wait of a stop (0: no bound); "+why)
@@ -254,13 +254,16 @@ func (f *ingestFlags) AddFlags(fs *pflag.FlagSet, run indexer.RunOptions, why st
 
 // apply sets the options of the flags given on the command line.
 func (f *ingestFlags) apply(o *indexer.Options) error {
-	if err := f.policyFlags.apply(&o.Filter); err != nil {
+	if err := f.policyFlags.apply(o); err != nil {
 		return err
 	}
 	if given(f.fs, "no-dedup") {
 		o.NoDedup = f.noDedup
 	}
 	o.MaxTextBytes = int(f.maxText)
+	if f.maxText == 0 {
+		o.MaxTextBytes = -1 // no limit
+	}
 	o.Reconfigure = f.reconfigure
 	return nil
 }
@@ -268,6 +271,13 @@ func (f *ingestFlags) apply(o *indexer.Options) error {
 func (f *ingestFlags) runOptions() indexer.RunOptions {
 	o := f.run
 	o.Workers, o.BatchSize, o.BatchBytes, o.PageTimeout = f.workers, f.batch, int(f.batchBytes), f.pageTimeout
+	// The flags' 0 is no bound; RunOptions' is the default.
+	if o.BatchBytes == 0 {
+		o.BatchBytes = -1
+	}
+	if o.PageTimeout == 0 {
+		o.PageTimeout = -1
+	}
 	return o
 }
 
@@ -294,13 +304,27 @@ func indexOptions(dir string, ix *indexFlags, ff *filterFlags, inf *ingestFlags)
 }
 
 // savedOptions are indexer.SavedOptions, the defaults for no directory,
-// with a permission error told as such.
+// filled for flags to change, with a permission error told as such.
 func savedOptions(dir string) (indexer.Options, error) {
 	if dir == "" {
-		return indexer.DefaultOptions(), nil
+		return filled(indexer.Options{}), nil
 	}
 	o, err := indexer.SavedOptions(dir)
-	return o, accessError(dir, err, "read")
+	return filled(o), accessError(dir, err, "read")
+}
+
+// filled returns o with its Filter and Analyzer set (the defaults where
+// nil), for flags to change.
+func filled(o indexer.Options) indexer.Options {
+	if o.Filter == nil {
+		f := dedupfilter.DefaultOptions()
+		o.Filter = &f
+	}
+	if o.Analyzer == nil {
+		a := analyzer.DefaultOptions()
+		o.Analyzer = &a
+	}
+	return o
 }
 
 // runIndex indexes inputs into ix, reporting per-page errors on errw and,
@@ -415,7 +439,7 @@ func (f *indexFlags) addStore(fs *pflag.FlagSet) {
 // applyStore sets the store when --store was given.
 func (f *indexFlags) applyStore(o *indexer.Options) {
 	if f.fs != nil && f.fs.Changed("store") {
-		o.SharedStore = f.store
+		o.Store = f.store
 	}
 }
 
@@ -434,7 +458,7 @@ func (f *indexFlags) dir() (string, error) {
 // --index is an error rather than a new empty index. An index this
 // process may not write (a read-only file system, a copy it does not own)
 // is opened read-only.
-func (f *indexFlags) open() (*indexer.Shards, error) {
+func (f *indexFlags) open() (*indexer.Index, error) {
 	if len(f.dirs) == 0 {
 		return nil, errors.New("--index: name the index directory: --index DIR")
 	}
@@ -448,14 +472,30 @@ func (f *indexFlags) open() (*indexer.Shards, error) {
 		return nil, err
 	}
 	f.applyStore(&o)
-	if len(f.dirs) > 1 && o.SharedStore == "" {
+	if len(f.dirs) > 1 && o.Store == "" {
 		return nil, errors.New("--index: several indexes are shards of one crawl only with the --store they share")
 	}
 	for _, d := range f.dirs {
 		o.ReadOnly = o.ReadOnly || !canWrite(d)
 	}
-	s, err := indexer.OpenShards(f.dirs, o)
-	return s, accessError(f.dirs[0], err, "read")
+	var shards []*indexer.Index
+	for _, d := range f.dirs {
+		ix, err := indexer.Open(d, o)
+		if err != nil {
+			for _, s := range shards {
+				err = errors.Join(err, s.Close())
+			}
+			return nil, accessError(d, err, "read")
+		}
+		shards = append(shards, ix)
+	}
+	ix, err := indexer.Alias(shards...)
+	if err != nil {
+		for _, s := range shards {
+			err = errors.Join(err, s.Close())
+		}
+	}
+	return ix, err
 }
 
 // findIndex returns nil when dir holds an index, else why not: there is

@@ -57,14 +57,14 @@ WARC files whose first page is compared.`,
 }
 
 func (o *compareCmd) run(cmd *cobra.Command, a, b string) error {
-	opts := indexer.DefaultOptions()
+	opts := filled(indexer.Options{})
 	if err := o.filter.apply(&opts); err != nil {
 		return err
 	}
-	if err := o.methods.apply(&opts.Filter); err != nil {
+	if err := o.methods.apply(opts.Filter); err != nil {
 		return err
 	}
-	an, err := analyzer.New(opts.Analyzer)
+	an, err := analyzer.New(*opts.Analyzer)
 	if err != nil {
 		return err
 	}

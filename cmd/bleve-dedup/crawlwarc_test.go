@@ -60,14 +60,15 @@ type indexState struct {
 
 func readIndexState(tb testing.TB, dir string) indexState {
 	tb.Helper()
-	o := indexer.DefaultOptions()
+	o := indexer.Options{}
 	o.ReadOnly = true
 	ix, err := indexer.Open(dir, o)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer ix.Close()
-	res, err := ix.Search(bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), 10000, 0, false))
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), 10000, 0, false)
+	res, err := ix.Unwrap().Search(req)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -21,7 +21,7 @@ type dupsCmd struct {
 	server serverFlag
 	all    bool
 	format formatFlag
-	shards *indexer.Shards // the indexes read, when --index
+	shards *indexer.Index // the indexes read, when --index
 }
 
 func (o *dupsCmd) AddFlags(fs *pflag.FlagSet) {
@@ -149,7 +149,7 @@ func (o *dupsCmd) clusters(ctx context.Context) (walk func(func(clusterLine) err
 }
 
 // filter opens the store the clusters are in: the indexes', or the shared
-// store alone (a local store of nothing in memory beside it).
+// store alone (no local store).
 func (o *dupsCmd) filter() (*dedupfilter.Filter, func(), error) {
 	if len(o.index.dirs) > 0 {
 		ix, err := o.index.open()
@@ -163,7 +163,7 @@ func (o *dupsCmd) filter() (*dedupfilter.Filter, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := dedupfilter.New(b, indexer.DefaultOptions().Filter)
+	f, err := dedupfilter.New(b, dedupfilter.DefaultOptions())
 	if err != nil {
 		b.Close()
 		return nil, nil, err
@@ -177,7 +177,7 @@ func (o *dupsCmd) reportUnseen(ctx context.Context, w io.Writer) error {
 	const named = 5
 	var n int
 	var first []string
-	err := indexer.Unseen(ctx, o.shards.Bleve(), o.shards.Filter(), func(id string) error {
+	err := o.shards.Unseen(ctx, func(id string) error {
 		if n++; n <= named {
 			first = append(first, id)
 		}

@@ -111,7 +111,7 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := o.methods.apply(&opts.Filter); err != nil {
+	if err := o.methods.apply(opts.Filter); err != nil {
 		return err
 	}
 	dir := o.keepIndex

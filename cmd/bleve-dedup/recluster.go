@@ -138,10 +138,10 @@ func (o *reclusterCmd) run(cmd *cobra.Command) error {
 	if err := o.filter.apply(&iopts); err != nil {
 		return err
 	}
-	if err := o.methods.apply(&iopts.Filter); err != nil {
+	if err := o.methods.apply(iopts.Filter); err != nil {
 		return err
 	}
-	if err := o.policy.apply(&iopts.Filter); err != nil {
+	if err := o.policy.apply(&iopts); err != nil {
 		return err
 	}
 	iopts.ReadOnly = o.dryRun && !canWrite(dir)

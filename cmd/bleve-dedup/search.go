@@ -10,7 +10,6 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/boolquery"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
-	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/remote"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
@@ -87,10 +86,6 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 	if err != nil {
 		return err
 	}
-	q, err := boolquery.Query(qs, boolquery.Options{Fields: indexer.TextFields(), Syntax: syn})
-	if err != nil {
-		return err
-	}
 	var res *collapse.Result
 	if o.server.url != "" {
 		c, err := o.server.client()
@@ -107,7 +102,11 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 			return err
 		}
 		defer ix.Close()
-		res, err = collapse.New(ix.Bleve(), ix.Filter()).Search(ctx, collapse.Request{
+		q, err := boolquery.Query(qs, boolquery.Options{Fields: ix.SearchFields(), Syntax: syn})
+		if err != nil {
+			return err
+		}
+		res, err = collapse.New(ix.Unwrap(), ix.Filter()).Search(ctx, collapse.Request{
 			Query: q, Size: o.size, From: o.from, Collapse: o.collapse})
 		if err != nil {
 			return err

@@ -27,7 +27,7 @@ func init() {
 
 // errScratch: a read or a direct write of a Capture's scratch index,
 // which holds nothing.
-var errScratch = errors.New("docbody: a Wrapper's batch index holds nothing: write through the Wrapper")
+var errScratch = errors.New("docbody: an Index's batch index holds nothing: write through the Index")
 
 // Capture makes bleve batches whose documents it hands back with the
 // data they were added with (see the package doc). It holds each

@@ -40,8 +40,8 @@ func PagesDir(tb testing.TB) string {
 // the test ends.
 func Pages(tb testing.TB, dir string, policy dedupfilter.Policy) *indexer.Index {
 	tb.Helper()
-	o := indexer.DefaultOptions()
-	o.Filter.Policy = policy
+	o := indexer.Options{}
+	o.Policy = policy
 	return PagesWith(tb, dir, o)
 }
 
@@ -63,12 +63,29 @@ func PagesWith(tb testing.TB, dir string, o indexer.Options) *indexer.Index {
 	return ix
 }
 
+// Documents indexes docs in order in one batch (each under its ID) and
+// returns their decisions.
+func Documents(tb testing.TB, ix *indexer.Index, docs ...indexer.Document) []dedupfilter.Decision {
+	tb.Helper()
+	b := ix.NewBatch()
+	for _, d := range docs {
+		if err := b.Index(d.ID, d); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	decs, err := ix.BatchDecisions(b)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return decs
+}
+
 // IngestServer returns a server over a new empty index that takes pages
 // (server.DefaultIngest), with its Ingest changed by change when not nil;
 // both close when the test ends, the server first.
 func IngestServer(tb testing.TB, change func(*server.Ingest)) (*indexer.Index, *server.Server) {
 	tb.Helper()
-	ix, err := indexer.Open(tb.TempDir(), indexer.DefaultOptions())
+	ix, err := indexer.Open(tb.TempDir(), indexer.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

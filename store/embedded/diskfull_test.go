@@ -21,7 +21,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	key, value := store.Key(store.NSSite, "k"), []byte("v")
+	key, value := []byte(store.NSSite+"k"), []byte("v")
 	writes := []struct {
 		name  string
 		write func() error

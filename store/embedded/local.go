@@ -10,6 +10,7 @@ import (
 	"github.com/klauspost/compress/s2"
 
 	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/internal/codec"
 )
 
 // Local is the part of an embedded store that belongs to one process: the
@@ -68,7 +69,7 @@ func (l *Local) Close() error {
 
 // View calls fn with a read-only KV over one consistent view.
 func (l *Local) View(fn func(store.KV) error) error {
-	err := l.db.View(func(txn *badger.Txn) error { return fn(&LocalTxn{txn: txn}) })
+	err := l.db.View(func(txn *badger.Txn) error { return fn(&localTxn{txn: txn}) })
 	return closedError(err)
 }
 
@@ -89,14 +90,16 @@ func (l *Local) Update(fn func(store.KV) error) error {
 	if err := l.room(); err != nil {
 		return err
 	}
-	err := l.db.Update(func(txn *badger.Txn) error { return fn(&LocalTxn{txn: txn}) })
+	err := l.db.Update(func(txn *badger.Txn) error { return fn(&localTxn{txn: txn}) })
 	return closedError(err)
 }
 
 // Begin starts a transaction over the local keys, for writing when
 // update.
-func (l *Local) Begin(update bool) *LocalTxn {
-	t := &LocalTxn{txn: l.db.NewTransaction(update && !l.ReadOnly())}
+func (l *Local) Begin(update bool) store.LocalTxn { return l.begin(update) }
+
+func (l *Local) begin(update bool) *localTxn {
+	t := &localTxn{txn: l.db.NewTransaction(update && !l.ReadOnly())}
 	if update {
 		t.local = l
 	}
@@ -125,7 +128,7 @@ func (l *Local) ClearPending(seqs []uint64) error {
 	wb := l.db.NewWriteBatch()
 	defer wb.Cancel()
 	for _, seq := range seqs {
-		if err := wb.Delete(store.SeqKey(store.NSPending, seq)); err != nil {
+		if err := wb.Delete(codec.SeqKey(store.NSPending, seq)); err != nil {
 			return err
 		}
 	}
@@ -146,9 +149,9 @@ func (l *Local) PendingCount() (int, error) {
 	return n, err
 }
 
-// LocalTxn is a transaction over a Local: payloads, pending operations,
-// and the KV of other packages' keys. It implements store.KV.
-type LocalTxn struct {
+// localTxn is a transaction over a Local: payloads, pending operations,
+// and the KV of other packages' keys (store.LocalTxn).
+type localTxn struct {
 	txn   *badger.Txn
 	local *Local // a transaction of Begin(true), whose Commit checks room
 }
@@ -158,9 +161,9 @@ type LocalTxn struct {
 // store's largest values, and the store runs without Badger's block
 // compression, which would compress them again at every compaction along
 // with values that do not compress.
-func (t *LocalTxn) Payload(id string) ([]byte, error) {
+func (t *localTxn) Payload(id string) ([]byte, error) {
 	var out []byte
-	err := getValue(t.txn, store.Key(store.NSPayload, id), func(b []byte) error {
+	err := getValue(t.txn, codec.Key(store.NSPayload, id), func(b []byte) error {
 		if len(b) == 0 {
 			return nil
 		}
@@ -177,8 +180,8 @@ func (t *LocalTxn) Payload(id string) ([]byte, error) {
 }
 
 // HasPayload reports whether the store holds id's payload.
-func (t *LocalTxn) HasPayload(id string) (bool, error) {
-	_, err := t.txn.Get(store.Key(store.NSPayload, id))
+func (t *localTxn) HasPayload(id string) (bool, error) {
+	_, err := t.txn.Get(codec.Key(store.NSPayload, id))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return false, nil
 	}
@@ -186,29 +189,29 @@ func (t *LocalTxn) HasPayload(id string) (bool, error) {
 }
 
 // PutPayload stores id's payload.
-func (t *LocalTxn) PutPayload(id string, p []byte) error {
+func (t *localTxn) PutPayload(id string, p []byte) error {
 	var v []byte
 	if len(p) > 0 {
 		v = s2.Encode(nil, p)
 	}
-	return t.set(store.Key(store.NSPayload, id), v)
+	return t.set(codec.Key(store.NSPayload, id), v)
 }
 
 // DeletePayload deletes id's payload.
-func (t *LocalTxn) DeletePayload(id string) error {
-	return t.del(store.Key(store.NSPayload, id))
+func (t *localTxn) DeletePayload(id string) error {
+	return t.del(codec.Key(store.NSPayload, id))
 }
 
 // SetPending records mutation seq's encoded operations.
-func (t *LocalTxn) SetPending(seq uint64, ops []byte) error {
-	return t.set(store.SeqKey(store.NSPending, seq), ops)
+func (t *localTxn) SetPending(seq uint64, ops []byte) error {
+	return t.set(codec.SeqKey(store.NSPending, seq), ops)
 }
 
 // Local returns the transaction as a store.KV.
-func (t *LocalTxn) Local() store.KV { return t }
+func (t *localTxn) Local() store.KV { return t }
 
 // Get implements store.KV.
-func (t *LocalTxn) Get(key []byte) ([]byte, error) {
+func (t *localTxn) Get(key []byte) ([]byte, error) {
 	var out []byte
 	err := getValue(t.txn, key, func(v []byte) error {
 		out = append([]byte{}, v...)
@@ -218,34 +221,34 @@ func (t *LocalTxn) Get(key []byte) ([]byte, error) {
 }
 
 // Set implements store.KV: foreign keys only.
-func (t *LocalTxn) Set(key, value []byte) error {
-	if !store.ForeignKey(key) {
+func (t *localTxn) Set(key, value []byte) error {
+	if !codec.ForeignKey(key) {
 		return fmt.Errorf("embedded: set %q: %w", key, store.ErrNamespace)
 	}
 	return t.set(key, value)
 }
 
 // Delete implements store.KV: foreign keys only.
-func (t *LocalTxn) Delete(key []byte) error {
-	if !store.ForeignKey(key) {
+func (t *localTxn) Delete(key []byte) error {
+	if !codec.ForeignKey(key) {
 		return fmt.Errorf("embedded: delete %q: %w", key, store.ErrNamespace)
 	}
 	return t.del(key)
 }
 
 // Scan implements store.KV.
-func (t *LocalTxn) Scan(prefix []byte, fn func(key, value []byte) error) error {
+func (t *localTxn) Scan(prefix []byte, fn func(key, value []byte) error) error {
 	return eachValue(t.txn, string(prefix), fn)
 }
 
-func (t *LocalTxn) set(k, v []byte) error {
+func (t *localTxn) set(k, v []byte) error {
 	if err := t.txn.Set(k, v); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	return nil
 }
 
-func (t *LocalTxn) del(k []byte) error {
+func (t *localTxn) del(k []byte) error {
 	if err := t.txn.Delete(k); err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
@@ -253,7 +256,7 @@ func (t *LocalTxn) del(k []byte) error {
 }
 
 // Commit commits the transaction.
-func (t *LocalTxn) Commit() error {
+func (t *localTxn) Commit() error {
 	if t.local != nil {
 		if err := t.local.room(); err != nil {
 			return err
@@ -263,7 +266,7 @@ func (t *LocalTxn) Commit() error {
 }
 
 // Discard drops the transaction's writes; harmless after Commit.
-func (t *LocalTxn) Discard() { t.txn.Discard() }
+func (t *localTxn) Discard() { t.txn.Discard() }
 
 // getValue calls fn with the value of k (valid only during fn), or
 // returns store.ErrNotFound.

@@ -15,6 +15,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/internal/codec"
 )
 
 // postingTable holds the embedded store's posting lists: an open-addressing
@@ -184,7 +185,7 @@ func (t *postingTable) build(db *badger.DB) error {
 	if err == nil {
 		err = db.View(func(txn *badger.Txn) error {
 			err := eachValue(txn, store.NSPosting, func(k, v []byte) error {
-				l, err := store.DecodePostings(nil, v)
+				l, err := codec.DecodePostings(nil, v)
 				if err != nil {
 					return fmt.Errorf("posting list %x: %w", k, err)
 				}
@@ -194,7 +195,7 @@ func (t *postingTable) build(db *badger.DB) error {
 				return err
 			}
 			return eachValue(txn, store.NSDoc, func(k, v []byte) error {
-				rec, err := store.DecodeRecord(v)
+				rec, err := codec.DecodeRecord(v)
 				if err != nil {
 					return fmt.Errorf("document %q: %w", k[len(store.NSDoc):], err)
 				}

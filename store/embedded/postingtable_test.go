@@ -11,6 +11,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/internal/codec"
 )
 
 func memDB(tb testing.TB) *badger.DB {
@@ -105,10 +106,10 @@ func TestPostingTableFile(t *testing.T) {
 	stored, full := testKey(1), testKey(2)
 	rec := &store.Record{Seq: 7, Cluster: "0000000000000001", Keys: [][]byte{stored}}
 	err := db.Update(func(txn *badger.Txn) error {
-		if err := txn.Set(store.Key(store.NSDoc, "a"), store.EncodeRecord(rec)); err != nil {
+		if err := txn.Set(codec.Key(store.NSDoc, "a"), codec.EncodeRecord(rec)); err != nil {
 			return err
 		}
-		return txn.Set(full, store.FullPostings())
+		return txn.Set(full, codec.FullPostings())
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +262,7 @@ func FuzzPostingTableFile(f *testing.F) {
 	f.Add([]byte(postingTableMagic))
 	db := memDB(f)
 	stored := testKey(7)
-	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(stored, store.FullPostings()) }); err != nil {
+	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(stored, codec.FullPostings()) }); err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, header []byte) {

@@ -9,6 +9,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/bleve-dedup/bleve-dedup/store"
+	"github.com/bleve-dedup/bleve-dedup/store/internal/codec"
 )
 
 // Store keeps a filter's whole state in one Badger store (package store's
@@ -140,13 +141,13 @@ func (s *Store) Exclusive(fn func() error) error { return fn() }
 
 // Begin implements store.Backend.
 func (s *Store) Begin() store.Txn {
-	return &txn{LocalTxn: s.local.Begin(true), s: s}
+	return &txn{localTxn: s.local.begin(true), s: s}
 }
 
 // Read implements store.Backend.
 func (s *Store) Read(fn func(store.Txn) error) error {
 	return s.local.db.View(func(bt *badger.Txn) error {
-		return fn(&txn{LocalTxn: &LocalTxn{txn: bt}, s: s})
+		return fn(&txn{localTxn: &localTxn{txn: bt}, s: s})
 	})
 }
 
@@ -227,7 +228,7 @@ func (s *Store) table() (*postingTable, error) {
 
 // txn is one transaction of a Store.
 type txn struct {
-	*LocalTxn
+	*localTxn
 	s        *Store
 	counters bool            // a counter moved: write them at commit
 	changes  []postingChange // applied to the table after the commit
@@ -236,12 +237,12 @@ type txn struct {
 
 func (t *txn) Record(id string, withKeys bool) (*store.Record, error) {
 	var rec *store.Record
-	err := getValue(t.txn, store.Key(store.NSDoc, id), func(v []byte) error {
+	err := getValue(t.txn, codec.Key(store.NSDoc, id), func(v []byte) error {
 		var err error
 		if withKeys {
-			rec, err = store.DecodeRecord(v)
+			rec, err = codec.DecodeRecord(v)
 		} else {
-			rec, err = store.DecodeRecordHead(v)
+			rec, err = codec.DecodeRecordHead(v)
 		}
 		return err
 	})
@@ -252,14 +253,14 @@ func (t *txn) Record(id string, withKeys bool) (*store.Record, error) {
 }
 
 func (t *txn) PutRecord(id string, rec *store.Record) error {
-	return t.set(store.Key(store.NSDoc, id), store.EncodeRecord(rec))
+	return t.set(codec.Key(store.NSDoc, id), codec.EncodeRecord(rec))
 }
 
-func (t *txn) DeleteRecord(id string) error { return t.del(store.Key(store.NSDoc, id)) }
+func (t *txn) DeleteRecord(id string) error { return t.del(codec.Key(store.NSDoc, id)) }
 
 func (t *txn) Signature(seq uint64) ([]byte, error) {
 	var sig []byte
-	err := getValue(t.txn, store.SeqKey(store.NSSignature, seq), func(v []byte) error {
+	err := getValue(t.txn, codec.SeqKey(store.NSSignature, seq), func(v []byte) error {
 		sig = append([]byte{}, v...)
 		return nil
 	})
@@ -272,11 +273,11 @@ func (t *txn) Signature(seq uint64) ([]byte, error) {
 func (t *txn) Prefetch(store.Reads) error { return nil }
 
 func (t *txn) PutSignature(seq uint64, sig []byte) error {
-	return t.set(store.SeqKey(store.NSSignature, seq), sig)
+	return t.set(codec.SeqKey(store.NSSignature, seq), sig)
 }
 
 func (t *txn) DeleteSignature(seq uint64) error {
-	return t.del(store.SeqKey(store.NSSignature, seq))
+	return t.del(codec.SeqKey(store.NSSignature, seq))
 }
 
 // Postings reads the lists from the table.
@@ -295,7 +296,7 @@ func (t *txn) PutPostings(k []byte, l store.PostingList, added, removed []uint64
 	c := postingChange{fp: fingerprint(k), full: l.Full, added: added, removed: removed}
 	if l.Full {
 		c.added, c.removed = nil, nil
-		if err := t.set(k, store.FullPostings()); err != nil {
+		if err := t.set(k, codec.FullPostings()); err != nil {
 			return err
 		}
 	}
@@ -306,7 +307,7 @@ func (t *txn) PutPostings(k []byte, l store.PostingList, added, removed []uint64
 
 func (t *txn) Representative(cluster string) (string, error) {
 	var rep string
-	err := getValue(t.txn, store.Key(store.NSCluster, cluster), func(v []byte) error {
+	err := getValue(t.txn, codec.Key(store.NSCluster, cluster), func(v []byte) error {
 		rep = string(v)
 		return nil
 	})
@@ -317,15 +318,15 @@ func (t *txn) Representative(cluster string) (string, error) {
 }
 
 func (t *txn) SetRepresentative(cluster, id string) error {
-	return t.set(store.Key(store.NSCluster, cluster), []byte(id))
+	return t.set(codec.Key(store.NSCluster, cluster), []byte(id))
 }
 
 func (t *txn) DeleteCluster(cluster string) error {
-	return t.del(store.Key(store.NSCluster, cluster))
+	return t.del(codec.Key(store.NSCluster, cluster))
 }
 
 func (t *txn) Members(cluster string) ([]string, error) {
-	prefix := store.MemberKey(cluster, "")
+	prefix := codec.MemberKey(cluster, "")
 	it := t.txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
 	var out []string
@@ -336,11 +337,11 @@ func (t *txn) Members(cluster string) ([]string, error) {
 }
 
 func (t *txn) AddMember(cluster, id string) error {
-	return t.set(store.MemberKey(cluster, id), nil)
+	return t.set(codec.MemberKey(cluster, id), nil)
 }
 
 func (t *txn) RemoveMember(cluster, id string) error {
-	return t.del(store.MemberKey(cluster, id))
+	return t.del(codec.MemberKey(cluster, id))
 }
 
 func (t *txn) Clusters(after string, fn func(string) error) error {
@@ -348,7 +349,7 @@ func (t *txn) Clusters(after string, fn func(string) error) error {
 	defer it.Close()
 	start := []byte(store.NSCluster)
 	if after != "" {
-		start = append(store.Key(store.NSCluster, after), 0) // the smallest key after it
+		start = append(codec.Key(store.NSCluster, after), 0) // the smallest key after it
 	}
 	for it.Seek(start); it.Valid(); it.Next() {
 		if err := fn(string(it.Item().Key()[len(store.NSCluster):])); err != nil {

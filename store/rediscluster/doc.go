@@ -7,7 +7,7 @@
 //	P:p:{<f>}       posting family f of 1024: buckets of packed postings (8 bytes: the key's
 //	                32-bit fingerprint, the sequence number), grown by linear hashing; and
 //	                the records of the ids whose hash falls in f, field "d<id>"
-//	                (store.EncodeRecord, without posting keys)
+//	                (store/internal/codec's encoding, without posting keys)
 //	P:s:{<g>}       the signatures of document versions 64g to 64g+63, field seq mod 64
 //	                (package dedupfilter's encoding: the id first)
 //	P:c:{<n>}       cluster n, once it has two members: its representative and members
@@ -26,7 +26,7 @@
 // consecutive sequence numbers.
 //
 // Payloads, pending search-index operations and other packages' keys
-// stay in each process' local embedded store (package embedded's Local):
+// stay in each process' own store (Local: package embedded's Local):
 // they concern its own search index.
 //
 // # Decisions in parallel

@@ -13,7 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/bleve-dedup/bleve-dedup/store"
-	"github.com/bleve-dedup/bleve-dedup/store/embedded"
+	"github.com/bleve-dedup/bleve-dedup/store/internal/codec"
 )
 
 // Store is a shared store on Redis (see the package doc). It implements
@@ -21,10 +21,9 @@ import (
 type Store struct {
 	rdb        redis.UniversalClient
 	ownsClient bool // made by Open, closed by Close
-	ownsLocal  bool // likewise
 	name       string
 	prefix     string // name + ":"
-	local      *embedded.Local
+	local      Local
 
 	// sessions lets one Exclusive call of the process run at a time: its
 	// mutations' shared writes wait in session, under mu, until it ends.
@@ -42,33 +41,17 @@ var (
 	_ store.Sequencer = (*Store)(nil)
 )
 
-// Open connects to the Redis of url and returns New's store, which
-// closes the connection when it closes. url is
+// Open connects to the Redis of url and returns New's store over it and
+// local, which closes the connection when it closes. url is
 // redis://HOST:PORT[,HOST:PORT...][/PREFIX]: seed addresses of a Redis
 // Cluster (or one server without cluster mode), and the key prefix
-// (default "bleve-dedup"), which names the shared store. A nil local
-// opens one in memory, owned by the store: enough to read the shared
-// state, as a command that lists its clusters does.
-func Open(url string, local *embedded.Local) (*Store, error) {
+// (default "bleve-dedup"), which names the shared store.
+func Open(url string, local Local) (*Store, error) {
 	addrs, prefix, err := ParseURL(url)
 	if err != nil {
 		return nil, err
 	}
-	ownsLocal := local == nil
-	if ownsLocal {
-		if local, err = embedded.OpenLocal(embedded.DefaultOptions("")); err != nil {
-			return nil, fmt.Errorf("rediscluster: %w", err)
-		}
-	}
-	s, err := open(url, addrs, prefix, local)
-	if err != nil {
-		if ownsLocal {
-			local.Close()
-		}
-		return nil, err
-	}
-	s.ownsLocal = ownsLocal
-	return s, nil
+	return open(url, addrs, prefix, local)
 }
 
 // readTimeout bounds a reply's wait: past WAIT's own bound (waitFor),
@@ -76,7 +59,7 @@ func Open(url string, local *embedded.Local) (*Store, error) {
 // client's default of 3 s failed indexing runs.
 const readTimeout = waitFor + 8*time.Second
 
-func open(url string, addrs []string, prefix string, local *embedded.Local) (*Store, error) {
+func open(url string, addrs []string, prefix string, local Local) (*Store, error) {
 	var rdb redis.UniversalClient = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ReadTimeout: readTimeout})
 	err := rdb.Ping(context.Background()).Err()
 	if err != nil && strings.Contains(err.Error(), "cluster support disabled") && len(addrs) == 1 {
@@ -126,10 +109,16 @@ func ParseURL(s string) (addrs []string, prefix string, err error) {
 // Redis Cluster, or of one server) under keys starting with prefix, and
 // the process' own state (payloads, pending search-index operations,
 // other packages' keys) in local, which the caller opened and closes.
-// Several stores, in several processes, may share one prefix.
-func New(rdb redis.UniversalClient, prefix string, local *embedded.Local) (*Store, error) {
+// Several stores, in several processes, may share one prefix. A nil
+// local leaves the store without a part of its own: it reads the shared
+// state, as a command that lists the clusters does, and writes nothing
+// (ReadOnly).
+func New(rdb redis.UniversalClient, prefix string, local Local) (*Store, error) {
 	if prefix == "" || strings.ContainsAny(prefix, "{}") {
 		return nil, fmt.Errorf("rediscluster: key prefix %q: want a non-empty name without braces: %w", prefix, ErrInvalidURL)
+	}
+	if local == nil {
+		local = noLocal{}
 	}
 	s := &Store{rdb: rdb, name: prefix, prefix: prefix + ":", local: local}
 	s.families.init()
@@ -296,7 +285,7 @@ func (s *Store) Stats() (store.Stats, error) {
 				continue
 			}
 			st.Docs++
-			if rec, err := store.DecodeRecordHead([]byte(v)); err == nil {
+			if rec, err := codec.DecodeRecordHead([]byte(v)); err == nil {
 				clusters[rec.Cluster] = true
 			}
 		}
@@ -347,16 +336,11 @@ func (s *Store) scan(ctx context.Context, pattern string, fn func(string) bool) 
 	return fmt.Errorf("scan: unsupported client %T", s.rdb)
 }
 
-// Close implements store.Backend: it closes the client and the local
-// store if Open made them; a local store given to Open or New is the
-// caller's.
+// Close implements store.Backend: it closes the client if Open made it;
+// the local store is the caller's.
 func (s *Store) Close() error {
-	var err error
 	if s.ownsClient {
-		err = s.rdb.Close()
+		return s.rdb.Close()
 	}
-	if s.ownsLocal {
-		err = errors.Join(err, s.local.Close())
-	}
-	return err
+	return nil
 }

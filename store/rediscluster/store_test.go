@@ -148,3 +148,39 @@ func TestFamiliesGrow(t *testing.T) {
 		t.Errorf("family fields %d, %v: want it split into many buckets", n, err)
 	}
 }
+
+// Package embedded's Local is the local part of a process' store.
+var _ rediscluster.Local = (*embedded.Local)(nil)
+
+// TestNoLocal: a store given no local part reads the shared state and
+// writes nothing.
+func TestNoLocal(t *testing.T) {
+	a := storetest.Redis(t, storetest.RedisAddrs(t), "")
+	tx := a.Begin()
+	if err := errors.Join(tx.PutRecord("x", &store.Record{Seq: 1, URL: "u"}), tx.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := rediscluster.New(a.Client(), a.Prefix(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if !b.ReadOnly() {
+		t.Error("ReadOnly = false")
+	}
+	err = b.Read(func(tx store.Txn) error {
+		rec, err := tx.Record("x", false)
+		if err == nil && rec.URL != "u" {
+			t.Errorf("record %+v, want URL u", rec)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx = b.Begin()
+	defer tx.Discard()
+	if err := tx.Commit(); !errors.Is(err, store.ErrReadOnly) {
+		t.Errorf("Commit = %v, want ErrReadOnly", err)
+	}
+}

@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/bleve-dedup/bleve-dedup/store"
-	"github.com/bleve-dedup/bleve-dedup/store/embedded"
+	"github.com/bleve-dedup/bleve-dedup/store/internal/codec"
 )
 
 // txn is one mutation (or read) of a Store: reads go to Redis through
@@ -21,7 +21,7 @@ type txn struct {
 	s    *Store
 	ctx  context.Context
 	err  error
-	loc  *embedded.LocalTxn
+	loc  store.LocalTxn
 	view bool // a read
 
 	w     *writes
@@ -250,7 +250,7 @@ func (t *txn) recordHead(id string) (*store.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	return store.DecodeRecordHead(b)
+	return codec.DecodeRecordHead(b)
 }
 
 // record is recordHead with Indexed, from its cluster.
@@ -285,7 +285,7 @@ func (t *txn) PutRecord(id string, rec *store.Record) error {
 	r.Keys = nil
 	t.w.records[id] = &r
 	r.Indexed = false
-	return t.set(t.s.recordRef(id), store.EncodeRecord(&r))
+	return t.set(t.s.recordRef(id), codec.EncodeRecord(&r))
 }
 
 // DeleteRecord implements store.Txn.

@@ -46,8 +46,8 @@ type config struct {
 	Queries    int      `json:"queries"`
 	Rounds     int      `json:"rounds"`
 	// BleveConfig is scorch's configuration for every mode, as JSON; ""
-	// means the indexer's default (indexer.DefaultBleveConfig), so the
-	// plain modes run with the same scorch settings as the filter's.
+	// means bleve's own, so the plain modes run with the same scorch
+	// settings as the filter's.
 	BleveConfig string `json:"bleve_config,omitempty"`
 	// MemoryLimitMiB is every child's Go soft memory limit, as the CLI
 	// sets by default (0: none).

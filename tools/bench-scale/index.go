@@ -78,22 +78,21 @@ type ingest struct {
 // openEngine creates mode's index in dir, which must not exist, with
 // scorch configuration bleveConfig (JSON; "" for the indexer's default).
 func openEngine(mode, dir, policy, bleveConfig string) (engine, error) {
-	scorchConfig := indexer.DefaultBleveConfig()
+	var scorchConfig map[string]any // nil: bleve's own
 	if bleveConfig != "" {
-		scorchConfig = map[string]any{}
 		if err := json.Unmarshal([]byte(bleveConfig), &scorchConfig); err != nil {
 			return nil, fmt.Errorf("bench-scale: -bleve-config: %w", err)
 		}
 	}
 	switch mode {
 	case modeDedup:
-		o := indexer.DefaultOptions()
+		o := indexer.Options{}
 		o.BleveConfig = scorchConfig
 		p, err := dedupfilter.ParsePolicy(policy)
 		if err != nil {
 			return nil, fmt.Errorf("bench-scale: --policy: %w", err)
 		}
-		o.Filter.Policy = p
+		o.Policy = p
 		ix, err := indexer.Open(dir, o)
 		if err != nil {
 			return nil, fmt.Errorf("bench-scale: %w", err)
@@ -128,7 +127,7 @@ func (e *dedupEngine) index(ctx context.Context, pages iter.Seq2[page.Page, erro
 	return ingest{Read: st.Read, Indexed: st.Indexed, Duplicates: st.Duplicates, Errors: st.Errors}, err
 }
 
-func (e *dedupEngine) settle(ctx context.Context) error { return waitMerges(ctx, e.ix.Bleve()) }
+func (e *dedupEngine) settle(ctx context.Context) error { return waitMerges(ctx, e.ix.Unwrap()) }
 
 // disk splits the index directory: DIR/bleve is bleve's, the rest (the
 // dedup store, the site table) belongs to the filter.
@@ -168,9 +167,9 @@ func (e *dedupEngine) lost(bound float64) (eval.Lost, error) {
 
 func (e *dedupEngine) parse(qs []string) error {
 	e.qs = e.qs[:0]
-	e.searcher = collapse.New(e.ix.Bleve(), e.ix.Filter())
+	e.searcher = collapse.New(e.ix.Unwrap(), e.ix.Filter())
 	for _, s := range qs {
-		q, err := boolquery.Query(s, boolquery.Options{Fields: indexer.TextFields()})
+		q, err := boolquery.Query(s, boolquery.Options{Fields: e.ix.SearchFields()})
 		if err != nil {
 			return fmt.Errorf("bench-scale: query %q: %w", s, err)
 		}

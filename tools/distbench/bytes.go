@@ -57,10 +57,10 @@ func frontier(ctx context.Context, c config) error {
 		if err != nil {
 			return err
 		}
-		o := indexer.DefaultOptions()
-		o.SharedStore = "redis://" + c.redis + "/" + prefix
-		o.Filter.Policy, _ = dedupfilter.ParsePolicy(c.policy)
-		l.edit(&o.Filter)
+		fo := dedupfilter.DefaultOptions()
+		l.edit(&fo)
+		o := indexer.Options{Store: "redis://" + c.redis + "/" + prefix, Filter: &fo}
+		o.Policy, _ = dedupfilter.ParsePolicy(c.policy)
 		mem0 := usedMemory(ctx, rdb)
 		start := time.Now()
 		ix, err := indexer.Open(filepath.Join(dir, "shard-0"), o)
@@ -77,7 +77,7 @@ func frontier(ctx context.Context, c config) error {
 		secs := time.Since(start).Seconds()
 		docs := st.Read - st.Errors - st.Unchanged
 		bytes := float64(usedMemory(ctx, rdb)-mem0) / float64(docs)
-		out, err := score(c, dir, o.SharedStore)
+		out, err := score(c, dir, o.Store)
 		if err != nil {
 			return err
 		}

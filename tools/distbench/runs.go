@@ -110,13 +110,13 @@ func score(c config, dir, store string) (outcome, error) {
 		if err != nil {
 			return o, err
 		}
-		if f, err = dedupfilter.New(b, indexer.DefaultOptions().Filter); err != nil {
+		if f, err = dedupfilter.New(b, dedupfilter.DefaultOptions()); err != nil {
 			b.Close()
 			return o, err
 		}
 		closeAll = func() { f.Close() }
 	} else {
-		ix, err := indexer.Open(filepath.Join(dir, "shard-0"), indexer.DefaultOptions())
+		ix, err := indexer.Open(filepath.Join(dir, "shard-0"), indexer.Options{})
 		if err != nil {
 			return o, err
 		}

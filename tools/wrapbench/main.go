@@ -1,9 +1,9 @@
 // Command wrapbench measures indexer.Wrap as a bleve user meets it: the
 // pages of a JSONL corpus indexed as the user's own struct type
-// {URL, Title, HTML} in batches, through a Wrapper (HTMLField) and into a
+// {URL, Title, HTML} in batches, through Wrap (HTMLField) and into a
 // plain bleve index with the same mapping and batches, the modes
 // alternating; and an existing plain index of the same pages adopted
-// (Wrapper.Adopt). It reports each run's time and CPU, the ratio of the
+// (Index.Adopt). It reports each run's time and CPU, the ratio of the
 // medians, and the clusters' pairwise precision, recall and F1 against
 // the labels.
 //
@@ -154,10 +154,10 @@ func measure(mode, dir string, docs []page.Page, batch int, gold eval.Clustering
 		return rn, err
 	}
 	var target bleve.Index = idx
-	var w *indexer.Wrapper
+	var w *indexer.Index
 	wrap := func() error {
 		var err error
-		w, err = indexer.Wrap(idx, indexer.WrapOptions{Store: filepath.Join(dir, "dedup"),
+		w, err = indexer.Wrap(idx, indexer.Options{Store: filepath.Join(dir, "dedup"),
 			HTMLField: "HTML", TitleField: "Title", URLField: "URL", Policy: dedupfilter.Mark})
 		target = w
 		return err

@@ -1,0 +1,93 @@
+// Package api holds the JSON types of bleve-dedup's HTTP API, shared by
+// package server, which answers with them, and package remote, which
+// reads them.
+//
+// It imports the standard library only, so that a client links neither
+// bleve nor the dedup store. Package collapse returns the search types
+// (collapse.Hit, collapse.Member and collapse.Result are aliases of Hit,
+// Member and SearchResult).
+package api
+
+import "time"
+
+// IngestSummary is the body of a POST /api/ingest response.
+type IngestSummary struct {
+	Read       int      `json:"read"`
+	Indexed    int      `json:"indexed"`
+	Duplicates int      `json:"duplicates"`
+	Unchanged  int      `json:"unchanged"`
+	Updated    int      `json:"updated"`
+	Truncated  int      `json:"truncated"`
+	NotHTML    int      `json:"not_html"`
+	BadStatus  int      `json:"bad_status"`
+	Errors     int      `json:"errors"`
+	ErrorList  []string `json:"error_list"`
+	ElapsedMS  int64    `json:"elapsed_ms"`
+	Error      string   `json:"error,omitempty"` // why the run stopped early
+	// CutShort is set when the server stopped the run because it is
+	// stopping itself: the pages counted are indexed, the rest of the
+	// body was not read (send it again: unchanged pages are skipped).
+	CutShort bool `json:"cut_short,omitempty"`
+}
+
+// Add adds the counts and errors of o, a summary of another request of
+// the same input, to s. Error and CutShort are left as they are.
+func (s *IngestSummary) Add(o IngestSummary) {
+	s.Read += o.Read
+	s.Indexed += o.Indexed
+	s.Duplicates += o.Duplicates
+	s.Unchanged += o.Unchanged
+	s.Updated += o.Updated
+	s.Truncated += o.Truncated
+	s.NotHTML += o.NotHTML
+	s.BadStatus += o.BadStatus
+	s.Errors += o.Errors
+	s.ErrorList = append(s.ErrorList, o.ErrorList...)
+	s.ElapsedMS += o.ElapsedMS
+}
+
+// Hit is one search result: with collapsing, the best-scoring indexed
+// member of a cluster standing for the whole cluster. The JSON form is
+// what the CLI and the server print (the server's hits add fields of
+// their own).
+type Hit struct {
+	ID      string  `json:"id"`
+	Score   float64 `json:"score"`
+	Cluster string  `json:"cluster"`
+	// Folded is the number of other members of the cluster in the dedup
+	// store, suppressed ones included, whether or not they match the
+	// query; 0 when collapsing is off.
+	Folded int `json:"folded"`
+	// Members are up to the search's MaxMembers (collapse.Request) of the
+	// folded documents, in id order; never nil.
+	Members []Member `json:"members"`
+	Title   string   `json:"title"`
+	URL     string   `json:"url"`
+}
+
+// Member is a folded document of a Hit's cluster.
+type Member struct {
+	ID      string `json:"id"`
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Indexed bool   `json:"indexed"` // whether it is in bleve (false: suppressed)
+}
+
+// SearchResult is a page of hits: what a search of the index returns
+// (collapse.Searcher) and, but for MaxScore and Took, what GET
+// /api/search answers with, among fields of the server's own.
+type SearchResult struct {
+	Hits []Hit `json:"hits"`
+	// Total is the number of matching documents in bleve.
+	Total uint64 `json:"total"`
+	// Clusters is the number of distinct matching clusters, exact when
+	// ClustersExact, else a lower bound (collapse.Request.ClusterBound).
+	// With collapsing off it equals Total and is exact only if every
+	// indexed document is in a cluster of its own, so it is left 0.
+	Clusters      int  `json:"clusters"`
+	ClustersExact bool `json:"clusters_exact"`
+	// MaxScore and Took are the searcher's: not in the JSON answer (the
+	// server writes its own took_ms), so 0 in a result read from it.
+	MaxScore float64       `json:"-"`
+	Took     time.Duration `json:"-"`
+}
