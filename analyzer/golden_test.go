@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/golden"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/golden"
 )
 
 // goldenText mixes the scripts and the normalisation cases, so the golden

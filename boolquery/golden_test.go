@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/golden"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/golden"
 )
 
 // TestCompileGolden pins the shape of compiled queries (as bleve's JSON),

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
-	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testweb"
 	"github.com/bleve-dedup/bleve-dedup/relevance"
 	"github.com/bleve-dedup/bleve-dedup/warcout"
 )

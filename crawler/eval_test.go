@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testweb"
 	"github.com/bleve-dedup/bleve-dedup/relevance"
 )
 

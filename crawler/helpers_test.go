@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testweb"
 	"github.com/bleve-dedup/bleve-dedup/relevance"
 )
 

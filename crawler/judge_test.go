@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/realweb"
-	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/realweb"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testweb"
 	"github.com/bleve-dedup/bleve-dedup/relevance"
 )
 

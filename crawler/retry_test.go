@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testweb"
 )
 
 // freeAddr returns a loopback address nothing listens on.

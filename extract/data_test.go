@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/extracttest"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/extracttest"
 )
 
 // The bounds of TestF1 and TestNeardup are the Trafilatura engine's

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/golden"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/golden"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"golang.org/x/net/html"
 )

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/extracttest"
-	"github.com/bleve-dedup/bleve-dedup/internal/shapes"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/extracttest"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/shapes"
 )
 
 // shapeSizes are the page sizes of the shape benchmark, in MB.

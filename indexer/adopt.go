@@ -14,7 +14,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
-	"github.com/bleve-dedup/bleve-dedup/internal/pipeline"
+	"github.com/bleve-dedup/bleve-dedup/indexer/internal/pipeline"
 )
 
 // unseenPage is how many document ids a walk of an index reads at once.

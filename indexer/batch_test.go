@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/synth"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/synth"
 )
 
 // TestBatchDecidesAsOneByOne: a synthetic crawl (site templates that

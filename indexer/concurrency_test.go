@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/internal/testtext"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testtext"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/blevesearch/bleve/v2"
 )

@@ -22,7 +22,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/internal/extracttest"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/extracttest"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
 

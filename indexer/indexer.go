@@ -19,7 +19,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/internal/badgeropen"
-	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
+	"github.com/bleve-dedup/bleve-dedup/indexer/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"

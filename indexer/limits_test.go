@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/shapes"
-	"github.com/bleve-dedup/bleve-dedup/internal/testtext"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/shapes"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testtext"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
 

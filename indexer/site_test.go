@@ -3,7 +3,7 @@ package indexer
 import (
 	"testing"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/testtext"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testtext"
 )
 
 // TestSiteTemplateTextOption: by default a site's template text is left

@@ -20,10 +20,10 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
-	"github.com/bleve-dedup/bleve-dedup/internal/bleveresult"
+	"github.com/bleve-dedup/bleve-dedup/indexer/internal/bleveresult"
 	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
 	"github.com/bleve-dedup/bleve-dedup/internal/parallel"
-	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
+	"github.com/bleve-dedup/bleve-dedup/indexer/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/recluster"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/internal/sitedecide"
+	"github.com/bleve-dedup/bleve-dedup/indexer/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/blevesearch/bleve/v2/document"
 )

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/golden"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/golden"
 )
 
 const (

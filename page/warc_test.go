@@ -15,7 +15,7 @@ import (
 	"github.com/nlnwa/gowarc/v3"
 	"golang.org/x/text/encoding/simplifiedchinese"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/golden"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/golden"
 )
 
 // warcRecord returns one WARC record with the given header fields (a

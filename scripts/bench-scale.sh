@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scale benchmark: generate N synthetic pages (internal/synth),
+# The scale benchmark: generate N synthetic pages (internal/testkit/synth),
 # index them in one process per mode — through the dedup filter (mark
 # policy), with plain bleve and the same mapping, with bleve's default
 # mapping — and record rate, memory and disk at every tenth of N; then score

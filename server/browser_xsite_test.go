@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testindex"
 )
 
 // exchanges records the requests a handler answers and their statuses.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testindex"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
-	"github.com/bleve-dedup/bleve-dedup/internal/golden"
-	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/golden"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testindex"
 	"github.com/bleve-dedup/bleve-dedup/server"
 	"github.com/blevesearch/bleve/v2/search"
 )

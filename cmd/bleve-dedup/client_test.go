@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
-	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testindex"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testweb"
 )
 
 // crawlDocs are the pages of a small synthetic web: fish and others.

@@ -15,7 +15,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/crawler"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
-	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testweb"
 )
 
 // warcWeb serves generated articles with mirror copies on loopback, plus

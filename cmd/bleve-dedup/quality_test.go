@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/extracttest"
-	"github.com/bleve-dedup/bleve-dedup/internal/stubs"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/extracttest"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/stubs"
 )
 
 // The product's quality claims, checked on the real pages of

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/internal/golden"
-	"github.com/bleve-dedup/bleve-dedup/internal/testindex"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/golden"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testindex"
 )
 
 // fixtureIndex indexes testdata/pages under the mark policy into a

@@ -13,7 +13,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	_ "github.com/bleve-dedup/bleve-dedup/extract/trafilatura"
-	"github.com/bleve-dedup/bleve-dedup/internal/extracttest"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/extracttest"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
 

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
-	"github.com/bleve-dedup/bleve-dedup/internal/synth"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/synth"
 )
 
 // config is the benchmark's command line.

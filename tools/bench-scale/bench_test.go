@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/eval"
-	"github.com/bleve-dedup/bleve-dedup/internal/synth"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/synth"
 )
 
 // TestMain lets the test binary stand in for the command: the benchmark

@@ -17,7 +17,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/extract"
-	"github.com/bleve-dedup/bleve-dedup/internal/synth"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/synth"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"

@@ -24,7 +24,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/shapes"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/shapes"
 )
 
 func main() {

@@ -12,14 +12,14 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testweb"
 )
 
-const dataDir = "../../../shared/data"
+const dataDir = "../../../../shared/data"
 
 func loadSite(tb testing.TB, seed uint64) *Site {
 	tb.Helper()
-	labels, err := testweb.ReadLabels("../../relevance/testdata/eval_topics.json")
+	labels, err := testweb.ReadLabels("../../../relevance/testdata/eval_topics.json")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/internal/testtext"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testtext"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"

@@ -42,7 +42,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/bleve-dedup/bleve-dedup/internal/testweb"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testweb"
 )
 
 //go:embed testdata/topics.json
