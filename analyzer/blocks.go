@@ -14,7 +14,7 @@ type span struct{ start, end int }
 // blocks of the scanned text to dst, most important first, without
 // repeats.
 //
-// Seed 002 leaves "block" and "importance" open. Blocks here are sentences
+// The fingerprint paper leaves "block" and "importance" open. Blocks here are sentences
 // (cut at Options.BlockDelimiters and at paragraph breaks) reduced to their
 // content characters, and importance is length, ties broken by text order.
 // That choice survives what reprints do: re-splitting or merging paragraphs

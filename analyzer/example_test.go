@@ -25,7 +25,7 @@ func Example() {
 }
 
 func ExampleOptions() {
-	// Seed 000's table 3-1 row "。的": cut at full stops and at 的.
+	// The feature-string paper's table 3-1 row "。的": cut at full stops and at 的.
 	opts := analyzer.DefaultOptions()
 	opts.Delimiters = "。的"
 	a, err := analyzer.New(opts)

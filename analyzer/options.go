@@ -27,7 +27,7 @@ type Options struct {
 	// "。", "，", "的", "。，", "。的".
 	//
 	// Default "。！？.!?，,": sentence ends and commas of Chinese and English.
-	// Seed 000 found "。" alone best on its Chinese test, but reprints
+	// The feature-string paper found "。" alone best on its Chinese test, but reprints
 	// often swap "。" for "." and "，" for "," (both are here, so a swap
 	// keeps the pieces), and on the labelled near-duplicate set commas
 	// helped: pairs with piece Jaccard >= 0.5 gave F1 0.746 against 0.708

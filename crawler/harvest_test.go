@@ -197,7 +197,7 @@ func (rw *realWeb) crawlVariant(tb testing.TB, lab testweb.Labels, prof *relevan
 		lo.MinRelevance = v.minRel
 	}
 	if v.trained {
-		// Seed 003's training crawl: a small crawl from pages known to be
+		// The link-value paper's training crawl: a small crawl from pages known to be
 		// on the topic (the profile's example pages), learning weights.
 		to := testOptions(tb, "", prof)
 		to.Seeds = rw.examplePaths(lab)

@@ -55,9 +55,17 @@ func (ix *engine) bleveDoc(op dedupfilter.Op, p *staged) (*document.Document, er
 		body = maps.Clone(p.body) // the cluster is this op's
 	} else if err := json.Unmarshal(op.Payload, &body); err != nil {
 		return nil, fmt.Errorf("indexer: %s: stored payload: %w", op.ID, err)
+	} else if ix.mainText != "" && docbody.First(body, ix.html) != "" {
+		// A page's main text is not kept in its payload: extracted again.
+		paras, err := ix.text(op.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("indexer: %s: %w", op.ID, err)
+		}
+		paras, _ = capText(paras, ix.maxText)
+		setPath(body, ix.mainText, joinParagraphs(paras))
 	}
 	body[FieldCluster] = op.Cluster
-	doc, err := docbody.Analysed(ix.bleve.Mapping(), op.ID, body)
+	doc, err := docbody.Analysed(ix.bleve.Mapping(), op.ID, body, ix.html)
 	if err != nil {
 		return nil, fmt.Errorf("indexer: %w", err)
 	}

@@ -54,6 +54,14 @@ type Options struct {
 	// HTMLField, a field holding a page's raw HTML, whose main text is
 	// extracted (package extract). Wrap needs one of the two; Open's
 	// default is TextFields {FieldText}.
+	//
+	// With an HTMLField, the main text is what bleve searches: it is
+	// written to the document's first TextFields field (FieldText when
+	// none is given), and the raw HTML is stored but not indexed, so that
+	// navigation, scripts and markup match no query and highlights show
+	// the article. The mapping's analyzer for that field decides how it
+	// is searched: AddFilterFields maps FieldText as NewMapping does
+	// (Han bigrams as well as words, for Chinese and English alike).
 	TextFields []string
 	HTMLField  string
 	// TitleField and URLField hold the title and the URL (Open's defaults:
@@ -170,6 +178,18 @@ func (o Options) resolve() (config, error) {
 	return c, nil
 }
 
+// mainText is the field a document's main text is written to: the first
+// text field, or FieldText for an HTMLField's pages ("" when neither).
+func (c config) mainText() string {
+	switch {
+	case len(c.TextFields) > 0:
+		return c.TextFields[0]
+	case c.HTMLField != "":
+		return FieldText
+	}
+	return ""
+}
+
 // SearchFields are the fields a search term without a field name looks in
 // (boolquery.Options.Fields): the title and the text fields.
 func (ix *Index) SearchFields() []string {
@@ -177,8 +197,8 @@ func (ix *Index) SearchFields() []string {
 	if ix.opts.TitleField != "" {
 		fs = append(fs, ix.opts.TitleField)
 	}
-	if ix.opts.HTMLField != "" && len(ix.opts.TextFields) == 0 {
-		return append(fs, ix.opts.HTMLField)
+	if ix.opts.HTMLField != "" {
+		return append(fs, ix.opts.mainText())
 	}
 	return append(fs, ix.opts.TextFields...)
 }
@@ -219,6 +239,10 @@ type engine struct {
 	// and body makes a Document's bleve body (Index.documentBody).
 	text func(payload []byte) ([]string, error)
 	body func(d Document) (map[string]any, error)
+	// html is the field of a page's raw HTML, stored but not indexed, and
+	// mainText the field its extracted main text is written to; "" when
+	// documents hold plain text.
+	html, mainText string
 
 	mu sync.Mutex // one batch of filter decisions at a time
 	// applyMu orders bleve writes: it is taken before mu is let go, so

@@ -1,6 +1,9 @@
 package indexer
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
@@ -14,8 +17,8 @@ import (
 //
 // The text is indexed with term positions (for phrases) but not stored,
 // without doc values, and not copied into bleve's composite "_all" field:
-// queries name the fields (TextFields, which boolquery spreads unqualified
-// terms over in both syntaxes). The dedup store already keeps each
+// queries name the fields (Index.SearchFields, which boolquery spreads
+// unqualified terms over in both syntaxes). The dedup store already keeps each
 // document's text (Index.Doc), and those copies cost more than the filter
 // itself. BenchmarkMapping, plain bleve on the extracted development pages
 // with merges settled: 4.1 ms of CPU and 11.8 KB on disk per page with
@@ -53,16 +56,25 @@ func NewMapping() *mapping.IndexMappingImpl {
 // leaving the user's own fields as they are: FieldCluster, a stored
 // keyword with doc values (collapsing reads it; queries and facets on
 // it see whole cluster ids), left out of "_all", in the default document
-// mapping and in every type's. Call it before the index is made (bleve
-// keeps a mapping from then on); an Index over a bleve index whose dynamic
-// mapping takes unknown fields needs it less, but its cluster field is
-// then analysed text.
+// mapping and in every type's; and, where a mapping does not map it
+// already, FieldText, where an HTMLField's main text is written: analysed
+// as NewMapping's text (words, and Han bigrams for Chinese), stored for
+// highlights, in "_all". A query on "_all" is analysed with m's
+// DefaultAnalyzer: set it to the same (cjk.AnalyzerName) for Chinese
+// queries to find what FieldText holds. Call it before the index is made
+// (bleve keeps a mapping from then on); an Index over a bleve index whose
+// dynamic mapping takes unknown fields needs it less, but its cluster
+// field is then analysed text.
 func AddFilterFields(m *mapping.IndexMappingImpl) {
 	kw := bleve.NewKeywordFieldMapping()
 	kw.Analyzer = keyword.Name
 	kw.IncludeInAll = false
-	m.DefaultMapping.AddFieldMappingsAt(FieldCluster, kw)
-	for _, dm := range m.TypeMapping {
+	text := bleve.NewTextFieldMapping()
+	text.Analyzer = cjk.AnalyzerName
+	for _, dm := range append([]*mapping.DocumentMapping{m.DefaultMapping}, slices.Collect(maps.Values(m.TypeMapping))...) {
 		dm.AddFieldMappingsAt(FieldCluster, kw)
+		if _, mapped := dm.Properties[FieldText]; !mapped {
+			dm.AddFieldMappingsAt(FieldText, text)
+		}
 	}
 }

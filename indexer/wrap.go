@@ -121,6 +121,9 @@ func Wrap(idx bleve.Index, o Options) (*Index, error) {
 				text = append(text, f)
 			}
 		}
+		if o.HTMLField != "" {
+			text = append(text, wrapField{c.mainText(), "HTMLField's main text"})
+		}
 		if err := checkMappingFields(text, m); err != nil {
 			return nil, err
 		}
@@ -145,6 +148,9 @@ func Wrap(idx bleve.Index, o Options) (*Index, error) {
 func newIndex(idx bleve.Index, e *engine, c config) (*Index, error) {
 	ix := &Index{wrapped: idx, ix: e, opts: c, fields: c.fields()}
 	e.text, e.body = ix.paragraphsOf, ix.documentBody
+	if c.HTMLField != "" {
+		e.html, e.mainText = c.HTMLField, c.mainText()
+	}
 	if m := idx.Mapping(); m != nil && !c.ReadOnly { // (an alias of several indexes has none: no writes)
 		var err error
 		if ix.batches, err = docbody.NewCapture(m); err != nil {
@@ -623,15 +629,12 @@ func (w *Index) stage(id string, d index.Document) (staged, uint64, error) {
 }
 
 // documentBody is d's bleve body in the fields the Index reads: its text
-// in the first text field, its title and URL in theirs, d.Fields beside
-// them. An Index that reads HTML only has no field for a Document's text.
+// in the main text field, its title and URL in theirs, d.Fields beside
+// them.
 func (w *Index) documentBody(d Document) (map[string]any, error) {
-	if len(w.opts.TextFields) == 0 {
-		return nil, fmt.Errorf("indexer: %s: a Document's text needs a field (Options.TextFields), and this index reads HTML only (%q): %w", d.ID, w.opts.HTMLField, ErrInvalidDocument)
-	}
 	body := make(map[string]any, len(d.Fields)+3)
 	maps.Copy(body, d.Fields)
-	setPath(body, w.opts.TextFields[0], joinParagraphs(d.Paragraphs))
+	setPath(body, w.opts.mainText(), joinParagraphs(d.Paragraphs))
 	if w.opts.TitleField != "" {
 		setPath(body, w.opts.TitleField, d.Title)
 	}
@@ -667,6 +670,9 @@ func (w *Index) stageBody(id string, body map[string]any, payload []byte) (stage
 		title = htmlTitle
 	}
 	paras, truncated := capText(paras, w.ix.maxText)
+	if w.ix.mainText != "" {
+		setPath(body, w.ix.mainText, joinParagraphs(paras)) // (not in the payload: read again from the HTML)
+	}
 	return staged{
 		Item: sitedecide.Item{Doc: dedupfilter.Doc{ID: id, URL: pageURL, Title: title, Payload: payload}, Paras: paras},
 		body: body, truncated: truncated, urlKey: urlKey(pageURL, ""),
@@ -685,7 +691,8 @@ func (w *Index) text(body map[string]any, pageURL string) ([]string, string, err
 	}
 	html := docbody.First(body, w.opts.HTMLField)
 	if html == "" {
-		return nil, "", nil
+		// A Document written to an HTML index holds its text only.
+		return paragraphsOf(docbody.Strings(body, w.opts.mainText())), "", nil
 	}
 	c, err := extract.DefaultOptions().HTMLContext(context.Background(), html, pageURL)
 	if errors.Is(err, extract.ErrNoContent) {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
 	"html"
 	"math/rand/v2"
 	"path/filepath"
@@ -348,5 +351,96 @@ func TestWrapShards(t *testing.T) {
 	}
 	if err := all.Index("x", webPage{}); !errors.Is(err, indexer.ErrInvalidOptions) {
 		t.Errorf("a write through the alias: %v, want ErrInvalidOptions", err)
+	}
+}
+
+// TestWrapSearchesMainText: with an HTMLField, bleve searches the page's
+// main text, not its raw HTML: a word of the site's template (an
+// advertisement) matches nothing, highlights show no markup; with
+// AddFilterFields and the cjk analyzer by default, a Chinese query finds
+// what the command's own index finds.
+func TestWrapSearchesMainText(t *testing.T) {
+	pages := testPages(t)
+	write := func(t *testing.T, m *mapping.IndexMappingImpl) *indexer.Index {
+		dir := t.TempDir()
+		idx, err := bleve.New(filepath.Join(dir, "idx"), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := pageFields
+		o.Store, o.Policy = filepath.Join(dir, "dedup"), dedupfilter.Mark
+		w, err := indexer.Wrap(idx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close() })
+		b := w.NewBatch()
+		for _, p := range pages {
+			if err := b.Index(p.ID, webPage{URL: p.URL, Title: p.Title, HTML: p.HTML}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Batch(b); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	search := func(t *testing.T, ix bleve.Index, q string) *bleve.SearchResult {
+		req := bleve.NewSearchRequestOptions(bleve.NewQueryStringQuery(q), 100, 0, false)
+		req.Highlight = bleve.NewHighlight()
+		res, err := ix.SearchInContext(indexer.Uncollapsed(context.Background()), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+
+	w := write(t, bleve.NewIndexMapping()) // bleve's default mapping, as it comes
+	template := 0
+	for _, p := range pages {
+		if strings.Contains(p.HTML, "Bayside Credit Union") {
+			template++
+		}
+	}
+	if res := search(t, w, "Bayside"); template == 0 || res.Total != 0 {
+		t.Errorf("a word of %d pages' advertisement matches %d documents, want 0", template, res.Total)
+	}
+	res := search(t, w, "bicycles")
+	if res.Total == 0 {
+		t.Fatal("a word of an article matches nothing")
+	}
+	for _, h := range res.Hits {
+		for field, frags := range h.Fragments {
+			for _, f := range frags {
+				if field == "HTML" || strings.Contains(f, "&lt;") || strings.Contains(f, "<a") {
+					t.Errorf("%s: a highlight of %s shows markup: %q", h.ID, field, f)
+				}
+			}
+		}
+	}
+
+	m := bleve.NewIndexMapping()
+	indexer.AddFilterFields(m)
+	m.DefaultAnalyzer = cjk.AnalyzerName
+	w = write(t, m)
+	own := testindex.Pages(t, "", dedupfilter.Mark)
+	// The same words in the title and main text of each.
+	count := func(ix *indexer.Index, q string) uint64 {
+		var qs []query.Query
+		for _, f := range ix.SearchFields() {
+			mq := bleve.NewMatchQuery(q)
+			mq.SetField(f)
+			qs = append(qs, mq)
+		}
+		res, err := ix.SearchInContext(indexer.Uncollapsed(context.Background()), bleve.NewSearchRequest(bleve.NewDisjunctionQuery(qs...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Total
+	}
+	for _, q := range []string{"图书馆", "自行车", "夜间开放", "library", "bicycles"} {
+		if got, want := count(w, q), count(own, q); got != want || want == 0 {
+			t.Errorf("%q: %d documents through Wrap, %d in the command's own index", q, got, want)
+		}
 	}
 }

@@ -279,7 +279,7 @@ func TestWrapMappingFields(t *testing.T) {
 	}{
 		{"static, named", static, pages, ""},
 		{"static, misnamed", static, indexer.Options{TextFields: []string{"Body", "title"}, URLField: "URL"},
-			`indexer: wrap: no field "Body" (Options.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: cluster, html, title, url: invalid options`},
+			`indexer: wrap: no field "Body" (Options.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: cluster, html, text, title, url: invalid options`},
 		{"static, raw HTML left out of it", static, indexer.Options{HTMLField: "raw"}, ""},
 		{"dynamic (bleve's default)", bleve.NewIndexMapping, indexer.Options{HTMLField: "HTML"}, ""},
 		{"static with a dynamic part", func() *mapping.IndexMappingImpl {
@@ -294,7 +294,7 @@ func TestWrapMappingFields(t *testing.T) {
 			m.DefaultMapping.AddSubDocumentMapping("article", sub)
 			return m
 		}, indexer.Options{TextFields: []string{"article.text"}},
-			`indexer: wrap: no field "article.text" (Options.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: article.body, cluster, html, title, url: invalid options`},
+			`indexer: wrap: no field "article.text" (Options.TextFields) in the index's mapping, which takes no other fields (not dynamic); its fields: article.body, cluster, html, text, title, url: invalid options`},
 		{"named but disabled: read, not indexed", func() *mapping.IndexMappingImpl {
 			m := static()
 			m.DefaultMapping.AddSubDocumentMapping("raw", bleve.NewDocumentDisabledMapping())

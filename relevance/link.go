@@ -42,7 +42,7 @@ func signalsOf(a [4]float64) Signals { return Signals{a[0], a[1], a[2], a[3]} }
 // LinkScorer predicts link values (the link-value paper): I(p) = Σ w_k·I_k(p) over the
 // four signals, and learns the weights w_k from fetched pages.
 //
-// Learning rule. Seed 003 compares each signal's prediction I_k with the
+// Learning rule. The link-value paper compares each signal's prediction I_k with the
 // fetched page's actual relevance R through the deviation
 // f_k = |I_k − R| / R and gives the accurate (low-deviation) signals more
 // weight; its exact update formula did not survive in the source text, so

@@ -1,6 +1,7 @@
 package docbody
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 
 func TestAnalysed(t *testing.T) {
 	m := bleve.NewIndexMapping()
-	doc, err := Analysed(m, "id", map[string]any{"title": "Bees on the roof", "n": 3.0})
+	doc, err := Analysed(m, "id", map[string]any{"title": "Bees on the roof", "n": 3.0}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +35,39 @@ func TestAnalysed(t *testing.T) {
 	}
 	if texts != 1 {
 		t.Errorf("%d text fields analysed ahead, want 1", texts)
+	}
+}
+
+// TestAnalysedUnindexed: the field named unindexed, and the fields below
+// it, are stored but not indexed (nor composed into "_all"); unstored,
+// they are left out.
+func TestAnalysedUnindexed(t *testing.T) {
+	m := bleve.NewIndexMapping()
+	body := map[string]any{"html": "<a>navigation</a>", "page": map[string]any{"html": "x"}, "text": "bees"}
+	tests := []struct {
+		name, unindexed string
+		storeDynamic    bool
+		want            []string // name:indexed:stored of each field but _all
+	}{
+		{"stored", "html", true, []string{"html:false:true", "page.html:true:true", "text:true:true"}},
+		{"nested", "page", true, []string{"html:true:true", "page.html:false:true", "text:true:true"}},
+		{"not stored", "html", false, []string{"page.html:true:false", "text:true:false"}},
+	}
+	for _, tt := range tests {
+		m.StoreDynamic = tt.storeDynamic
+		doc, err := Analysed(m, "id", body, tt.unindexed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range doc.Fields {
+			o := f.Options()
+			got = append(got, fmt.Sprintf("%s:%v:%v", f.Name(), o.IsIndexed(), o.IsStored()))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: fields %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 
