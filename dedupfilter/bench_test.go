@@ -17,7 +17,7 @@ func BenchmarkAdd(b *testing.B) {
 			f := openTest(b, func(o *Options) { o.Policy = policy })
 			keys := 0
 			for _, d := range docs {
-				p, err := f.Prepare(d.doc)
+				p, err := f.prepare(d.doc)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -44,7 +44,7 @@ func BenchmarkAdd(b *testing.B) {
 }
 
 // BenchmarkAddExclusive is BenchmarkAdd with the documents added in
-// batches of 200 under one Exclusive call, as the indexer adds them: with
+// batches of 200 under one exclusive call, as the indexer adds them: with
 // a shared store, one lease and one write of the shared state a batch.
 // With DEDUPFILTER_REDIS set it measures the Redis store (round trips).
 func BenchmarkAddExclusive(b *testing.B) {
@@ -53,7 +53,7 @@ func BenchmarkAddExclusive(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i += 200 {
-		err := f.Exclusive(func() error {
+		err := f.exclusive(func() error {
 			for j := range min(200, b.N-i) {
 				d := docs[(i+j)%len(docs)].doc
 				d.ID = fmt.Sprintf("%s#%d", d.ID, (i+j)/len(docs))
@@ -72,8 +72,8 @@ func BenchmarkAddExclusive(b *testing.B) {
 
 // BenchmarkOneAtATime measures, on one core, the share of a page's
 // filter time spent where only one decision of a process may be at a
-// time (Prefetch's reads and ranking and each add hold the filter's lock;
-// Prefetch's verification runs on every core but is counted here with
+// time (prefetch's reads and ranking and each add hold the filter's lock;
+// prefetch's verification runs on every core but is counted here with
 // the lock's share, so the share is an upper bound), against the time
 // any number of cores can share (features and signature). It reports the
 // pages/s Amdahl's law bounds the filter to on 16 cores. Batches of 1,000
@@ -97,10 +97,10 @@ func BenchmarkOneAtATime(b *testing.B) {
 		f := openTest(b, nil)
 		for i := 0; i < n; i += batch {
 			t0 := time.Now()
-			ps := make([]*Prepared, batch)
+			ps := make([]*prepared, batch)
 			for j := range ps {
 				id := fmt.Sprintf("doc-%d", i+j)
-				p, err := f.Prepare(Doc{ID: id, URL: "https://example.com/" + id, Title: id, Features: a.Analyze(texts[i+j])})
+				p, err := f.prepare(Doc{ID: id, URL: "https://example.com/" + id, Title: id, Features: a.Analyze(texts[i+j])})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -108,13 +108,13 @@ func BenchmarkOneAtATime(b *testing.B) {
 			}
 			t1 := time.Now()
 			var t2 time.Time
-			err := f.Exclusive(func() error {
-				if err := f.Prefetch(ps); err != nil {
+			err := f.exclusive(func() error {
+				if err := f.prefetch(ps); err != nil {
 					return err
 				}
 				t2 = time.Now()
 				for _, p := range ps {
-					if _, err := f.AddPrepared(p); err != nil {
+					if _, err := f.addPrepared(p, addOptions{}); err != nil {
 						return err
 					}
 				}

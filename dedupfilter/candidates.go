@@ -80,24 +80,6 @@ func (o Options) restrictLookup(keys [][]byte) [][]byte {
 	return out
 }
 
-// Candidates returns the ids of the stored documents Add would verify for
-// p, in the order it would verify them, without adding p: how well the
-// candidate sources (Options.Sources, StructureGate...) narrow the
-// comparisons can be measured with it.
-func (f *Filter) Candidates(p *Prepared) ([]string, error) {
-	var ids []string
-	err := f.backend.Read(func(st store.Txn) error {
-		pg := &page{sig: p.sig, lookup: p.lookup, skip: map[uint64]bool{}}
-		if old, err := st.Record(p.doc.ID, false); err == nil {
-			pg.skip[old.Seq] = true
-		}
-		var err error
-		ids, err = newPlanned(f, st).candidateIDs(pg, 0)
-		return err
-	})
-	return ids, err
-}
-
 // EarlierCandidates calls fn, for every stored document, with the ids of
 // the documents Add would verify for it under o's candidate settings
 // (Sources, StructureRadius, StructureGate, MinShared, MaxPostings,

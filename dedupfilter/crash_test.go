@@ -44,22 +44,22 @@ func TestKillRecovery(t *testing.T) {
 		t.Fatalf("Stats = %+v, %v; want the 3 committed docs", s, err)
 	}
 	var pending []string
-	err = f.Pending(func(op Op) error {
+	err = f.pendingOps(func(op Op) error {
 		// Pending marks hold no payload; it is read back from the document.
 		pending = append(pending, op.Kind.String()+" "+op.ID+" "+string(op.Payload))
 		return nil
 	})
 	if want := []string{"index b b", "index c c"}; err != nil || !slices.Equal(pending, want) {
-		t.Errorf("Pending = %v, %v; want %v (a was confirmed)", pending, err, want)
+		t.Errorf("pendingOps = %v, %v; want %v (a was confirmed)", pending, err, want)
 	}
-	p, err := f.Prepare(Doc{ID: "d", Features: testAnalyzer(t).Analyze(newCorpus(13).article(5))})
+	p, err := f.prepare(Doc{ID: "d", Features: testAnalyzer(t).Analyze(newCorpus(13).article(5))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// b and c are copies of a: the cluster's representative is its
 	// candidate, as without a crash.
-	if cands, err := f.Candidates(p); err != nil || !slices.Equal(cands, []string{"a"}) {
-		t.Errorf("Candidates of a copy = %v, %v; want [a]", cands, err)
+	if cands, err := f.candidates(p); err != nil || !slices.Equal(cands, []string{"a"}) {
+		t.Errorf("candidates of a copy = %v, %v; want [a]", cands, err)
 	}
 }
 

@@ -63,36 +63,39 @@
 //
 // # Guarantees
 //
-// Concurrency: all methods are safe for concurrent use. Add and Delete
-// write under one mutex and one store transaction, so concurrent Adds end
-// in the clusters of some serial order. Callers that add in a fixed order
-// do the rest in parallel first: compute features, then Prepare (sorting,
-// encoding, key hashing), then, inside Exclusive, Prefetch, which plans
-// the batch's decisions (candidates, verification) on every core, then
-// AddPrepared in order, which only places each document and writes it.
-// On a store several processes share (package rediscluster), the batch
-// is posted and numbered first and each document decided against those
-// numbered before it, whichever process posted them: their Adds end in
-// the clusters of the serial order of the numbers, with no lock between
-// processes (see package rediscluster).
+// Concurrency: the Filter's methods are safe for concurrent use. Add and
+// Delete write under one mutex and one store transaction, so concurrent
+// Adds end in the clusters of some serial order. AddBatch adds documents
+// in a fixed order with the rest done in parallel first: it prepares them
+// (signature, encoding, key hashing) and plans the batch's decisions
+// (candidates, verification) on every core, then only places each
+// document and writes it, in order. A Decider does the same for a
+// batch whose features it computes itself, with each site's template
+// text left out (package sitetext); it re-decides the clusters of earlier
+// pages that a later page shows to be partly template. On a store
+// several processes share (package rediscluster), a batch is posted and
+// numbered first and each document decided against those numbered before
+// it, whichever process posted them: their Adds end in the clusters of
+// the serial order of the numbers, with no lock between processes (see
+// package rediscluster).
 //
 // Durability and crash safety: each Add/Delete commits its store changes
-// and pending marks (one per search-index Op) atomically. The indexer
+// and a pending mark (its search-index Ops) atomically. The indexer
 // applies Decision.Ops to the search index and then calls Applied with
-// them; after a crash it calls Pending once it has opened the filter
-// again and re-applies what is listed (a mark names the document; Pending
-// reads its payload back from the store). Ops are states (index this payload / delete this id), one
-// pending mark per document id holding the latest, so re-applying is safe and
-// order between ids does not matter. Applied clears a mark only if it
-// still holds the Op's Seq, so a late confirmation of an older Op cannot
-// hide a newer one.
+// them; after a crash it calls Replay once it has opened the filter
+// again, which hands it, for every document a mark names, the Op that
+// writes the document as the store holds it now, and clears the marks.
+// Ops are states (index this payload / delete this id), so re-applying
+// one is safe and order between ids does not matter. Each Add/Delete has
+// a mark of its own, so a late confirmation of an older one cannot hide
+// a newer one.
 // What a crash of the machine may lose is the store's to say (package
 // embedded's SyncWrites).
 //
 // Ownership: slices in values returned by the Filter (Decision, Op,
 // DeleteResult, Cluster, Entry) are owned by the caller. The Filter keeps
-// no reference to a Doc's Features or Payload after Add (or AddPrepared)
-// returns.
+// no reference to a Doc's Features or Payload after Add (or AddBatch,
+// or Decide) returns.
 //
 // # Caveats
 //

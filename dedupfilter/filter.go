@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/internal/parallel"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
@@ -160,14 +161,14 @@ type Filter struct {
 	df      *docFreq // Options.BooleanStopShare's document frequencies, or nil
 
 	// mu serialises the decisions' sections that write, and the filter's
-	// state below. Planning (Prefetch) reads and compares outside it.
+	// state below. Planning (prefetch) reads and compares outside it.
 	mu     sync.Mutex
 	closed bool
-	// plans are the decisions Prefetch worked out for the documents of
-	// the running Exclusive call, until they are made; adds are the ids
+	// plans are the decisions prefetch worked out for the documents of
+	// the running exclusive call, until they are made; adds are the ids
 	// added in it (a plan made before another version of its id was added
 	// reads the stored version again).
-	plans map[*Prepared]*plan
+	plans map[*prepared]*plan
 	adds  map[string]bool
 	// gen counts the decisions that were not planned, or changed what a
 	// plan saw (an embedded store's plans hold only within their
@@ -213,16 +214,16 @@ func (f *Filter) writable() error {
 	return nil
 }
 
-// Exclusive runs fn, which adds or deletes several documents, as one
-// batch: Prefetch plans the documents fn then adds. With a store shared
+// exclusive runs fn, which adds or deletes several documents, as one
+// batch: prefetch plans the documents fn then adds. With a store shared
 // by several processes, the shared writes of its decisions are made
 // together when it ends (one round trip); it takes no lock other
-// processes wait for. Documents Prefetch posted and fn, returning no
+// processes wait for. Documents prefetch posted and fn, returning no
 // error, did not add (a document planned again) are withdrawn; after an
 // error they stay, numbered, and are decided again when the run is
 // repeated (other processes may have decided against them meanwhile).
-// fn must not call Exclusive.
-func (f *Filter) Exclusive(fn func() error) error {
+// fn must not call exclusive.
+func (f *Filter) exclusive(fn func() error) error {
 	err := f.backend.Exclusive(fn)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -239,14 +240,14 @@ func (f *Filter) Exclusive(fn func() error) error {
 	return err
 }
 
-// Prefetch plans the decisions on ps, to be added in this order inside
-// the running Exclusive call: it finds each one's candidates among the
+// prefetch plans the decisions on ps, to be added in this order inside
+// the running exclusive call: it finds each one's candidates among the
 // documents before it and verifies them, on every core, leaving to each
 // add only what must be done one at a time (its cluster and its writes).
 // On a store shared by several processes it also posts and numbers them
 // (see package rediscluster), in a few round trips for the batch. With
 // BooleanStopShare, whose counts each add changes, it does nothing.
-func (f *Filter) Prefetch(ps []*Prepared) error {
+func (f *Filter) prefetch(ps []*prepared) error {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -266,7 +267,7 @@ func (f *Filter) Prefetch(ps []*Prepared) error {
 		return err
 	}
 	if f.plans == nil {
-		f.plans, f.adds = make(map[*Prepared]*plan, len(ps)), map[string]bool{}
+		f.plans, f.adds = make(map[*prepared]*plan, len(ps)), map[string]bool{}
 	}
 	for i, pl := range plans {
 		f.plans[ps[i]] = pl
@@ -307,24 +308,24 @@ func (d *Doc) validate(o Options) error {
 	return nil
 }
 
-// Prepared is a document ready for AddPrepared: validated, its signature
+// prepared is a document ready for addPrepared: validated, its signature
 // computed and encoded, its posting keys hashed.
-type Prepared struct {
+type prepared struct {
 	doc    Doc
 	sig    similarity.Signature
 	own    [][]byte
 	lookup [][]byte
 }
 
-// Prepare does the part of Add that needs no lock. It is safe for
+// prepare does the part of Add that needs no lock. It is safe for
 // concurrent use, so a caller that must add documents in a fixed order
-// can prepare them in parallel and then add them in order. The Prepared
+// can prepare them in parallel and then add them in order. The prepared
 // keeps references to d's Features and Payload until it is added.
-func (f *Filter) Prepare(d Doc) (*Prepared, error) {
+func (f *Filter) prepare(d Doc) (*prepared, error) {
 	if err := d.validate(f.opts); err != nil {
 		return nil, err
 	}
-	p := &Prepared{doc: d, sig: similarity.Of(d.Features, d.URL, f.opts.Options).WithPieceSample(f.opts.PiecesPerDoc)}
+	p := &prepared{doc: d, sig: similarity.Of(d.Features, d.URL, f.opts.Options).WithPieceSample(f.opts.PiecesPerDoc)}
 	p.own = f.opts.postingKeys(p.sig, d.Features.Terms)
 	p.lookup = f.opts.restrictLookup(f.opts.lookupKeys(d.Features.Structure, p.own))
 	return p, nil
@@ -334,41 +335,71 @@ func (f *Filter) Prepare(d Doc) (*Prepared, error) {
 // cluster, and returns what the search index must do. Candidate search,
 // verification and the write run under one lock and one transaction, so
 // concurrent Adds cluster as some serial order would. The Ops are also
-// recorded as pending (see Pending). Add is Prepare then AddPrepared.
+// recorded as pending until Applied (see Replay). A zero Doc.Time
+// becomes the time of the call.
 func (f *Filter) Add(d Doc) (Decision, error) {
-	p, err := f.Prepare(d)
+	p, err := f.prepare(d)
 	if err != nil {
 		return Decision{}, err
 	}
-	return f.AddPrepared(p)
+	return f.addPrepared(p, addOptions{})
 }
 
-// AddPrepared is Add for a document from Prepare. A zero Doc.Time becomes
-// the time of this call.
-func (f *Filter) AddPrepared(p *Prepared) (Decision, error) {
-	return f.AddPreparedWith(p, AddOptions{})
+// AddBatch adds docs in order and returns their decisions: those Add
+// would make adding them one after another. The batch is decided as one:
+// the documents are prepared, and their candidates found and verified,
+// on every core (on a store shared by several processes they are also
+// posted and numbered in a few round trips, and the decisions' shared
+// writes made together at the end), leaving to each add only its cluster
+// and its writes. A document Add would refuse fails the batch before
+// anything is decided. After another error it returns the decisions made
+// before it; adding the rest again decides them.
+func (f *Filter) AddBatch(docs []Doc) ([]Decision, error) {
+	ps := make([]*prepared, len(docs))
+	errs := make([]error, len(docs))
+	parallel.Each(len(docs), func(i int) { ps[i], errs[i] = f.prepare(docs[i]) })
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	decs := make([]Decision, 0, len(docs))
+	err := f.exclusive(func() error {
+		if err := f.prefetch(ps); err != nil {
+			return err
+		}
+		for _, p := range ps {
+			dec, err := f.addPrepared(p, addOptions{})
+			if err != nil {
+				return err
+			}
+			decs = append(decs, dec)
+		}
+		return nil
+	})
+	return decs, err
 }
 
-// AddOptions adjust one AddPreparedWith.
-type AddOptions struct {
-	// Also runs in the transaction that records the decision, so that
+// addOptions adjust one addPrepared.
+type addOptions struct {
+	// also runs in the transaction that records the decision, so that
 	// writes of the caller's own (under the namespaces package store's
 	// key schema gives it) commit with it or not at all. An error from it
-	// fails the Add.
-	Also func(store.KV) error
-	// Fresh decides a stored document as if it were new: it leaves its
+	// fails the add.
+	also func(store.KV) error
+	// fresh decides a stored document as if it were new: it leaves its
 	// cluster (which is repaired as on Delete) before it is placed, even
 	// when it still matches inside it.
-	Fresh bool
-	// Exclude are stored documents that are not candidates for this one.
+	fresh bool
+	// exclude are stored documents that are not candidates for this one.
 	// Re-deciding a cluster member by member, fresh, with the members not
 	// yet redone excluded, decides each as if the cluster had been taken
 	// apart first, without a moment where a member is not stored.
-	Exclude []string
+	exclude []string
 }
 
-// AddPreparedWith is AddPrepared with options.
-func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
+// addPrepared is Add for a document from prepare, with options. A
+// document prefetch planned in the running exclusive call is decided as
+// planned; any other is planned alone first, the same way.
+func (f *Filter) addPrepared(p *prepared, ao addOptions) (Decision, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.writable(); err != nil {
@@ -377,7 +408,7 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 	pl := f.plans[p]
 	delete(f.plans, p)
 	sq, shared := f.backend.(store.Sequencer)
-	if pl != nil && len(ao.Exclude) > 0 || pl != nil && !shared && pl.gen != f.gen {
+	if pl != nil && len(ao.exclude) > 0 || pl != nil && !shared && pl.gen != f.gen {
 		// Planned without the exclusions, or before a decision that
 		// changed what it saw.
 		if shared {
@@ -394,9 +425,9 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 		var pls []*plan
 		var err error
 		if shared {
-			pls, err = f.planShared(sq, []*Prepared{p}, ao.Exclude)
+			pls, err = f.planShared(sq, []*prepared{p}, ao.exclude)
 		} else {
-			pls, err = f.planLocal([]*Prepared{p}, ao.Exclude)
+			pls, err = f.planLocal([]*prepared{p}, ao.exclude)
 		}
 		if err != nil {
 			return Decision{}, err
@@ -411,7 +442,7 @@ func (f *Filter) AddPreparedWith(p *Prepared, ao AddOptions) (Decision, error) {
 
 // add decides p as pl planned it, with its batch or alone, and writes the
 // decision; the caller holds the lock.
-func (f *Filter) add(p *Prepared, pl *plan, batch bool, ao AddOptions) (Decision, error) {
+func (f *Filter) add(p *prepared, pl *plan, batch bool, ao addOptions) (Decision, error) {
 	d := p.doc
 	if d.Time.IsZero() {
 		d.Time = time.Now()
@@ -463,7 +494,7 @@ func (f *Filter) add(p *Prepared, pl *plan, batch bool, ao AddOptions) (Decision
 	if posted {
 		own = w.seq
 	}
-	if err := w.place(d.ID, rec, old, cluster, founder, rule, own, ao.Fresh); err != nil {
+	if err := w.place(d.ID, rec, old, cluster, founder, rule, own, ao.fresh); err != nil {
 		return Decision{}, err
 	}
 	if rule.Take && !rule.Mark {
@@ -505,8 +536,8 @@ func (f *Filter) add(p *Prepared, pl *plan, batch bool, ao AddOptions) (Decision
 		dec.Action = Index
 		w.op(Op{Kind: OpIndex, ID: d.ID, Cluster: rec.Cluster, Payload: d.Payload})
 	}
-	if ao.Also != nil {
-		if err := ao.Also(w.st.Local()); err != nil {
+	if ao.also != nil {
+		if err := ao.also(w.st.Local()); err != nil {
 			return Decision{}, err
 		}
 	}

@@ -287,19 +287,19 @@ func TestPendingReplay(t *testing.T) {
 	}
 	defer f.Close()
 	var got []Op
-	if err := f.Pending(func(op Op) error { got = append(got, op); return nil }); err != nil {
+	if err := f.pendingOps(func(op Op) error { got = append(got, op); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	want := []Op{d3.Ops[0], d2.Ops[0]}
 	if len(got) != 2 || got[0].ID != "x" || string(got[0].Payload) != "x2" || got[0].Seq != d3.Seq || got[1].ID != "y" {
-		t.Errorf("Pending = %+v, want %+v", got, want)
+		t.Errorf("pendingOps = %+v, want %+v", got, want)
 	}
 	if err := f.Applied(got...); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
-	if err := f.Pending(func(Op) error { n++; return nil }); err != nil || n != 0 {
-		t.Errorf("Pending after Applied: %d ops, %v; want none", n, err)
+	if err := f.pendingOps(func(Op) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("pendingOps after Applied: %d ops, %v; want none", n, err)
 	}
 	// Counters survived the reopen: a new document gets a fresh cluster.
 	d4 := mustAdd(t, f, Doc{ID: "z", Features: a.Analyze(c.article(5))})
@@ -388,21 +388,21 @@ func TestPrepareInParallelMatchesAdd(t *testing.T) {
 	}
 
 	f := openTest(t, nil)
-	prep := make([]*Prepared, len(docs))
+	prep := make([]*prepared, len(docs))
 	var wg sync.WaitGroup
 	for i, d := range docs {
 		wg.Go(func() {
 			var err error
-			if prep[i], err = f.Prepare(d.doc); err != nil {
-				t.Errorf("Prepare(%s): %v", d.doc.ID, err)
+			if prep[i], err = f.prepare(d.doc); err != nil {
+				t.Errorf("prepare(%s): %v", d.doc.ID, err)
 			}
 		})
 	}
 	wg.Wait()
 	for i, p := range prep {
-		got, err := f.AddPrepared(p)
+		got, err := f.addPrepared(p, addOptions{})
 		if err != nil {
-			t.Fatalf("AddPrepared(%s): %v", docs[i].doc.ID, err)
+			t.Fatalf("addPrepared(%s): %v", docs[i].doc.ID, err)
 		}
 		w := want[i]
 		if got.Duplicate != w.Duplicate || got.Of != w.Of || got.Cluster != w.Cluster || got.Action != w.Action {
@@ -410,8 +410,34 @@ func TestPrepareInParallelMatchesAdd(t *testing.T) {
 				got.ID, got.Duplicate, got.Of, got.Cluster, got.Action, w.Duplicate, w.Of, w.Cluster, w.Action)
 		}
 	}
-	if _, err := f.Prepare(Doc{ID: "x"}); !errors.Is(err, ErrInvalidDocument) {
-		t.Errorf("Prepare without features = %v, want ErrInvalidDocument", err)
+	if _, err := f.prepare(Doc{ID: "x"}); !errors.Is(err, ErrInvalidDocument) {
+		t.Errorf("prepare without features = %v, want ErrInvalidDocument", err)
+	}
+}
+
+// AddBatch decides as Add one document after another, and a document Add
+// refuses fails the batch before any is decided.
+func TestAddBatchMatchesAdd(t *testing.T) {
+	docs := newCorpus(11).clusters(t, testAnalyzer(t), 10, 3)
+	serial, f := openTest(t, nil), openTest(t, nil)
+	batch := make([]Doc, len(docs))
+	for i, d := range docs {
+		batch[i] = d.doc
+	}
+	bad := append(slices.Clone(batch[:3]), Doc{ID: "x"})
+	if decs, err := f.AddBatch(bad); !errors.Is(err, ErrInvalidDocument) || len(decs) != 0 || !f.Empty() {
+		t.Fatalf("AddBatch with a document without features: %d decisions, %v, empty store %v; want none, ErrInvalidDocument, empty", len(decs), err, f.Empty())
+	}
+	got, err := f.AddBatch(batch)
+	if err != nil || len(got) != len(batch) {
+		t.Fatalf("AddBatch: %d decisions, %v", len(got), err)
+	}
+	for i, d := range batch {
+		w := mustAdd(t, serial, d)
+		if g := got[i]; g.Duplicate != w.Duplicate || g.Of != w.Of || g.Cluster != w.Cluster || g.Action != w.Action {
+			t.Errorf("%s: got duplicate=%v of %q cluster %s %v, want duplicate=%v of %q cluster %s %v",
+				g.ID, g.Duplicate, g.Of, g.Cluster, g.Action, w.Duplicate, w.Of, w.Cluster, w.Action)
+		}
 	}
 }
 
@@ -560,7 +586,7 @@ func TestReplay(t *testing.T) {
 		t.Errorf("Replay = %d, %+v, %v; want 2, %+v", n, got, err, want)
 	}
 	left := 0
-	if err := f.Pending(func(Op) error { left++; return nil }); err != nil || left != 0 {
+	if err := f.pendingOps(func(Op) error { left++; return nil }); err != nil || left != 0 {
 		t.Errorf("after Replay: %d ops pending, %v; want none", left, err)
 	}
 }

@@ -1,12 +1,15 @@
 package dedupfilter
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 	"github.com/bleve-dedup/bleve-dedup/store/storetest"
 )
@@ -174,28 +177,30 @@ func mustAdd(tb testing.TB, f *Filter, d Doc) Decision {
 	return dec
 }
 
-// decideBatch prepares docs and adds them in order in one Exclusive
-// call, planned with Prefetch first when prefetch is set, as the indexer
-// decides a batch.
+// decideBatch adds docs in order as one batch: with AddBatch when
+// prefetch is set, else prepared and added in one exclusive call without
+// a plan of the batch (each document planned alone as it is added).
 func decideBatch(tb testing.TB, f *Filter, docs []Doc, prefetch bool) []Decision {
 	tb.Helper()
-	var ps []*Prepared
+	if prefetch {
+		decs, err := f.AddBatch(docs)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return decs
+	}
+	var ps []*prepared
 	for _, d := range docs {
-		p, err := f.Prepare(d)
+		p, err := f.prepare(d)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		ps = append(ps, p)
 	}
 	var decs []Decision
-	err := f.Exclusive(func() error {
-		if prefetch {
-			if err := f.Prefetch(ps); err != nil {
-				return err
-			}
-		}
+	err := f.exclusive(func() error {
 		for _, p := range ps {
-			dec, err := f.AddPrepared(p)
+			dec, err := f.addPrepared(p, addOptions{})
 			if err != nil {
 				return err
 			}
@@ -207,4 +212,66 @@ func decideBatch(tb testing.TB, f *Filter, docs []Doc, prefetch bool) []Decision
 		tb.Fatal(err)
 	}
 	return decs
+}
+
+// pendingOps calls fn with every search-index operation not yet confirmed
+// by Applied: for each document, the latest, in document id order. An
+// OpIndex carries the document's payload; one whose document is no longer
+// stored comes as an OpDelete. It shows tests what a crash left (Replay
+// repairs it).
+func (f *Filter) pendingOps(fn func(Op) error) error {
+	latest := map[string]Op{}
+	err := f.backend.Pending(func(seq uint64, b []byte) error {
+		ops, err := decodePending(seq, b)
+		if err != nil {
+			return err
+		}
+		for _, op := range ops {
+			latest[op.ID] = op // mutations come in seq order: later ones win
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("dedupfilter: pending: %w", err)
+	}
+	ops := make([]Op, 0, len(latest))
+	for _, op := range latest {
+		ops = append(ops, op)
+	}
+	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.ID, b.ID) })
+	return f.backend.Read(func(st store.Txn) error {
+		for _, op := range ops {
+			if op.Kind == OpIndex {
+				var err error
+				op.Payload, err = st.Payload(op.ID)
+				if errors.Is(err, ErrNotFound) {
+					op = Op{Kind: OpDelete, ID: op.ID, Seq: op.Seq}
+				} else if err != nil {
+					return fmt.Errorf("dedupfilter: payload of %q: %w", op.ID, err)
+				}
+			}
+			if err := fn(op); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// candidates returns the ids of the stored documents Add would verify for
+// p, in the order it would verify them, without adding p: tests measure
+// with it how the candidate sources (Options.Sources, StructureGate...)
+// narrow the comparisons.
+func (f *Filter) candidates(p *prepared) ([]string, error) {
+	var ids []string
+	err := f.backend.Read(func(st store.Txn) error {
+		pg := &page{sig: p.sig, lookup: p.lookup, skip: map[uint64]bool{}}
+		if old, err := st.Record(p.doc.ID, false); err == nil {
+			pg.skip[old.Seq] = true
+		}
+		var err error
+		ids, err = newPlanned(f, st).candidateIDs(pg, 0)
+		return err
+	})
+	return ids, err
 }

@@ -69,7 +69,7 @@ func TestNoChainOnAdd(t *testing.T) {
 }
 
 // TestNoChainPlanned: the linking page leaves the clusters apart whether
-// its batch was planned (Prefetch) or not, and whatever the batches.
+// its batch was planned (prefetch) or not, and whatever the batches.
 func TestNoChainPlanned(t *testing.T) {
 	skipShared(t)
 	a, b, c := chain(t)

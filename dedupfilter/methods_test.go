@@ -72,11 +72,11 @@ func TestGateAndSources(t *testing.T) {
 	} {
 		f := openTest(t, tt.edit)
 		mustAdd(t, f, a)
-		p, err := f.Prepare(b)
+		p, err := f.prepare(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids, err := f.Candidates(p)
+		ids, err := f.candidates(p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,54 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
-
-// Pending calls fn with every search-index operation not yet confirmed by
-// Applied: for each document, the latest, in document id order. An
-// OpIndex carries the document's payload; one whose document is no longer
-// stored comes as an OpDelete. It shows what a crash left; Replay repairs
-// it.
-func (f *Filter) Pending(fn func(Op) error) error {
-	latest := map[string]Op{}
-	err := f.backend.Pending(func(seq uint64, b []byte) error {
-		ops, err := decodePending(seq, b)
-		if err != nil {
-			return err
-		}
-		for _, op := range ops {
-			latest[op.ID] = op // mutations come in seq order: later ones win
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("dedupfilter: pending: %w", err)
-	}
-	ops := make([]Op, 0, len(latest))
-	for _, op := range latest {
-		ops = append(ops, op)
-	}
-	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.ID, b.ID) })
-	return f.backend.Read(func(st store.Txn) error {
-		for _, op := range ops {
-			if op.Kind == OpIndex {
-				var err error
-				op.Payload, err = st.Payload(op.ID)
-				if errors.Is(err, ErrNotFound) {
-					op = Op{Kind: OpDelete, ID: op.ID, Seq: op.Seq}
-				} else if err != nil {
-					return fmt.Errorf("dedupfilter: payload of %q: %w", op.ID, err)
-				}
-			}
-			if err := fn(op); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
 
 // Replay makes a search index agree with the store after a crash: apply
 // gets, for every document a pending mark names, the op that puts it in

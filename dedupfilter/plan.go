@@ -221,7 +221,7 @@ func (l *linker) link(cluster string, known bool) {
 // planShared plans ps on a shared store: posts and numbers them, and
 // works out each one's match and the match's cluster. exclude are ids
 // that are no candidates of ps[0] (a re-decision's).
-func (f *Filter) planShared(sq store.Sequencer, ps []*Prepared, exclude []string) ([]*plan, error) {
+func (f *Filter) planShared(sq store.Sequencer, ps []*prepared, exclude []string) ([]*plan, error) {
 	var plans []*plan
 	err := f.backend.Read(func(st store.Txn) error {
 		pl := locked(f, st)
@@ -232,7 +232,7 @@ func (f *Filter) planShared(sq store.Sequencer, ps []*Prepared, exclude []string
 	return plans, err
 }
 
-func (pl *planned) batch(sq store.Sequencer, ps []*Prepared, exclude []string) ([]*plan, error) {
+func (pl *planned) batch(sq store.Sequencer, ps []*prepared, exclude []string) ([]*plan, error) {
 	f, st := pl.f, pl.st
 	ids := make([]string, 0, len(ps)+len(exclude))
 	for _, p := range ps {
@@ -294,7 +294,7 @@ func (pl *planned) batch(sq store.Sequencer, ps []*Prepared, exclude []string) (
 		pl.ranks[seq] = pg.rank
 	}
 	// Numbered, the pages stay even if planning fails: a repeated run
-	// decides them (see Exclusive).
+	// decides them (see exclusive).
 	if err := pl.matches(sq, pages); err != nil {
 		return nil, err
 	}
@@ -544,7 +544,7 @@ const batchBase = 1 << 62
 // batch's earlier documents, given numbers above every stored one in
 // batch order. exclude are ids that are no candidates of ps[0] (a
 // re-decision's).
-func (f *Filter) planLocal(ps []*Prepared, exclude []string) ([]*plan, error) {
+func (f *Filter) planLocal(ps []*prepared, exclude []string) ([]*plan, error) {
 	plans := make([]*plan, len(ps))
 	err := f.backend.Read(func(st store.Txn) error {
 		pl := locked(f, st)

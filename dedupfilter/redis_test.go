@@ -73,8 +73,8 @@ func TestRedisWritersMatchSerial(t *testing.T) {
 	oneIndexedPerCluster(t, fs[1], fs[2])
 }
 
-// TestRedisPrefetch decides the same batches with and without Prefetch
-// (each in one Exclusive call, copies of a batch's own documents among
+// TestRedisPrefetch decides the same batches with and without prefetch
+// (each in one exclusive call, copies of a batch's own documents among
 // them): the decisions are the same.
 func TestRedisPrefetch(t *testing.T) {
 	docs := newCorpus(9).clusters(t, testAnalyzer(t), 12, 4)
@@ -93,13 +93,13 @@ func TestRedisPrefetch(t *testing.T) {
 		}
 	}
 	if !slices.Equal(got[0], got[1]) {
-		t.Errorf("decisions with Prefetch:\n%s\nwithout:\n%s", strings.Join(got[1], "\n"), strings.Join(got[0], "\n"))
+		t.Errorf("decisions with prefetch:\n%s\nwithout:\n%s", strings.Join(got[1], "\n"), strings.Join(got[0], "\n"))
 	}
 }
 
 // TestRedisReadsBesideASession: reads outside the lease (Meta, Cluster,
 // as the indexer's workers make while a batch is decided) run beside an
-// Exclusive call's decisions without a data race (go test -race) and see
+// exclusive call's decisions without a data race (go test -race) and see
 // each decision once that call has committed it.
 func TestRedisReadsBesideASession(t *testing.T) {
 	f := redisFilters(t, 1)[0]
@@ -123,13 +123,13 @@ func TestRedisReadsBesideASession(t *testing.T) {
 			}
 		}
 	}()
-	err := f.Exclusive(func() error {
+	err := f.exclusive(func() error {
 		for _, d := range docs {
-			p, err := f.Prepare(d.doc)
+			p, err := f.prepare(d.doc)
 			if err != nil {
 				return err
 			}
-			if _, err := f.AddPrepared(p); err != nil {
+			if _, err := f.addPrepared(p, addOptions{}); err != nil {
 				return err
 			}
 		}

@@ -13,8 +13,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
 	"github.com/bleve-dedup/bleve-dedup/indexer/internal/pipeline"
+	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
 )
 
 // unseenPage is how many document ids a walk of an index reads at once.

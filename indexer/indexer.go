@@ -19,7 +19,6 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/internal/badgeropen"
-	"github.com/bleve-dedup/bleve-dedup/indexer/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"
@@ -231,7 +230,7 @@ type engine struct {
 	local    *embedded.Local // the process' own keys: payloads, site tables, URL owners
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
-	decider  *sitedecide.Decider // the filter's decisions, with each site's template text left out
+	decider  *dedupfilter.Decider // the filter's decisions, with each site's template text left out
 	noDedup  bool
 	readOnly bool
 	maxText  int
@@ -296,7 +295,7 @@ func Open(dir string, opts Options) (*Index, error) {
 	if holder, held := badgeropen.Held(filepath.Join(dir, storeDir)); held {
 		return nil, openError(dir, fmt.Errorf("%s is open in %s: %w", filepath.Join(dir, storeDir), holder, embedded.ErrLocked))
 	}
-	return start(dir, c, "", func(e *engine) (bleve.Index, error) {
+	return start(dir, c, "", true, func(e *engine) (bleve.Index, error) {
 		return e.openBleve(filepath.Join(dir, bleveDir), c)
 	})
 }
@@ -304,8 +303,10 @@ func Open(dir string, opts Options) (*Index, error) {
 // start opens the engine over the store in dir (an index directory, or
 // the directory Wrap keeps a store in), checking and recording the
 // settings, opens the bleve index with open, and repairs what a crash
-// left. wraps names the index of a Wrap's store ("" for Open's).
-func start(dir string, c config, wraps string, open func(*engine) (bleve.Index, error)) (*Index, error) {
+// left. wraps names the index of a Wrap's store ("" for Open's); owned
+// says whether the bleve index is closed on a failure (Open's is; the
+// index given to Wrap stays its caller's).
+func start(dir string, c config, wraps string, owned bool, open func(*engine) (bleve.Index, error)) (*Index, error) {
 	had, known, err := readSettings(dir)
 	if err != nil {
 		return nil, err
@@ -317,7 +318,7 @@ func start(dir string, c config, wraps string, open func(*engine) (bleve.Index, 
 		c = had.apply(c)
 		record = had
 	case known:
-		if had.Wraps != "" && had.Wraps != wraps {
+		if had.Wraps != "" && !sameIndex(had.Wraps, wraps) {
 			return nil, fmt.Errorf("indexer: the store in %s was made for the index %q, not %q: %w", dir, had.Wraps, wraps, ErrSettings)
 		}
 		if record, err = checkSettings(dir, had, record, c.Reconfigure); err != nil {
@@ -343,13 +344,22 @@ func start(dir string, c config, wraps string, open func(*engine) (bleve.Index, 
 		return nil, errors.Join(err, e.closeStore())
 	}
 	ix, err := newIndex(idx, e, c)
+	fail := func(err error) (*Index, error) {
+		err = errors.Join(err, e.closeStore())
+		if ix != nil && ix.batches != nil {
+			err = errors.Join(err, ix.batches.Close())
+		}
+		if owned {
+			err = errors.Join(err, idx.Close())
+		}
+		return nil, err
+	}
 	if err != nil {
-		return nil, errors.Join(err, e.closeStore(), idx.Close())
+		return fail(err)
 	}
 	if c.ReadOnly {
 		return ix, nil
 	}
-	fail := func(err error) (*Index, error) { return nil, errors.Join(err, ix.Close()) }
 	if !known || !settingsEqual(record, had) {
 		if err := writeSettings(dir, record); err != nil {
 			return fail(err)
@@ -401,11 +411,11 @@ func (ix *engine) openStore(dir string, c config) error {
 	if ix.filter, err = dedupfilter.New(backend, c.filter); err != nil {
 		return errors.Join(fmt.Errorf("indexer: %s: %w", eo.Dir, err), backend.Close())
 	}
-	do := sitedecide.Options{Local: ix.local, Filter: ix.filter, Analyzer: ix.analyzer, Shared: c.shared != "", Text: ix.paragraphs}
+	do := dedupfilter.DeciderOptions{Local: ix.local, Analyzer: ix.analyzer, Text: ix.paragraphs}
 	if !c.KeepSiteText && !c.NoDedup {
 		do.Site, do.CacheSize = sitetext.New(), siteCacheSize
 	}
-	ix.decider = sitedecide.New(do)
+	ix.decider = dedupfilter.NewDecider(ix.filter, do)
 	return nil
 }
 
@@ -465,6 +475,17 @@ func (ix *engine) closeStore() error {
 		ix.closeErr = errors.Join(errs...)
 	})
 	return ix.closeErr
+}
+
+// sameIndex reports whether two names of bleve indexes (their paths)
+// name one: the same path, or the same directory reached otherwise.
+func sameIndex(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // Exists reports whether dir holds an index made by Open.

@@ -14,7 +14,6 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/htmltags"
 	"github.com/bleve-dedup/bleve-dedup/indexer/internal/pipeline"
-	"github.com/bleve-dedup/bleve-dedup/indexer/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/cespare/xxhash/v2"
@@ -249,7 +248,7 @@ func (ix *engine) stagePage(ctx context.Context, p page.Page, doc *Document, tim
 	// With a shared store, a document another shard added is not this
 	// shard's to skip: it is a page of this run's input all the same.
 	if known && e.Hash == h && e.Local {
-		return staged{Item: sitedecide.Item{Doc: dedupfilter.Doc{ID: p.ID}}, unchanged: true}
+		return staged{Item: dedupfilter.Item{Doc: dedupfilter.Doc{ID: p.ID}}, unchanged: true}
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc

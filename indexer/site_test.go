@@ -7,8 +7,8 @@ import (
 )
 
 // TestSiteTemplateTextOption: by default a site's template text is left
-// out (package sitedecide tests how); with KeepSiteText pages are analysed
-// whole, and pages of one template look alike.
+// out (package dedupfilter's Decider tests how); with KeepSiteText pages
+// are analysed whole, and pages of one template look alike.
 func TestSiteTemplateTextOption(t *testing.T) {
 	head, tail := testtext.Template("Site A")
 	for _, tt := range []struct {

@@ -23,7 +23,6 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/indexer/internal/bleveresult"
 	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
 	"github.com/bleve-dedup/bleve-dedup/internal/parallel"
-	"github.com/bleve-dedup/bleve-dedup/indexer/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/recluster"
 )
@@ -101,8 +100,9 @@ const (
 // indexed (see Options.TitleField).
 //
 // The store remembers the settings it was made with, as an index does,
-// and the index it was made for: opening it for another is refused.
-// Close closes both the store and idx.
+// and the index it was made for (its path): opening it for another is
+// refused. Close closes both the store and idx; when Wrap fails, idx is
+// left open, its caller's to close.
 func Wrap(idx bleve.Index, o Options) (*Index, error) {
 	if idx == nil || o.Store == "" || len(o.TextFields) == 0 && o.HTMLField == "" {
 		return nil, fmt.Errorf("indexer: Wrap needs an index, a Store and TextFields or an HTMLField: %w", ErrInvalidOptions)
@@ -138,7 +138,7 @@ func Wrap(idx bleve.Index, o Options) (*Index, error) {
 	if err := checkWrapDir(dir, idx); err != nil {
 		return nil, err
 	}
-	return start(dir, c, idx.Name(), func(e *engine) (bleve.Index, error) {
+	return start(dir, c, idx.Name(), false, func(e *engine) (bleve.Index, error) {
 		e.bleve = idx
 		return idx, nil
 	})
@@ -403,7 +403,7 @@ func (w *Index) BatchDecisions(b *bleve.Batch) ([]dedupfilter.Decision, error) {
 			deletes = append(deletes, id)
 			continue
 		}
-		docs = append(docs, doc{s: staged{Item: sitedecide.Item{Doc: dedupfilter.Doc{ID: id}}}})
+		docs = append(docs, doc{s: staged{Item: dedupfilter.Item{Doc: dedupfilter.Doc{ID: id}}}})
 		mapped = append(mapped, d)
 	}
 	// Reading the documents' text (their JSON, the HTML's main text) is
@@ -674,7 +674,7 @@ func (w *Index) stageBody(id string, body map[string]any, payload []byte) (stage
 		setPath(body, w.ix.mainText, joinParagraphs(paras)) // (not in the payload: read again from the HTML)
 	}
 	return staged{
-		Item: sitedecide.Item{Doc: dedupfilter.Doc{ID: id, URL: pageURL, Title: title, Payload: payload}, Paras: paras},
+		Item: dedupfilter.Item{Doc: dedupfilter.Doc{ID: id, URL: pageURL, Title: title, Payload: payload}, Paras: paras},
 		body: body, truncated: truncated, urlKey: urlKey(pageURL, ""),
 	}, nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/indexer/internal/sitedecide"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/blevesearch/bleve/v2/document"
 )
@@ -38,7 +37,7 @@ func validate(d Document) error {
 // store payload made (Doc, with its paragraphs and tag sequence), its
 // site plan and features made by commit.
 type staged struct {
-	sitedecide.Item
+	dedupfilter.Item
 	body map[string]any // Doc.Payload decoded, for bleve
 	// urlKey is the key of the URL's owner (urlKey), made once.
 	urlKey []byte
@@ -67,7 +66,7 @@ func (ix *engine) stage(d Document, k []byte) (staged, error) {
 	if err != nil {
 		return staged{}, fmt.Errorf("indexer: %s: fields: %w", d.ID, err)
 	}
-	return staged{Item: sitedecide.Item{Doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time, Hash: d.Hash},
+	return staged{Item: dedupfilter.Item{Doc: dedupfilter.Doc{ID: d.ID, URL: d.URL, Title: d.Title, Payload: payload, Time: d.Time, Hash: d.Hash},
 		Paras: d.Paragraphs, Tags: d.Tags}, body: body, truncated: truncated, urlKey: k}, nil
 }
 
@@ -167,7 +166,7 @@ func (ix *engine) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfil
 		}
 		return decs, ops, nil
 	}
-	items := make([]*sitedecide.Item, len(docs))
+	items := make([]*dedupfilter.Item, len(docs))
 	for i := range docs {
 		items[i] = &docs[i].Item
 	}
@@ -185,7 +184,7 @@ func (ix *engine) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfil
 func (ix *engine) paragraphs(payload []byte) ([]string, error) { return ix.text(payload) }
 
 // finishStale re-decides the stale pages a crash left (see
-// sitedecide.Decider.FinishStale).
+// dedupfilter.Decider.FinishStale).
 func (ix *engine) finishStale() error {
 	ops, err := ix.decider.FinishStale()
 	if err == nil {

@@ -222,6 +222,14 @@ func TestOperations(t *testing.T) {
 	o := server.DefaultOptions()
 	o.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	h := newServer(t, ix, o)
+	// Until the first walk of the store's clusters has ended, the counts
+	// are unknown: absent from /metrics, and the server not ready.
+	if r := do(t, h, "GET", "/readyz"); r.status != 503 {
+		t.Errorf("/readyz before the first catalog walk: %d %s, want 503", r.status, r.body)
+	}
+	if r := do(t, newServer(t, ix, o), "GET", "/metrics"); strings.Contains(r.body, "bleve_dedup_clusters ") {
+		t.Errorf("/metrics before the first catalog walk counts clusters:\n%s", r.body)
+	}
 	do(t, h, "GET", "/api/overview") // waits for the catalog the metrics count from
 	if r := do(t, h, "GET", "/healthz"); r.status != 200 || !strings.Contains(r.body, `"ok"`) {
 		t.Errorf("/healthz: %d %s", r.status, r.body)
@@ -260,8 +268,8 @@ func TestOperations(t *testing.T) {
 		}
 		lines = append(lines, v)
 	}
-	if len(lines) < 6 || lines[3]["id"] != "trace-42" || lines[3]["q"] != "bees" || lines[3]["status"] != float64(200) ||
-		lines[4]["level"] != "WARN" || lines[4]["error"] != "missing parameter q" {
+	if len(lines) < 8 || lines[5]["id"] != "trace-42" || lines[5]["q"] != "bees" || lines[5]["status"] != float64(200) ||
+		lines[6]["level"] != "WARN" || lines[6]["error"] != "missing parameter q" {
 		t.Errorf("log lines %v, want one a request, the search's with its id and query, the bad one's WARN with its error", lines)
 	}
 	ix.Close()

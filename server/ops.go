@@ -72,16 +72,9 @@ func (s *Server) newMetrics() *metrics {
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
-	catalogStat := func(f func(overview) int) func() float64 {
-		return func() float64 {
-			// A scrape starts the first walk, or a walk once the index
-			// has changed, as a search does; it reads 0 until one ends.
-			c, _ := s.catalog(context.Background(), false) // cannot fail without waiting
-			return float64(f(c.stats))
-		}
-	}
 	m.reg.MustRegister(m.requests, m.latency, m.inFlight, m.ingested,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		catalogGauges{s},
 		gauge("bleve_dedup_documents_indexed", "Documents in the search index (bleve's count).", func() float64 {
 			n, err := s.ix.Unwrap().DocCount()
 			if err != nil {
@@ -89,12 +82,6 @@ func (s *Server) newMetrics() *metrics {
 			}
 			return float64(n)
 		}),
-		gauge("bleve_dedup_documents_stored", "Documents in the dedup store, suppressed copies included (as of the last catalog walk).",
-			catalogStat(func(o overview) int { return o.Documents })),
-		gauge("bleve_dedup_clusters", "Clusters in the dedup store, those of one document included (as of the last catalog walk).",
-			catalogStat(func(o overview) int { return o.Clusters })),
-		gauge("bleve_dedup_duplicate_clusters", "Clusters of two or more documents (as of the last catalog walk).",
-			catalogStat(func(o overview) int { return o.Duplicates })),
 		gauge("bleve_dedup_ingest_running", "1 while an ingest runs.", func() float64 {
 			if s.progress.status(0).Running {
 				return 1
@@ -116,6 +103,36 @@ func (s *Server) newMetrics() *metrics {
 		)
 	}
 	return m
+}
+
+// The store's counts as of the last catalog walk.
+var (
+	descStored     = prometheus.NewDesc("bleve_dedup_documents_stored", "Documents in the dedup store, suppressed copies included (as of the last catalog walk).", nil, nil)
+	descClusters   = prometheus.NewDesc("bleve_dedup_clusters", "Clusters in the dedup store, those of one document included (as of the last catalog walk).", nil, nil)
+	descDuplicates = prometheus.NewDesc("bleve_dedup_duplicate_clusters", "Clusters of two or more documents (as of the last catalog walk).", nil, nil)
+)
+
+// catalogGauges are the store's counts, absent from a scrape until the
+// first catalog walk has ended (a scrape starts it, as a search does): a
+// server just started must not look like an empty index.
+type catalogGauges struct{ s *Server }
+
+func (catalogGauges) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descStored
+	ch <- descClusters
+	ch <- descDuplicates
+}
+
+func (g catalogGauges) Collect(ch chan<- prometheus.Metric) {
+	c, _ := g.s.catalog(context.Background(), false) // cannot fail without waiting
+	if c.made.IsZero() {
+		return
+	}
+	for d, v := range map[*prometheus.Desc]int{descStored: c.stats.Documents, descClusters: c.stats.Clusters, descDuplicates: c.stats.Duplicates} {
+		if m, err := prometheus.NewConstMetric(d, prometheus.GaugeValue, float64(v)); err == nil {
+			ch <- m
+		}
+	}
 }
 
 // countIngest adds what the running ingest decided since the last call
@@ -163,8 +180,9 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// readyz serves GET /readyz: 200 when the search index answers a search
-// and the dedup store a read, 503 otherwise.
+// readyz serves GET /readyz: 200 when the search index answers a search,
+// the dedup store a read, and the catalog of its clusters is known; 503
+// otherwise.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
@@ -181,6 +199,12 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	}
 	if _, err := s.ix.Filter().Cluster("\x00ready"); err != nil && !isNotFound(err) {
 		return fail("dedup store", err)
+	}
+	// The counts pages and metrics show come from the catalog: not ready
+	// until its first walk has ended (this starts it).
+	if c, _ := s.catalog(ctx, false); c.made.IsZero() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "error": "the first walk of the dedup store's clusters has not ended", "documents": n})
+		return nil
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "documents": n})
 	return nil

@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"path/filepath"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -56,6 +55,14 @@ it, and a program wraps it with indexer.Wrap to go on writing and to
 search it collapsed. The filter's state goes in a directory of its own
 (--store), never into the index.
 
+adopt records the fields it was given in the store's directory, in
+adopt.json, a file of this command's own (for a redis:// store, in the
+--local directory): dups, search, serve and recluster read it to open the
+adopted index (--index DIR, and --store DIR when the store is not
+DIR.dedup), and a later adopt into the same store must name the same
+fields. Before any document is decided, a field the index does not have
+is refused, naming the fields it has.
+
 Under --policy mark, the default here, nothing leaves the index; suppress
 and replace delete the copies they keep out. A stop or a crash keeps what
 was decided: the same command again goes on with the rest, and once
@@ -66,6 +73,10 @@ indexes fields it does not store is refused, since rewriting its
 documents would lose them.`,
 		Example: `  # An index of pages with Body, Title and URL fields, its store beside it
   bleve-dedup adopt --index /data/pages.bleve --text-field Body --title-field Title --url-field URL
+
+  # Then its clusters, and a search one hit per cluster
+  bleve-dedup dups --index /data/pages.bleve
+  bleve-dedup search --index /data/pages.bleve bees
 
   # Raw HTML in one field; one JSON line for a program
   bleve-dedup adopt --index /data/pages.bleve --html-field HTML --format jsonl
@@ -105,17 +116,31 @@ func (o *adoptCmd) run(cmd *cobra.Command) error {
 	if indexer.Exists(o.index) {
 		return fmt.Errorf("--index %s: a bleve-dedup index already, its documents decided as they were written (bleve-dedup dups names any written around the filter)", o.index)
 	}
-	wo, err := o.wrapOptions()
+	wo, sdir, err := o.wrapOptions()
 	if err != nil {
 		return err
 	}
-	idx, err := bleve.Open(o.index)
+	rec, name, err := o.record(sdir)
 	if err != nil {
-		return accessError(o.index, fmt.Errorf("--index %s: %w", o.index, err), "write")
+		return err
+	}
+	idx, err := openBleve(o.index, name, false)
+	if err != nil {
+		return err
+	}
+	// Before the store is made or a document decided: a misnamed field
+	// would leave every document missing.
+	if err := checkFields(idx, o.index, rec); err != nil {
+		return errors.Join(err, idx.Close())
 	}
 	w, err := indexer.Wrap(idx, wo)
 	if err != nil {
-		return errors.Join(err, idx.Close())
+		return errors.Join(err, closeUnwrapped(idx))
+	}
+	// Once the store is there, before any document is decided: the
+	// commands that read the index need the fields to open it.
+	if err := writeAdoptRecord(sdir, rec); err != nil {
+		return errors.Join(err, w.Close())
 	}
 	errw := cmd.ErrOrStderr()
 	if n := w.Repaired(); n > 0 {
@@ -145,31 +170,55 @@ func (o *adoptCmd) run(cmd *cobra.Command) error {
 }
 
 // wrapOptions are the Wrap options of the flags: the store's own policy
-// when it was made before and --policy is not given.
-func (o *adoptCmd) wrapOptions() (indexer.Options, error) {
-	wo := indexer.Options{Store: o.store, LocalDir: o.local, TextFields: o.text,
+// when it was made before and --policy is not given. sdir is the
+// directory of the store's settings and adoptFile.
+func (o *adoptCmd) wrapOptions() (wo indexer.Options, sdir string, err error) {
+	wo = indexer.Options{Store: o.store, LocalDir: o.local, TextFields: o.text,
 		HTMLField: o.html, TitleField: o.title, URLField: o.url}
-	own := o.index + ".dedup"
+	own := ownStore(o.index)
 	if wo.Store == "" {
 		wo.Store = own
 	}
-	settingsDir := wo.Store
-	if strings.HasPrefix(wo.Store, "redis://") {
+	sdir = wo.Store
+	if isShared(wo.Store) {
 		if wo.LocalDir == "" {
 			wo.LocalDir = own
 		}
-		settingsDir = wo.LocalDir
+		sdir = wo.LocalDir
 	}
-	saved, err := indexer.SavedOptions(settingsDir)
+	saved, err := indexer.SavedOptions(sdir)
 	if err != nil {
-		return wo, accessError(settingsDir, err, "read")
+		return wo, sdir, accessError(sdir, err, "read")
 	}
 	if saved.Filter == nil { // a new store
 		saved.Policy = dedupfilter.Mark
 	}
 	saved = filled(saved)
 	wo.Filter, wo.Policy = saved.Filter, saved.Policy
-	return wo, o.policy.apply(&wo)
+	return wo, sdir, o.policy.apply(&wo)
+}
+
+// record returns the adoptFile record of this run, and the name to give
+// the bleve index: a store adopted before keeps its fields and the name
+// it knows the index by.
+func (o *adoptCmd) record(sdir string) (rec adoptRecord, name string, err error) {
+	abs, err := filepath.Abs(o.index)
+	if err != nil {
+		return rec, "", fmt.Errorf("--index %s: %w", o.index, err)
+	}
+	rec = adoptRecord{Index: abs, Name: o.index, TextFields: o.text, HTMLField: o.html, TitleField: o.title, URLField: o.url}
+	had, ok, err := readAdoptRecord(sdir)
+	if err != nil || !ok {
+		return rec, "", accessError(sdir, err, "read")
+	}
+	if name, err = checkRecorded(o.index, sdir, had); err != nil {
+		return rec, "", err
+	}
+	if !had.sameFields(rec) {
+		return rec, "", fmt.Errorf("--index %s: its store %s was adopted with %s, this run names %s: the documents adopted were decided on their fields; give the same, or adopt into a new --store DIR",
+			o.index, sdir, had.flags(), rec.flags())
+	}
+	return had, name, nil
 }
 
 // adoptProgress reports Adopt's batches on w: a line a batch on a

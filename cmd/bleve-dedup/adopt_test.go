@@ -125,7 +125,7 @@ func TestAdoptCmdRefuses(t *testing.T) {
 		{"both fields", []string{"adopt", "--index", plain, "--text-field", "Body", "--html-field", "HTML"}, "html-field"},
 		{"ours", []string{"adopt", "--index", ours, "--text-field", "Body"}, "a bleve-dedup index already"},
 		{"not an index", []string{"adopt", "--index", t.TempDir(), "--text-field", "Body"}, "--index"},
-		{"store inside", []string{"adopt", "--index", plain, "--text-field", "Body", "--store", filepath.Join(plain, "dedup")}, "inside the bleve index"},
+		{"store inside", []string{"adopt", "--index", plain, "--html-field", "HTML", "--store", filepath.Join(plain, "dedup")}, "inside the bleve index"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
@@ -419,6 +420,9 @@ type indexFlags struct {
 	dirs  []string
 	store string
 	fs    *pflag.FlagSet // where --store was added
+	// adopted is the record of the adopted indexes open opened (see
+	// adoptFile), the zero one for indexes of bleve-dedup's own.
+	adopted adoptRecord
 }
 
 // AddFlags adds --index, described by usage, and --store.
@@ -434,6 +438,29 @@ func (f *indexFlags) addIndex(fs *pflag.FlagSet, usage string) {
 func (f *indexFlags) addStore(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.store, "store", "", "`URL` of a store shared by several indexes, each a shard in its own --index: redis://HOST:PORT[,HOST:PORT...][/NAME] (default: an existing index's own; for a new index, the store embedded in DIR)")
+}
+
+// readsAdopted adds to --store's usage what it is for a plain bleve index
+// adopted with bleve-dedup adopt (dups, search, serve).
+func (f *indexFlags) readsAdopted() {
+	f.fs.Lookup("store").Usage += "; for a plain bleve index brought under the filter with bleve-dedup adopt, the store's `DIR` when it is not DIR.dedup beside it"
+}
+
+// collapseFields are the fields a collapsed search of the indexes open
+// opened reads: an adopted index's title and URL are where adopt was told.
+func (f *indexFlags) collapseFields() collapse.Fields {
+	if f.adopted.Name == "" {
+		return collapse.DefaultFields
+	}
+	return collapse.Fields{Cluster: indexer.FieldCluster, Title: f.adopted.TitleField, URL: f.adopted.URLField}
+}
+
+// givenStore is --store when given, else "".
+func (f *indexFlags) givenStore() string {
+	if f.fs != nil && f.fs.Changed("store") {
+		return f.store
+	}
+	return ""
 }
 
 // applyStore sets the store when --store was given.
@@ -457,57 +484,79 @@ func (f *indexFlags) dir() (string, error) {
 // open opens the indexes to read; they must exist, so that a mistyped
 // --index is an error rather than a new empty index. An index this
 // process may not write (a read-only file system, a copy it does not own)
-// is opened read-only.
+// is opened read-only. A plain bleve index adopted with bleve-dedup adopt
+// is opened with its store (beside it, or --store DIR) and the fields
+// adopt recorded.
 func (f *indexFlags) open() (*indexer.Index, error) {
 	if len(f.dirs) == 0 {
 		return nil, errors.New("--index: name the index directory: --index DIR")
 	}
+	var own []string // the indexes of bleve-dedup's own
 	for _, d := range f.dirs {
 		if err := findIndex(d); err != nil {
 			return nil, err
 		}
+		if !isPlainBleve(d) {
+			own = append(own, d)
+		}
 	}
-	o, err := savedOptions(f.dirs[0])
-	if err != nil {
-		return nil, err
-	}
-	f.applyStore(&o)
-	if len(f.dirs) > 1 && o.Store == "" {
-		return nil, errors.New("--index: several indexes are shards of one crawl only with the --store they share")
-	}
-	for _, d := range f.dirs {
-		o.ReadOnly = o.ReadOnly || !canWrite(d)
+	var o indexer.Options
+	if len(own) > 0 {
+		var err error
+		if o, err = savedOptions(own[0]); err != nil {
+			return nil, err
+		}
+		f.applyStore(&o)
+		if len(own) > 1 && o.Store == "" {
+			return nil, errors.New("--index: several indexes are shards of one crawl only with the --store they share")
+		}
+		for _, d := range own {
+			o.ReadOnly = o.ReadOnly || !canWrite(d)
+		}
 	}
 	var shards []*indexer.Index
+	closeAll := func(err error) error {
+		for _, s := range shards {
+			err = errors.Join(err, s.Close())
+		}
+		return err
+	}
 	for _, d := range f.dirs {
-		ix, err := indexer.Open(d, o)
+		var ix *indexer.Index
+		var err error
+		if isPlainBleve(d) {
+			ix, f.adopted, err = openAdopted(d, f.givenStore(), nil)
+		} else if ix, err = indexer.Open(d, o); err != nil {
+			err = accessError(d, err, "read")
+		}
 		if err != nil {
-			for _, s := range shards {
-				err = errors.Join(err, s.Close())
-			}
-			return nil, accessError(d, err, "read")
+			return nil, closeAll(err)
 		}
 		shards = append(shards, ix)
 	}
 	ix, err := indexer.Alias(shards...)
 	if err != nil {
-		for _, s := range shards {
-			err = errors.Join(err, s.Close())
-		}
+		err = closeAll(err)
 	}
 	return ix, err
 }
 
-// findIndex returns nil when dir holds an index, else why not: there is
-// none, or there may be one this user may not read (which path says so).
+// findIndex returns nil when dir holds an index, of bleve-dedup's own or
+// a plain bleve one (adopted or not: openAdopted says), else why not:
+// there is none, or there may be one this user may not read (which path
+// says so).
 func findIndex(dir string) error {
-	if indexer.Exists(dir) {
+	if indexer.Exists(dir) || isPlainBleve(dir) {
 		return nil
 	}
 	// Exists sees no index where it may not look: an index made by another
 	// user has directories only their owner may enter.
 	if err := closedPath(dir); err != nil {
 		return accessError(dir, err, "read")
+	}
+	// The store beside an adopted index, given for the index.
+	if r, ok, err := readAdoptRecord(dir); err == nil && ok {
+		return fmt.Errorf("--index %s: the bleve-dedup store of the adopted bleve index %s, not an index: give --index %s (and --store %s unless it is the store beside it)", dir, r.Index, r.Index, dir)
 	}
 	return fmt.Errorf("--index %s: no index there (create one with bleve-dedup index)", dir)
 }

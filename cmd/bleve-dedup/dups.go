@@ -25,7 +25,8 @@ type dupsCmd struct {
 }
 
 func (o *dupsCmd) AddFlags(fs *pflag.FlagSet) {
-	o.index.AddFlags(fs, "the index directory `DIR`; several, with --store, are shards read together")
+	o.index.AddFlags(fs, "the index directory `DIR` (or a plain bleve index adopted with bleve-dedup adopt); several, with --store, are shards read together")
+	o.index.readsAdopted()
 	o.server.AddFlags(fs, "read the clusters through the JSON API of the running serve at this `URL`")
 	fs.BoolVar(&o.all, "all", false, "every cluster, those of one document too: each document with its cluster id (not with --server)")
 	o.format.AddFlags(fs, `{"cluster","representative","members"} a line`)
@@ -40,13 +41,20 @@ func newDupsCmd() *cobra.Command {
 (the copy in search results) and its members, representative and suppressed
 copies included (--all: every cluster, so every document). --format jsonl
 prints one {"cluster","representative","members"} object a line.
---store alone reads the clusters of a shared store without its shards.`,
+--store alone reads the clusters of a shared store without its shards.
+A plain bleve index brought under the filter with bleve-dedup adopt is
+read with the store beside it (DIR.dedup), or the --store DIR adopt was
+given.`,
 		Example: `  # The clusters of the shipped pages: the bee story and its two reprints, ...
   bleve-dedup index --index /tmp/idx testdata/pages
   bleve-dedup dups --index /tmp/idx
 
   # Every document with its cluster id, one JSON object a cluster
   bleve-dedup dups --index /tmp/idx --all --format jsonl
+
+  # The clusters of a plain bleve index adopted with bleve-dedup adopt
+  bleve-dedup adopt --index /data/pages.bleve --html-field html --url-field url
+  bleve-dedup dups --index /data/pages.bleve
 
   # The clusters of a store shared by shards, or of a running serve
   bleve-dedup dups --store redis://127.0.0.1:6379/crawl
@@ -159,6 +167,11 @@ func (o *dupsCmd) filter() (*dedupfilter.Filter, func(), error) {
 		o.shards = ix
 		return ix.Filter(), func() { ix.Close() }, nil
 	}
+	if !isShared(o.index.store) {
+		// A directory is the store of an adopted index, which holds
+		// the documents' text only with the index.
+		return nil, nil, fmt.Errorf("--store %s: alone, --store reads a shared redis:// store; for the store of a plain bleve index adopted with bleve-dedup adopt, name the index too: --index DIR --store %s", o.index.store, o.index.store)
+	}
 	b, err := rediscluster.Open(o.index.store, nil)
 	if err != nil {
 		return nil, nil, err
@@ -190,7 +203,11 @@ func (o *dupsCmd) reportUnseen(ctx context.Context, w io.Writer) error {
 	if n > named {
 		more = ", ..."
 	}
-	fmt.Fprintf(w, "bleve-dedup: documents written into the bleve index around the filter, in no cluster: %d (%s%s); index their pages again with bleve-dedup index\n",
-		n, strings.Join(first, ", "), more)
+	fix := "index their pages again with bleve-dedup index"
+	if r := o.index.adopted; r.Name != "" {
+		fix = fmt.Sprintf("bring them under the filter with bleve-dedup adopt --index %s %s again", r.Name, r.flags())
+	}
+	fmt.Fprintf(w, "bleve-dedup: documents written into the bleve index around the filter, in no cluster: %d (%s%s); %s\n",
+		n, strings.Join(first, ", "), more, fix)
 	return nil
 }

@@ -26,7 +26,7 @@ type reclusterCmd struct {
 
 func (o *reclusterCmd) AddFlags(fs *pflag.FlagSet) {
 	def := recluster.DefaultOptions()
-	o.index.addIndex(fs, "the index directory `DIR` (required)")
+	o.index.addIndex(fs, "the index directory `DIR`, or a plain bleve index adopted with bleve-dedup adopt, its store beside it (required)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "report the merges and splits without making them")
 	fs.Float64Var(&o.minST, "min-st", def.MinST, "lower end of the range t of ST_m (shared block fingerprints over m) within which documents of different clusters are verified")
 	fs.IntVar(&o.maxPairwise, "max-pairwise", def.MaxPairwise, "check clusters of at most this many members for a split (every pair is verified)")
@@ -131,27 +131,23 @@ func (o *reclusterCmd) run(cmd *cobra.Command) error {
 	if err := findIndex(dir); err != nil {
 		return err
 	}
-	iopts, err := savedOptions(dir)
-	if err != nil {
-		return err
-	}
-	if err := o.filter.apply(&iopts); err != nil {
-		return err
-	}
-	if err := o.methods.apply(iopts.Filter); err != nil {
-		return err
-	}
-	if err := o.policy.apply(&iopts); err != nil {
-		return err
-	}
-	iopts.ReadOnly = o.dryRun && !canWrite(dir)
-	ix, err := indexer.Open(dir, iopts)
-	if err != nil {
-		verb := "write"
-		if iopts.ReadOnly {
-			verb = "read"
+	// The index's own settings, and over them the flags given.
+	set := func(iopts *indexer.Options, writable bool) error {
+		if err := o.filter.apply(iopts); err != nil {
+			return err
 		}
-		return accessError(dir, err, verb)
+		if err := o.methods.apply(iopts.Filter); err != nil {
+			return err
+		}
+		if err := o.policy.apply(iopts); err != nil {
+			return err
+		}
+		iopts.ReadOnly = o.dryRun && !writable
+		return nil
+	}
+	ix, err := o.open(dir, set)
+	if err != nil {
+		return err
 	}
 	defer ix.Close()
 	ro := recluster.DefaultOptions()
@@ -172,6 +168,32 @@ func (o *reclusterCmd) run(cmd *cobra.Command) error {
 		return err
 	}
 	return ix.Close()
+}
+
+// open opens the index in dir with the options set makes of its own: an
+// index of bleve-dedup's own, or a plain bleve index adopted with
+// bleve-dedup adopt (with the store beside it).
+func (o *reclusterCmd) open(dir string, set func(*indexer.Options, bool) error) (*indexer.Index, error) {
+	if isPlainBleve(dir) {
+		ix, _, err := openAdopted(dir, "", set)
+		return ix, err
+	}
+	iopts, err := savedOptions(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := set(&iopts, canWrite(dir)); err != nil {
+		return nil, err
+	}
+	ix, err := indexer.Open(dir, iopts)
+	if err != nil {
+		verb := "write"
+		if iopts.ReadOnly {
+			verb = "read"
+		}
+		return nil, accessError(dir, err, verb)
+	}
+	return ix, nil
 }
 
 // maxMemory is the larger of each of a's and b's resident anonymous

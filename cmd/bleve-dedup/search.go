@@ -24,7 +24,8 @@ type searchCmd struct {
 }
 
 func (o *searchCmd) AddFlags(fs *pflag.FlagSet) {
-	o.index.AddFlags(fs, "the index directory `DIR`; several, with --store, are shards searched together")
+	o.index.AddFlags(fs, "the index directory `DIR` (or a plain bleve index adopted with bleve-dedup adopt); several, with --store, are shards searched together")
+	o.index.readsAdopted()
 	o.server.AddFlags(fs, "search through the JSON API of the running serve at this `URL` (an index it holds cannot be opened here)")
 	o.format.AddFlags(fs, "one hit a line")
 	fs.StringVar(&o.syntax, "syntax", boolquery.Boolean.String(), "query syntax: boolean or querystring")
@@ -48,7 +49,11 @@ AND and AND tighter than OR; bare terms search the title and the text:
   bleve-dedup search --index idx '(university OR college) AND (education OR Law) NOT Japan'
 
 --syntax querystring takes bleve's query-string syntax instead. --from and
---size page over clusters (over documents with --collapse=false).`,
+--size page over clusters (over documents with --collapse=false).
+
+A plain bleve index brought under the filter with bleve-dedup adopt is
+searched in the fields adopt was given, with the store beside it
+(DIR.dedup) or the --store DIR adopt was given.`,
 		Example: `  # The bee story once, with its two reprints folded under it
   bleve-dedup index --index /tmp/idx testdata/pages
   bleve-dedup search --index /tmp/idx bees
@@ -106,7 +111,7 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 		if err != nil {
 			return err
 		}
-		res, err = collapse.New(ix.Unwrap(), ix.Filter()).Search(ctx, collapse.Request{
+		res, err = collapse.NewWithFields(ix.Unwrap(), ix.Filter(), o.index.collapseFields()).Search(ctx, collapse.Request{
 			Query: q, Size: o.size, From: o.from, Collapse: o.collapse})
 		if err != nil {
 			return err

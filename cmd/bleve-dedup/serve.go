@@ -33,7 +33,8 @@ type serveCmd struct {
 }
 
 func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
-	o.index.AddFlags(fs, "the index directory `DIR`; several, with --store, are shards searched together (with --ingest, one, created when absent)")
+	o.index.AddFlags(fs, "the index directory `DIR` (or a plain bleve index adopted with bleve-dedup adopt); several, with --store, are shards searched together (with --ingest, one, created when absent)")
+	o.index.readsAdopted()
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	o.opts = server.DefaultOptions()
 	fs.DurationVar(&o.opts.SearchTimeout, "search-timeout", o.opts.SearchTimeout, "longest time one search may run")
@@ -104,6 +105,10 @@ Host header (--addr, localhost, or --allowed-hosts), and a browser may
 send pages only from the server's own origin (or --trusted-origins). See
 docs/security.md.
 
+A plain bleve index brought under the filter with bleve-dedup adopt is
+served for searching (not --ingest), with the store beside it (DIR.dedup)
+or the --store DIR adopt was given.
+
 SIGINT or SIGTERM stop it gracefully: a running ingest is cut after the
 batch being decided and its client told what was kept, searches in flight
 are cancelled, and serve exits 0 once no request is left (a server
@@ -136,7 +141,6 @@ func (o *serveCmd) run(cmd *cobra.Command) error {
 	if o.opts.Logger, err = o.logger(cmd.ErrOrStderr()); err != nil {
 		return err
 	}
-	o.opts.Dirs = o.index.dirs
 	token, err := loadToken(o.tokenFile)
 	switch {
 	case err != nil:
@@ -157,6 +161,11 @@ func (o *serveCmd) run(cmd *cobra.Command) error {
 		return err
 	}
 	defer ix.Close()
+	if o.index.adopted.Name == "" {
+		// The server's disk metrics read Open's layout (DIR/bleve,
+		// DIR/store), which an adopted index does not have.
+		o.opts.Dirs = o.index.dirs
+	}
 	srv, err := server.New(ix, o.opts)
 	if err != nil {
 		return err
@@ -209,6 +218,9 @@ func (o *serveCmd) open(token string) (interface {
 	dir, err := o.index.dir()
 	if err != nil {
 		return nil, fmt.Errorf("--ingest: %w", err)
+	}
+	if isPlainBleve(dir) {
+		return nil, fmt.Errorf("--ingest: %s is a plain bleve index: serve --ingest takes pages only into an index of bleve-dedup's own; serve it without --ingest to search it (once brought under the filter with bleve-dedup adopt), and write to it through indexer.Wrap", dir)
 	}
 	opts, err := indexOptions(dir, &o.index, &o.filter, &o.ingestOpts)
 	if err != nil {

@@ -54,10 +54,16 @@ func Open(url string, local Local) (*Store, error) {
 	return open(url, addrs, prefix, local)
 }
 
-// readTimeout bounds a reply's wait: past WAIT's own bound (waitFor),
-// with room for a master slowed by a fork or a busy machine, where the
-// client's default of 3 s failed indexing runs.
-const readTimeout = waitFor + 8*time.Second
+// readTimeout bounds a reply's wait. A process paused while it waits (a
+// SIGSTOP, a long GC, a VM migration) finds the deadline passed when it
+// resumes though the reply may be waiting in its socket: with 10 s, one
+// of five indexers paused for 20 s failed with "i/o timeout". A step's
+// writes cannot simply be sent again (a cluster's Leave that promoted a
+// member would not say so a second time), so the bound is long enough
+// for a pause of a few minutes; a master that dies closes its connections
+// (an error at once, and the cluster's failover), so only a master that
+// hangs without failing over is waited for this long.
+const readTimeout = 3 * time.Minute
 
 func open(url string, addrs []string, prefix string, local Local) (*Store, error) {
 	var rdb redis.UniversalClient = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ReadTimeout: readTimeout})

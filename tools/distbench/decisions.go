@@ -104,44 +104,29 @@ func decisions(ctx context.Context, c config) error {
 				return errors.Join(err, prof.Close())
 			}
 		}
-		var tPre, tAdd, tFlush time.Duration
+		var took time.Duration
 		var verified, dups int
-		batch := make([]*dedupfilter.Prepared, 0, c.batch)
+		batch := make([]dedupfilter.Doc, 0, c.batch)
+		// flush adds the batch in one AddBatch, as the indexer decides one: its
+		// candidates found and verified at once, and on Redis its shared
+		// writes made together.
 		flush := func() error {
 			start := time.Now()
-			var t1, t2 time.Time
-			err := f.Exclusive(func() error {
-				if err := f.Prefetch(batch); err != nil {
-					return err
+			decs, err := f.AddBatch(batch)
+			took += time.Since(start)
+			for _, d := range decs {
+				verified += d.Candidates
+				if d.Duplicate {
+					dups++
 				}
-				t1 = time.Now()
-				for _, p := range batch {
-					d, err := f.AddPrepared(p)
-					if err != nil {
-						return err
-					}
-					verified += d.Candidates
-					if d.Duplicate {
-						dups++
-					}
-				}
-				t2 = time.Now()
-				return nil
-			})
-			tPre += t1.Sub(start)
-			tAdd += t2.Sub(t1)
-			tFlush += time.Since(t2)
+			}
 			batch = batch[:0]
 			return err
 		}
 		n := 0
 		for p := range pages {
 			feat := an.Analyze(extract.Text(p.Text).Paragraphs)
-			pp, err := f.Prepare(dedupfilter.Doc{ID: p.ID, URL: p.URL, Title: p.Title, Features: feat})
-			if err != nil {
-				return err
-			}
-			if batch = append(batch, pp); len(batch) == cap(batch) {
+			if batch = append(batch, dedupfilter.Doc{ID: p.ID, URL: p.URL, Title: p.Title, Features: feat}); len(batch) == cap(batch) {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -157,10 +142,8 @@ func decisions(ctx context.Context, c config) error {
 				return err
 			}
 		}
-		took := tPre + tAdd + tFlush
 		fmt.Printf("%-6s %d decisions in %.1fs: %.0f decisions/s", kind, n, took.Seconds(), float64(n)/took.Seconds())
 		fmt.Printf(" (%.2f candidates verified a decision, %d duplicates)", float64(verified)/float64(n), dups)
-		fmt.Printf(" (reads ahead %.1fs, decisions %.1fs, shared writes %.1fs)", tPre.Seconds(), tAdd.Seconds(), tFlush.Seconds())
 		if rdb != nil {
 			fmt.Printf(", %.2f round trips per decision, %.0f bytes per document in Redis", float64(hook.n.Load())/float64(n),
 				float64(usedMemory(ctx, rdb)-mem0)/float64(n))

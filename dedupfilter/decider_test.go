@@ -1,4 +1,4 @@
-package sitedecide
+package dedupfilter
 
 import (
 	"encoding/json"
@@ -8,31 +8,30 @@ import (
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
-	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testtext"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
 
-// page is document id of the site at host, the site's template around
-// body.
-func page(host, id string, body []string) *Item {
+// sitePage is document id of the site at host, the site's template
+// around body.
+func sitePage(host, id string, body []string) *Item {
 	head, tail := testtext.Template(host)
 	paras := append(append(append([]string{}, head...), body...), tail...)
 	payload, _ := json.Marshal(map[string]string{"text": strings.Join(paras, "\n")})
-	return &Item{Doc: dedupfilter.Doc{ID: id, URL: "https://" + host + "/" + id, Payload: payload}, Paras: paras}
+	return &Item{Doc: Doc{ID: id, URL: "https://" + host + "/" + id, Payload: payload}, Paras: paras}
 }
 
-// open returns a Decider over an in-memory store, recognising template
-// text when site; its Text fails while *fail is true.
-func open(t *testing.T, site bool, fail *bool) (*Decider, *embedded.Local) {
+// openDecider returns a Decider over an in-memory store, recognising
+// template text when site; its Text fails while *fail is true.
+func openDecider(t *testing.T, site bool, fail *bool) (*Decider, *embedded.Local) {
 	t.Helper()
 	st, err := embedded.Open(embedded.DefaultOptions(""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := dedupfilter.New(st, dedupfilter.DefaultOptions())
+	f, err := New(st, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +40,7 @@ func open(t *testing.T, site bool, fail *bool) (*Decider, *embedded.Local) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Local: st.Local(), Filter: f, Analyzer: an, Text: func(payload []byte) ([]string, error) {
+	o := DeciderOptions{Local: st.Local(), Analyzer: an, Text: func(payload []byte) ([]string, error) {
 		if *fail {
 			return nil, errors.New("payload unreadable")
 		}
@@ -52,7 +51,7 @@ func open(t *testing.T, site bool, fail *bool) (*Decider, *embedded.Local) {
 	if site {
 		o.Site, o.CacheSize = sitetext.New(), 1024
 	}
-	return New(o), st.Local()
+	return NewDecider(f, o), st.Local()
 }
 
 func TestDecide(t *testing.T) {
@@ -74,14 +73,14 @@ func TestDecide(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fail := false
-			dc, local := open(t, tt.site, &fail)
+			dc, local := openDecider(t, tt.site, &fail)
 			items := []*Item{
-				page("a.example", "a1", testtext.Article("river", 3)),
-				page("a.example", "a2", testtext.Article("bridge", 3)),
-				page("a.example", "a3", testtext.Article("school", 3)),
-				page("b.example", "b1", reprint),
-				page("b.example", "b2", testtext.Article("harbour", 3)),
-				page("a.example", "a1-copy", testtext.Article("river", 3)),
+				sitePage("a.example", "a1", testtext.Article("river", 3)),
+				sitePage("a.example", "a2", testtext.Article("bridge", 3)),
+				sitePage("a.example", "a3", testtext.Article("school", 3)),
+				sitePage("b.example", "b1", reprint),
+				sitePage("b.example", "b2", testtext.Article("harbour", 3)),
+				sitePage("a.example", "a1-copy", testtext.Article("river", 3)),
 			}
 			decs, _, err := dc.Decide(items, func(kv store.KV, i int) error {
 				return kv.Set([]byte(store.NSURL+items[i].Doc.ID), []byte(items[i].Doc.ID))
@@ -124,7 +123,7 @@ func TestDecide(t *testing.T) {
 // read) and finishes it as the next open would.
 func TestFinishStale(t *testing.T) {
 	fail := false
-	dc, local := open(t, true, &fail)
+	dc, local := openDecider(t, true, &fail)
 	stale := func() []string {
 		var ids []string
 		local.View(func(kv store.KV) error {
@@ -134,11 +133,11 @@ func TestFinishStale(t *testing.T) {
 		})
 		return ids
 	}
-	if _, _, err := dc.Decide([]*Item{page("b.example", "b1", testtext.Article("river", 3))}, nil); err != nil {
+	if _, _, err := dc.Decide([]*Item{sitePage("b.example", "b1", testtext.Article("river", 3))}, nil); err != nil {
 		t.Fatal(err)
 	}
 	fail = true
-	decs, _, err := dc.Decide([]*Item{page("b.example", "b2", testtext.Article("harbour", 3))}, nil)
+	decs, _, err := dc.Decide([]*Item{sitePage("b.example", "b2", testtext.Article("harbour", 3))}, nil)
 	if err == nil || len(decs) != 1 {
 		t.Fatalf("Decide with the re-decision failing: %d decisions, error %v; want b2's decision and an error", len(decs), err)
 	}

@@ -1,4 +1,4 @@
-package sitedecide
+package dedupfilter
 
 import (
 	"cmp"
@@ -10,50 +10,60 @@ import (
 	"sync/atomic"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
-	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
-// Local is the process' own part of the store, where the site tables are
-// (embedded.Local).
-type Local interface {
-	View(fn func(store.KV) error) error
-	Update(fn func(store.KV) error) error
-}
-
-// Options configure New.
-type Options struct {
-	Local    Local
-	Filter   *dedupfilter.Filter
+// DeciderOptions configure NewDecider.
+type DeciderOptions struct {
+	// Local is the process' own part of the store, where the site tables
+	// are (package embedded's Local).
+	Local interface {
+		View(fn func(store.KV) error) error
+		Update(fn func(store.KV) error) error
+	}
+	// Analyzer computes the features of the paragraphs a site plan keeps.
 	Analyzer *analyzer.Analyzer
 	// Site recognises the template text; nil analyses pages whole.
 	Site *sitetext.Table
 	// CacheSize is how many site-table values are kept in memory (see
 	// sitetext.Cache); 0 with a nil Site.
 	CacheSize int
-	// Shared: the filter's store is shared by several processes, each
-	// with documents of its own.
-	Shared bool
 	// Text reads the paragraphs of a stored payload, for analysing a
 	// document again.
 	Text func(payload []byte) ([]string, error)
 }
 
-// Decider decides batches of documents: see the package doc.
+// Decider makes the filter's decisions on batches of documents with each
+// site's template text left out of their features (package sitetext),
+// and re-decides the clusters of earlier pages that a later page showed
+// to be partly template.
+//
+// Decide decides a batch as deciding its documents one at a time would:
+// each document's site plan is made in order, over the plans before it;
+// the features are computed on GOMAXPROCS goroutines while the filter
+// decides, in order, on the documents already analysed; each document's
+// site writes commit in the transaction of its decision. When a plan
+// names earlier pages stale (their text turned out to be their site's
+// template), their whole clusters are analysed again from the stored
+// payloads and decided afresh before the next document. Stale pages are
+// recorded in the store until they are redone, so FinishStale finishes,
+// at the next open, what a crash cut short.
+//
+// A Decider is not safe for concurrent use: its caller serialises
+// batches (the indexer's write lock), as the site tables' plans must be
+// committed in the order they are made. A re-decided cluster gets a new
+// id. With a shared store, a cluster with members another process added
+// is not re-decided: their text is that process'.
 type Decider struct {
-	local    Local
-	filter   *dedupfilter.Filter
-	analyzer *analyzer.Analyzer
-	site     *sitetext.Table
-	siteVals *sitetext.Cache // the site tables' values lately read or written (nil when site is)
-	shared   bool
-	text     func(payload []byte) ([]string, error)
+	o        DeciderOptions
+	filter   *Filter
+	siteVals *sitetext.Cache // the site tables' values lately read or written (nil without o.Site)
 }
 
-// New returns a Decider with o.
-func New(o Options) *Decider {
-	dc := &Decider{local: o.Local, filter: o.Filter, analyzer: o.Analyzer, site: o.Site, shared: o.Shared, text: o.Text}
+// NewDecider returns a Decider making f's decisions with o.
+func NewDecider(f *Filter, o DeciderOptions) *Decider {
+	dc := &Decider{o: o, filter: f}
 	if o.Site != nil {
 		dc.siteVals = sitetext.NewCache(o.CacheSize)
 	}
@@ -65,20 +75,20 @@ func New(o Options) *Decider {
 // known, and its tag sequence. Once decided, its features, paragraphs
 // and plan are let go.
 type Item struct {
-	Doc   dedupfilter.Doc
+	Doc   Doc
 	Paras []string
-	Tags  []byte // for Features.Tags
+	Tags  []byte // analyzer.Features.Tags
 
 	plan *sitetext.Plan // the paragraphs analysed (plan.Kept) and the site writes
-	fp   *dedupfilter.Prepared
+	fp   *prepared
 	err  error
 }
 
 // Decide lets the filter decide docs in order and returns the decisions
-// and bleve operations made before any error, those of the re-decided
-// clusters included. also, when not nil, writes in the transaction of
-// docs[i]'s decision.
-func (dc *Decider) Decide(docs []*Item, also func(kv store.KV, i int) error) ([]dedupfilter.Decision, []dedupfilter.Op, error) {
+// and search-index operations made before any error, those of the
+// re-decided clusters included. also, when not nil, writes in the
+// transaction of docs[i]'s decision.
+func (dc *Decider) Decide(docs []*Item, also func(kv store.KV, i int) error) ([]Decision, []Op, error) {
 	// A document's site plan depends on the documents before it, so the
 	// plans are made in order, each over the plans before it; the features
 	// are then computed in parallel while the filter decides, in order, on
@@ -88,21 +98,21 @@ func (dc *Decider) Decide(docs []*Item, also func(kv store.KV, i int) error) ([]
 	}
 	ready, stop := dc.analyze(docs)
 	defer stop() // after an error, analysis of the documents left is dropped
-	var decs []dedupfilter.Decision
-	var ops []dedupfilter.Op
+	var decs []Decision
+	var ops []Op
 	// The batch's decisions are planned at once: their candidates found
 	// and verified on every core (and on a shared store, posted and
 	// numbered in a few round trips), leaving to each decision, one at a
 	// time, only its cluster and its writes. Analysis then no longer
 	// overlaps the decisions.
-	err := dc.filter.Exclusive(func() error {
-		var fps []*dedupfilter.Prepared
+	err := dc.filter.exclusive(func() error {
+		var fps []*prepared
 		for i := range docs {
 			if <-ready[i]; docs[i].err == nil {
 				fps = append(fps, docs[i].fp)
 			}
 		}
-		if err := dc.filter.Prefetch(fps); err != nil {
+		if err := dc.filter.prefetch(fps); err != nil {
 			return err
 		}
 		var err error
@@ -115,7 +125,7 @@ func (dc *Decider) Decide(docs []*Item, also func(kv store.KV, i int) error) ([]
 // planSites makes each document's site plan, in order, each over the
 // uncommitted plans before it.
 func (dc *Decider) planSites(docs []*Item) error {
-	return dc.local.View(func(kv store.KV) error {
+	return dc.o.Local.View(func(kv store.KV) error {
 		o := sitetext.NewOverlay(dc.siteReader(kv))
 		for i := range docs {
 			var err error
@@ -135,10 +145,10 @@ func (dc *Decider) siteReader(kv store.KV) sitetext.Reader {
 
 // sitePlan plans d, paragraphs paras, against the site tables as r
 // reads them.
-func (dc *Decider) sitePlan(r sitetext.Reader, d dedupfilter.Doc, paras []string) (*sitetext.Plan, error) {
-	p, err := dc.site.Plan(r, sitetext.Site(d.URL, d.ID), d.ID, paras)
+func (dc *Decider) sitePlan(r sitetext.Reader, d Doc, paras []string) (*sitetext.Plan, error) {
+	p, err := dc.o.Site.Plan(r, sitetext.Site(d.URL, d.ID), d.ID, paras)
 	if err != nil {
-		return nil, fmt.Errorf("sitedecide: %w", err)
+		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
 	return p, nil
 }
@@ -146,16 +156,16 @@ func (dc *Decider) sitePlan(r sitetext.Reader, d dedupfilter.Doc, paras []string
 // decide lets the filter decide on docs in order, each once ready[i] is
 // closed, committing each document's site writes with its decision, and
 // re-decides the clusters of the stale pages each names. It returns the
-// decisions and bleve operations made before any error.
+// decisions and search-index operations made before any error.
 //
 // A plan made in planSites is the plan the document gets against the
 // committed tables unless a re-decision changed them in between; then the
 // document is planned again, and analysed again if that changes what it
 // keeps. So the tables and the clusters after each document are those of
 // deciding the documents one at a time.
-func (dc *Decider) decide(docs []*Item, ready []chan struct{}, also func(kv store.KV, i int) error) ([]dedupfilter.Decision, []dedupfilter.Op, error) {
-	decs := make([]dedupfilter.Decision, 0, len(docs))
-	var ops []dedupfilter.Op
+func (dc *Decider) decide(docs []*Item, ready []chan struct{}, also func(kv store.KV, i int) error) ([]Decision, []Op, error) {
+	decs := make([]Decision, 0, len(docs))
+	var ops []Op
 	// The sites whose tables a re-decision wrote since planSites: a plan
 	// reads its own site's only.
 	replanned := map[string]bool{}
@@ -165,10 +175,10 @@ func (dc *Decider) decide(docs []*Item, ready []chan struct{}, also func(kv stor
 		if d.err == nil && len(replanned) > 0 && replanned[sitetext.Site(d.Doc.URL, d.Doc.ID)] {
 			d.err = dc.replan(d)
 		}
-		var dec dedupfilter.Decision
+		var dec Decision
 		err := d.err
 		if err == nil {
-			dec, err = dc.filter.AddPreparedWith(d.fp, dedupfilter.AddOptions{Also: func(kv store.KV) error {
+			dec, err = dc.filter.addPrepared(d.fp, addOptions{also: func(kv store.KV) error {
 				if err := d.plan.Apply(kv); err != nil || also == nil {
 					return err
 				}
@@ -177,7 +187,7 @@ func (dc *Decider) decide(docs []*Item, ready []chan struct{}, also func(kv stor
 			dc.committed(d.plan, err)
 		}
 		if err != nil {
-			return decs, ops, fmt.Errorf("sitedecide: %s: %w", d.Doc.ID, err)
+			return decs, ops, fmt.Errorf("dedupfilter: %s: %w", d.Doc.ID, err)
 		}
 		decs = append(decs, dec)
 		ops = append(ops, dec.Ops...)
@@ -185,11 +195,11 @@ func (dc *Decider) decide(docs []*Item, ready []chan struct{}, also func(kv stor
 			reops, err := dc.redecide(d.plan.Stale, replanned)
 			ops = append(ops, reops...)
 			if err != nil {
-				return decs, ops, fmt.Errorf("sitedecide: re-deciding after %s: %w", d.Doc.ID, err)
+				return decs, ops, fmt.Errorf("dedupfilter: re-deciding after %s: %w", d.Doc.ID, err)
 			}
 		}
 		// Decided: its features (maps of terms, some tens of KB), paragraphs
-		// and plan are garbage now rather than after the batch's bleve
+		// and plan are garbage now rather than after the batch's search-index
 		// write, while the live heap is at its largest.
 		d.fp, d.Doc.Features, d.Paras, d.plan = nil, nil, nil, nil
 	}
@@ -200,7 +210,7 @@ func (dc *Decider) decide(docs []*Item, ready []chan struct{}, also func(kv stor
 // it keeps other paragraphs than its plan from planSites did.
 func (dc *Decider) replan(d *Item) error {
 	var p *sitetext.Plan
-	err := dc.local.View(func(kv store.KV) error {
+	err := dc.o.Local.View(func(kv store.KV) error {
 		var err error
 		p, err = dc.sitePlan(dc.siteReader(kv), d.Doc, d.Paras)
 		return err
@@ -214,7 +224,7 @@ func (dc *Decider) replan(d *Item) error {
 		return nil
 	}
 	d.Doc.Features = dc.features(p, d.Tags)
-	d.fp, err = dc.filter.Prepare(d.Doc)
+	d.fp, err = dc.filter.prepare(d.Doc)
 	return err
 }
 
@@ -234,7 +244,7 @@ func (dc *Decider) analyze(prep []*Item) (ready []chan struct{}, stop func()) {
 			for i := int(next.Add(1) - 1); i < len(prep) && !halt.Load(); i = int(next.Add(1) - 1) {
 				p := prep[i]
 				p.Doc.Features = dc.features(p.plan, p.Tags)
-				p.fp, p.err = dc.filter.Prepare(p.Doc)
+				p.fp, p.err = dc.filter.prepare(p.Doc)
 				close(ready[i])
 			}
 		})
@@ -248,22 +258,22 @@ func (dc *Decider) analyze(prep []*Item) (ready []chan struct{}, stop func()) {
 // features analyses the paragraphs plan p keeps, with the terms of those
 // it leaves out (Features.Left) and the page's tags.
 func (dc *Decider) features(p *sitetext.Plan, tags []byte) *analyzer.Features {
-	f := dc.analyzer.Analyze(p.Kept)
+	f := dc.o.Analyzer.Analyze(p.Kept)
 	if len(p.Left) > 0 {
-		f.Left = dc.analyzer.Terms(p.Left)
+		f.Left = dc.o.Analyzer.Terms(p.Left)
 	}
 	f.Tags = tags
 	return f
 }
 
 // readd analyses stored document d again from paras, without its site's
-// template text, and lets the filter decide it afresh (o.Fresh), with
-// o.Exclude not candidates; its site writes, and the end of the wait of
+// template text, and lets the filter decide it afresh (o.fresh), with
+// o.exclude not candidates; its site writes, and the end of the wait of
 // the page done (when it is d), commit with the decision. more lists the
 // further stale pages its plan names.
-func (dc *Decider) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOptions, done string) (dec dedupfilter.Decision, more []string, err error) {
+func (dc *Decider) readd(d Doc, paras []string, o addOptions, done string) (dec Decision, more []string, err error) {
 	var p *sitetext.Plan
-	err = dc.local.View(func(kv store.KV) error {
+	err = dc.o.Local.View(func(kv store.KV) error {
 		var err error
 		p, err = dc.sitePlan(dc.siteReader(kv), d, paras)
 		return err
@@ -272,17 +282,17 @@ func (dc *Decider) readd(d dedupfilter.Doc, paras []string, o dedupfilter.AddOpt
 		return dec, nil, err
 	}
 	d.Features = dc.features(p, dc.filter.Tags(d.ID)) // the page is gone; its stored tags are not
-	fp, err := dc.filter.Prepare(d)
+	fp, err := dc.filter.prepare(d)
 	if err != nil {
 		return dec, nil, err
 	}
-	o.Also = func(kv store.KV) error {
+	o.also = func(kv store.KV) error {
 		if err := p.Apply(kv); err != nil || done == "" {
 			return err
 		}
 		return sitetext.Done(kv, done)
 	}
-	dec, err = dc.filter.AddPreparedWith(fp, o)
+	dec, err = dc.filter.addPrepared(fp, o)
 	dc.committed(p, err)
 	return dec, p.Stale, err
 }
@@ -306,11 +316,11 @@ func (dc *Decider) committed(p *sitetext.Plan, err error) {
 // nothing). Re-decided clusters get new ids. Pages analysed again may
 // reveal more stale pages; each page is redone at most once per call. A
 // stale page stays recorded as stale (sitetext.Stale) until the last
-// member of its cluster is redone, so Open finishes what a crash cut
-// short. The sites of the pages redone, whose tables it wrote, are added
-// to sites.
-func (dc *Decider) redecide(stale []string, sites map[string]bool) ([]dedupfilter.Op, error) {
-	var ops []dedupfilter.Op
+// member of its cluster is redone, so FinishStale finishes what a crash
+// cut short. The sites of the pages redone, whose tables it wrote, are
+// added to sites.
+func (dc *Decider) redecide(stale []string, sites map[string]bool) ([]Op, error) {
+	var ops []Op
 	done := map[string]bool{}
 	for len(stale) > 0 {
 		id := stale[0]
@@ -319,9 +329,9 @@ func (dc *Decider) redecide(stale []string, sites map[string]bool) ([]dedupfilte
 			continue
 		}
 		c, err := dc.filter.ClusterOf(id)
-		if errors.Is(err, dedupfilter.ErrNotFound) {
+		if errors.Is(err, ErrNotFound) {
 			// Deleted since: nothing to redo.
-			if err := dc.local.Update(func(kv store.KV) error { return sitetext.Done(kv, id) }); err != nil {
+			if err := dc.o.Local.Update(func(kv store.KV) error { return sitetext.Done(kv, id) }); err != nil {
 				return ops, fmt.Errorf("%s: %w", id, err)
 			}
 			continue
@@ -338,12 +348,12 @@ func (dc *Decider) redecide(stale []string, sites map[string]bool) ([]dedupfilte
 			return ops, err
 		}
 		if foreign {
-			if err := dc.local.Update(func(kv store.KV) error { return sitetext.Done(kv, id) }); err != nil {
+			if err := dc.o.Local.Update(func(kv store.KV) error { return sitetext.Done(kv, id) }); err != nil {
 				return ops, fmt.Errorf("%s: %w", id, err)
 			}
 			continue
 		}
-		entries := make([]dedupfilter.Entry, 0, len(c.Members))
+		entries := make([]Entry, 0, len(c.Members))
 		for _, m := range c.Members {
 			e, err := dc.filter.Doc(m)
 			if err != nil {
@@ -351,16 +361,16 @@ func (dc *Decider) redecide(stale []string, sites map[string]bool) ([]dedupfilte
 			}
 			entries = append(entries, e)
 		}
-		slices.SortFunc(entries, func(a, b dedupfilter.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
+		slices.SortFunc(entries, func(a, b Entry) int { return cmp.Compare(a.Seq, b.Seq) })
 		for i, e := range entries {
 			done[e.ID] = true
-			paras, err := dc.text(e.Payload)
+			paras, err := dc.o.Text(e.Payload)
 			if err != nil {
 				return ops, fmt.Errorf("%s: stored payload: %w", e.ID, err)
 			}
-			o := dedupfilter.AddOptions{Fresh: true}
+			o := addOptions{fresh: true}
 			for _, later := range entries[i+1:] {
-				o.Exclude = append(o.Exclude, later.ID)
+				o.exclude = append(o.exclude, later.ID)
 			}
 			doneID := ""
 			if i == len(entries)-1 {
@@ -378,15 +388,15 @@ func (dc *Decider) redecide(stale []string, sites map[string]bool) ([]dedupfilte
 	return ops, nil
 }
 
-// FinishStale re-decides the stale pages a crash left (see the package
-// doc) and returns the bleve operations of their new decisions; nothing
+// FinishStale re-decides the stale pages a crash left (see Decider) and
+// returns the search-index operations of their new decisions; nothing
 // when pages are analysed whole.
-func (dc *Decider) FinishStale() ([]dedupfilter.Op, error) {
-	if dc.site == nil {
+func (dc *Decider) FinishStale() ([]Op, error) {
+	if dc.o.Site == nil {
 		return nil, nil
 	}
 	var stale []string
-	if err := dc.local.View(func(kv store.KV) error {
+	if err := dc.o.Local.View(func(kv store.KV) error {
 		var err error
 		stale, err = sitetext.Stale(kv)
 		return err
@@ -395,20 +405,20 @@ func (dc *Decider) FinishStale() ([]dedupfilter.Op, error) {
 	}
 	ops, err := dc.redecide(stale, map[string]bool{})
 	if err != nil {
-		return nil, fmt.Errorf("sitedecide: %w", err)
+		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
 	return ops, nil
 }
 
 // hasForeign reports whether a shared store holds any of ids for another
-// process (see dedupfilter.Entry.Local).
+// process (see Entry.Local).
 func (dc *Decider) hasForeign(ids []string) (bool, error) {
-	if !dc.shared {
+	if !dc.filter.backend.Shared() {
 		return false, nil
 	}
 	for _, id := range ids {
 		e, err := dc.filter.Meta(id)
-		if errors.Is(err, dedupfilter.ErrNotFound) {
+		if errors.Is(err, ErrNotFound) {
 			return true, nil // another process joined it and has not recorded it yet
 		}
 		if err != nil {
