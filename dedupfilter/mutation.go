@@ -209,9 +209,17 @@ func (w *mutation) cover(sig similarity.Signature, match string, v similarity.Ve
 		if founder != nil && founder.ID == rep {
 			seq = founder.Seq
 		} else {
-			rec, err := w.record(rep)
+			rec, err := w.st.Record(rep, true)
+			if errors.Is(err, ErrNotFound) {
+				// On a shared store, a representative whose process joined it
+				// to the cluster and has not written its record yet (it is
+				// paused, or died): what it holds is not known here, so this
+				// page keeps its place in the index.
+				rule.Mark = true
+				return rule, nil
+			}
 			if err != nil {
-				return rule, err
+				return rule, fmt.Errorf("dedupfilter: %w", err)
 			}
 			seq = rec.Seq
 		}
@@ -254,9 +262,12 @@ func (w *mutation) rehold(cluster, id string, sig similarity.Signature) error {
 		if m == id {
 			continue
 		}
-		r, err := w.record(m)
+		r, err := w.st.Record(m, true)
+		if errors.Is(err, ErrNotFound) {
+			continue // a shared store's member not written yet: its process decides it
+		}
 		if err != nil {
-			return err
+			return fmt.Errorf("dedupfilter: %w", err)
 		}
 		if r.Indexed {
 			continue

@@ -93,10 +93,6 @@ type AdoptStats struct {
 	Elapsed    time.Duration
 }
 
-// ErrNotStored: a document's text, or a field of the index, is not stored
-// in bleve, so the filter cannot read it back (Adopt).
-var ErrNotStored = errors.New("not stored in the index")
-
 // adoptee is a document on its way through Adopt.
 type adoptee struct {
 	id string

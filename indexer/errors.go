@@ -7,7 +7,9 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/internal/errs"
 )
 
-// Sentinel errors; test with errors.Is.
+// Sentinel errors, the package's all; test with errors.Is. Those that
+// mean the same in every package (ErrInvalidOptions, ErrInvalidDocument,
+// ErrReadOnly) are one value, whichever package returns them.
 var (
 	// ErrInvalidDocument: a Document without an id. The same value as
 	// dedupfilter.ErrInvalidDocument.
@@ -26,4 +28,13 @@ var (
 	// ErrReadOnly: a write to an index opened with Options.ReadOnly. It is
 	// dedupfilter's, so errors.Is works at either level.
 	ErrReadOnly = dedupfilter.ErrReadOnly
+	// ErrNotIndex: a directory that is not a bleve-dedup index (Open writes
+	// nothing in it).
+	ErrNotIndex = errors.New("not a bleve-dedup index")
+	// ErrSettings: the options given to Open or Wrap differ from those the
+	// index was made with.
+	ErrSettings = errors.New("options differ from the index's settings")
+	// ErrNotStored: a document's text, or a field of the index, is not
+	// stored in bleve, so the filter cannot read it back (Adopt).
+	ErrNotStored = errors.New("not stored in the index")
 )

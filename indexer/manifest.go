@@ -69,10 +69,6 @@ func (s settings) apply(c config) config {
 	return c
 }
 
-// ErrNotIndex: a directory that is not a bleve-dedup index (Open writes
-// nothing in it).
-var ErrNotIndex = errors.New("not a bleve-dedup index")
-
 // checkOurs refuses a directory that holds something other than an index
 // of ours: a plain bleve index (its index_meta.json at the top), an index
 // of an older layout, or other files. A missing or empty directory is
@@ -197,10 +193,6 @@ func writeSettings(dir string, s settings) error {
 	}
 	return nil
 }
-
-// ErrSettings: the options given to Open or Wrap differ from those the
-// index was made with (see settingsFile).
-var ErrSettings = errors.New("options differ from the index's settings")
 
 // checkSettings compares what an index has recorded with what opts asks
 // for. It returns the settings to record: had's with the decision options

@@ -50,7 +50,7 @@ import (
 // Search and SearchInContext return one hit per cluster, ranked by its
 // best member's score, with exact paging: SearchResult.Total is the
 // number of matching clusters, and each hit's Fields carry FieldCluster,
-// FieldFolded (how many other documents the cluster holds) and
+// FieldFolded (the number of other documents of the hit's cluster, which it stands for) and
 // FieldFoldedIDs (up to DefaultMaxFolded of their ids), beside the fields
 // and highlights the request asks for; facets count documents. A context
 // made with Uncollapsed, or a request sorted by anything but score, is

@@ -166,7 +166,7 @@ func (o *adoptCmd) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	return skipped(st.Missing)
+	return partial(st.Missing, "1 document not adopted: no stored text (named above)", "%d documents not adopted: no stored text (named above)")
 }
 
 // wrapOptions are the Wrap options of the flags: the store's own policy

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"os/user"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -212,7 +213,7 @@ type pageFlags struct{ maxBytes byteSize }
 
 func (f *pageFlags) AddFlags(fs *pflag.FlagSet) {
 	f.maxBytes = page.DefaultMaxBytes
-	fs.Var(&f.maxBytes, "max-bytes", "skip pages larger than this (0: no limit); a page's memory is bounded by a small multiple of it")
+	fs.Var(&f.maxBytes, "max-bytes", "a page larger than this is an error, not read (0: no limit); a page's memory is bounded by a small multiple of it")
 }
 
 func (f *pageFlags) options() page.Options {
@@ -248,7 +249,7 @@ func (f *ingestFlags) AddFlags(fs *pflag.FlagSet, run indexer.RunOptions, why st
 	fs.IntVar(&f.batch, "batch", run.BatchSize, "documents per bleve batch: larger batches index faster, hold more memory, make pages searchable later and a stop wait longer; "+why)
 	fs.Var(&f.batchBytes, "batch-bytes", "end a batch early at this much text, bounding its memory and the wait of a stop (0: no bound); "+why)
 	fs.Var(&f.maxText, "max-text", "index at most this much of a page's main text (0: no limit)")
-	fs.DurationVar(&f.pageTimeout, "page-timeout", run.PageTimeout, "skip a page whose extraction takes longer (0: no limit)")
+	fs.DurationVar(&f.pageTimeout, "page-timeout", run.PageTimeout, "a page whose extraction takes longer is an error, not indexed (0: no limit)")
 	fs.BoolVar(&f.noDedup, "no-dedup", false, "index every page into bleve without the filter (to measure its cost)")
 	fs.BoolVar(&f.reconfigure, "reconfigure", false, "let --policy, --keep and --measure differ from what the index was made with: they apply to the pages indexed from now on (an index always keeps its --store and its analysis)")
 }
@@ -328,73 +329,112 @@ func filled(o indexer.Options) indexer.Options {
 	return o
 }
 
-// runIndex indexes inputs into ix, reporting per-page errors on errw and,
-// when errw is a terminal, a progress bar.
-func runIndex(ctx context.Context, ix *indexer.Index, inputs []string, f *ingestFlags, errw io.Writer) (indexer.Stats, error) {
-	skips := skipLog{w: errw}
+// runIndex indexes the inputs into ix, naming the pages that had an
+// error on errw and showing its progress there (see indexProgress).
+func runIndex(ctx context.Context, ix *indexer.Index, in *inputSet, f *ingestFlags, errw io.Writer) (indexer.Stats, error) {
+	prog := newIndexProgress(errw, in)
+	defer prog.finish()
+	errs := errorLog{w: errw, tty: prog.tty}
 	ro := f.runOptions()
-	ro.OnError = skips.add
-	if bar := progressBar(errw, -1, "indexing", "docs"); bar != nil {
-		last := 0
-		ro.Progress = func(s indexer.Stats) {
-			bar.Add(s.Read - last)
-			last = s.Read
-			bar.Describe("indexing (" + progressLine(s) + ")")
-		}
-		defer bar.Finish()
-	} else {
-		// Not a terminal (a log file): a line now and then.
-		next := time.Now().Add(logEvery)
-		ro.Progress = func(s indexer.Stats) {
-			if now := time.Now(); now.After(next) {
-				next = now.Add(logEvery)
-				fmt.Fprintf(errw, "bleve-dedup: %d read, %s\n", s.Read, progressLine(s))
-			}
-		}
-	}
-	st, err := ix.IndexPages(ctx, page.Read(inputs, f.options()), ro)
-	if err == nil {
-		err = skips.err()
-	}
-	return st, err
+	ro.OnError = errs.add
+	ro.Progress = prog.update
+	return ix.IndexPages(ctx, in.pages(f.options()), ro)
 }
 
-// skipLog reports the pages a run skips. A bad page is skipped and the run
-// goes on; an input that cannot be read at all (a mistyped path) fails the
-// command once the rest is in.
-type skipLog struct {
-	w         io.Writer
-	n         int // pages and inputs skipped
-	badInputs int
+// errorLog names on w the pages a run could not index, and counts them:
+// the run goes on without them (they are its "errors").
+type errorLog struct {
+	w   io.Writer
+	tty bool // w is a terminal, with a progress line to clear first
+	n   int
 }
 
-func (l *skipLog) add(err error) {
+func (l *errorLog) add(err error) {
 	l.n++
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, errors.ErrUnsupported) {
-		l.badInputs++
+	if l.tty {
+		fmt.Fprint(l.w, clearLine)
 	}
-	fmt.Fprintln(l.w, "bleve-dedup: skipped:", err)
+	fmt.Fprintln(l.w, "bleve-dedup: error:", err)
 }
 
-// err is the run's failure when an input could not be read.
-func (l *skipLog) err() error {
-	if l.badInputs > 0 {
-		return fmt.Errorf("%d of the inputs could not be read (see above)", l.badInputs)
-	}
-	return nil
-}
+// clearLine takes a terminal's cursor to the start of its line and
+// clears the line.
+const clearLine = "\r\x1b[K"
 
 // logEvery is how often a run logs its progress when stderr is not a
-// terminal.
-const logEvery = 30 * time.Second
+// terminal (a variable, for tests to see a line at once).
+var logEvery = 30 * time.Second
 
-// progressLine is the running state of an indexing run: its counts, its
-// rate and the process' memory (resident anonymous memory is what the run
-// holds; the Go heap is part of it).
-func progressLine(s indexer.Stats) string {
+// indexProgress shows an indexing run's progress on w: on a terminal,
+// one line redrawn in place; otherwise (a log file) the same line every
+// logEvery. One line, whatever w is, so that what a log says is what a
+// terminal shows.
+type indexProgress struct {
+	w     io.Writer
+	in    *inputSet
+	tty   bool
+	width int // the terminal's columns; 0 unknown
+	next  time.Time
+}
+
+func newIndexProgress(w io.Writer, in *inputSet) *indexProgress {
+	p := &indexProgress{w: w, in: in, next: time.Now().Add(logEvery)}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty, p.next = true, time.Time{}
+		p.width, _, _ = term.GetSize(int(f.Fd()))
+	}
+	return p
+}
+
+// update shows s, when it is time to.
+func (p *indexProgress) update(s indexer.Stats) {
+	now := time.Now()
+	if now.Before(p.next) {
+		return
+	}
+	line := "indexing: " + progressLine(s, p.in.done.Load(), p.in.total)
+	if !p.tty {
+		p.next = now.Add(logEvery)
+		fmt.Fprintln(p.w, "bleve-dedup: "+line)
+		return
+	}
+	// A line longer than the terminal would wrap, and the next one be
+	// drawn below it instead of over it.
+	p.next = now.Add(200 * time.Millisecond)
+	if p.width > 1 && len(line) >= p.width {
+		line = line[:p.width-1]
+	}
+	fmt.Fprint(p.w, clearLine+line)
+}
+
+// finish clears a terminal's progress line for the summary.
+func (p *indexProgress) finish() {
+	if p.tty {
+		fmt.Fprint(p.w, clearLine)
+	}
+}
+
+// progressLine is the running state of an indexing run: the bytes of
+// its inputs read (compressed bytes for .gz) of their total, the time
+// left at the rate so far, what happened to the pages read, the one
+// rate, and the process' memory (resident anonymous memory is what the
+// run holds; the Go heap is part of it).
+func progressLine(s indexer.Stats, done, total int64) string {
+	var b strings.Builder
+	if total > 0 {
+		done = min(done, total) // (a file that grew while read)
+		fmt.Fprintf(&b, "%s of %s (%d%%)", sizeString(done), sizeString(total), done*100/total)
+		if done > 0 {
+			left := time.Duration(float64(s.Elapsed) * float64(total-done) / float64(done))
+			fmt.Fprintf(&b, ", ETA %s", left.Round(time.Second))
+		}
+	} else {
+		fmt.Fprintf(&b, "%s read", sizeString(done))
+	}
 	m := procmem.Read()
-	return fmt.Sprintf("%d duplicates, %d errors, %.0f docs/s, RssAnon %d MiB, heap %d MiB",
-		s.Duplicates, s.Errors, s.DocsPerSecond(), m.RSSAnon>>20, m.HeapLive>>20)
+	fmt.Fprintf(&b, "; pages read %d: indexed %d, duplicates %d, unchanged %d, errors %d, skipped %d; %.0f docs/s; RssAnon %d MiB, heap %d MiB",
+		s.Read, s.Indexed, s.Duplicates, s.Unchanged, s.Errors, s.NotHTML+s.BadStatus, s.DocsPerSecond(), m.RSSAnon>>20, m.HeapLive>>20)
+	return b.String()
 }
 
 // progressBar returns a progress bar counting unit on w when w is a
@@ -677,13 +717,63 @@ func openIndex(dir string, o indexer.Options) (ix *indexer.Index, discard func()
 		if !existed && !errors.Is(err, indexer.ErrLocked) {
 			err = errors.Join(err, undo())
 		}
-		return nil, nil, accessError(dir, err, "write")
+		return nil, nil, accessError(dir, settingsError(dir, o, err), "write")
 	}
 	if existed {
 		return ix, nil, nil
 	}
 	return ix, func() error { return errors.Join(ix.Close(), undo()) }, nil
 }
+
+// settingsError tells the refusal of flags that differ from the index's
+// settings (indexer.ErrSettings) in this command's terms when only
+// --policy, --keep or --measure differ, which --reconfigure lets change:
+// the flags, and that flag. Any other refusal passes as the library
+// words it (a store or analysis never changes).
+func settingsError(dir string, o indexer.Options, err error) error {
+	if !errors.Is(err, indexer.ErrSettings) || o.Reconfigure || o.Filter == nil || o.Analyzer == nil {
+		return err
+	}
+	had, serr := indexer.SavedOptions(dir)
+	if serr != nil || had.Filter == nil || had.Analyzer == nil {
+		return err
+	}
+	if had.Store != o.Store || !reflect.DeepEqual(*had.Analyzer, *o.Analyzer) || had.KeepSiteText != o.KeepSiteText || had.NoDedup != o.NoDedup {
+		return err
+	}
+	hf, of := *had.Filter, *o.Filter
+	var flags, was, now []string
+	differ := func(flag string, a, b fmt.Stringer) {
+		if a.String() != b.String() {
+			flags = append(flags, flag)
+			was = append(was, flag+" "+a.String())
+			now = append(now, flag+" "+b.String())
+		}
+	}
+	differ("--policy", had.Policy, o.Policy)
+	differ("--keep", hf.Keep, of.Keep)
+	differ("--measure", hf.Measure, of.Measure)
+	hf.Policy, hf.Keep, hf.Measure = of.Policy, of.Keep, of.Measure
+	if len(flags) == 0 || !reflect.DeepEqual(hf, of) {
+		return err // options no flag of index names differ
+	}
+	leave := "leave " + flags[0] + " out"
+	if len(flags) > 1 {
+		leave = "leave " + strings.Join(flags, " and ") + " out"
+	}
+	return &hintError{fmt.Sprintf("--index %s was made with %s, this run gives %s: %s to go on with the index's, or add --reconfigure to decide the pages indexed from now on with this run's",
+		dir, strings.Join(was, " "), strings.Join(now, " "), leave), err}
+}
+
+// hintError is the command's own message for err, which it wraps for
+// errors.Is: the library's names its options, not the command's flags.
+type hintError struct {
+	msg string
+	err error
+}
+
+func (e *hintError) Error() string { return e.msg }
+func (e *hintError) Unwrap() error { return e.err }
 
 // undoCreate returns a function that removes what was created in dir, or
 // of dir and its parents, since undoCreate was called.

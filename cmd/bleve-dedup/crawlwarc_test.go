@@ -150,8 +150,8 @@ func TestCrawlWARCReindex(t *testing.T) {
 			// link may fetch the redirect's target while the redirect is
 			// still being followed: the archive then holds it twice too.
 			out, err = runCmd(t, append([]string{"index", "--index", reindexed}, files...)...)
-			unchanged := strings.Contains(out, "unchanged 1,") || tt.workers > 1 && strings.Contains(out, "unchanged 2,")
-			if err != nil || !strings.Contains(out, "errors 0,") || !unchanged ||
+			unchanged := strings.Contains(out, "unchanged 1 +") || tt.workers > 1 && strings.Contains(out, "unchanged 2 +")
+			if err != nil || !strings.Contains(out, "errors 0 +") || !unchanged ||
 				!strings.Contains(out, "(not HTML 1, HTTP status 3)") {
 				t.Errorf("index: %v\n%s\nwant the home page once and unchanged once, robots.txt, two redirects and a 404 skipped", err, out)
 			}

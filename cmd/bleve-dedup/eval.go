@@ -107,6 +107,11 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) (err error) {
 	if err != nil {
 		return err
 	}
+	in, err := openInputs(inputs)
+	if err != nil {
+		return err
+	}
+	in.warnNotRead(cmd.ErrOrStderr())
 	opts, err := indexOptions("", &o.store, &o.filter, &o.ingest)
 	if err != nil {
 		return err
@@ -135,7 +140,7 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) (err error) {
 		}
 	}()
 	defer ix.Close()
-	st, err := runIndex(cmd.Context(), ix, inputs, &o.ingest, cmd.ErrOrStderr())
+	st, err := runIndex(cmd.Context(), ix, in, &o.ingest, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -171,7 +176,7 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) (err error) {
 		if err := jsonLines(out).Encode(line); err != nil {
 			return err
 		}
-		return skipped(st.Errors)
+		return notIndexed(st.Errors)
 	}
 	fmt.Fprintf(out, "measure %s, delimiters %q\n", o.filter.measure, o.filter.delimiters)
 	fmt.Fprintf(out, "docs %d (unlabelled %d, errors %d), gold pairs %d, predicted pairs %d, true pairs %d\n",
@@ -187,5 +192,5 @@ func (o *evalCmd) run(cmd *cobra.Command, inputs []string) (err error) {
 		fmt.Fprintf(out, "after recluster (%d merges, %d splits, %.1fs): predicted pairs %d, true pairs %d\n", rc.Merges, rc.Splits, rc.Seconds, a.PredPairs, a.TruePairs)
 		fmt.Fprintf(out, "precision %.4f  recall %.4f  F1 %.4f  ARI %.4f\n", a.Precision, a.Recall, a.F1, a.ARI)
 	}
-	return skipped(st.Errors)
+	return notIndexed(st.Errors)
 }

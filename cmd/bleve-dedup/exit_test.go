@@ -67,7 +67,7 @@ func slowInput(tb testing.TB) string {
 }
 
 // TestExitStatus: each command exits 0 when everything was read, 2 when
-// the run finished but skipped pages, 1 when it failed or a signal
+// the run finished but some pages had errors, 1 when it failed or a signal
 // stopped it (before it started or under way); serve, stopped by a signal,
 // exits 0.
 func TestExitStatus(t *testing.T) {
@@ -86,7 +86,7 @@ func TestExitStatus(t *testing.T) {
 		want int
 	}{
 		{"index, all read", []string{"index", "--index", filepath.Join(dir, "a"), pagesDir}, -1, 0},
-		{"index, pages skipped", []string{"index", "--index", filepath.Join(dir, "b"), badDir}, -1, 2},
+		{"index, pages with errors", []string{"index", "--index", filepath.Join(dir, "b"), badDir}, -1, 2},
 		{"index, missing input", []string{"index", "--index", filepath.Join(dir, "c"), "no-such-dir"}, -1, 1},
 		{"index, bad flag", []string{"index", "--index", filepath.Join(dir, "d"), "--policy", "drop", pagesDir}, -1, 1},
 		{"index, no --index", []string{"index", pagesDir}, -1, 1},
@@ -109,7 +109,7 @@ func TestExitStatus(t *testing.T) {
 		{"dups, stopped", []string{"dups", "--index", ix}, 0, 1},
 
 		{"extract, all read", []string{"extract", "--format", "jsonl", pagesDir}, -1, 0},
-		{"extract, pages skipped", []string{"extract", badDir}, -1, 2},
+		{"extract, pages with errors", []string{"extract", badDir}, -1, 2},
 		{"extract, stopped under way", []string{"extract", slowInput(t)}, 300 * time.Millisecond, 1},
 
 		{"compare, all read", []string{"compare", a, b}, -1, 0},
@@ -117,7 +117,7 @@ func TestExitStatus(t *testing.T) {
 		{"compare, stopped", []string{"compare", a, b}, 0, 1},
 
 		{"eval, all read", []string{"eval", "--labels", pagesLabel, pagesDir}, -1, 0},
-		{"eval, pages skipped", []string{"eval", "--labels", pagesLabel, pagesDir, badDir}, -1, 2},
+		{"eval, pages with errors", []string{"eval", "--labels", pagesLabel, pagesDir, badDir}, -1, 2},
 		{"eval, stopped under way", []string{"eval", "--labels", pagesLabel, "--keep-index", filepath.Join(dir, "j"), slowInput(t)}, 300 * time.Millisecond, 1},
 
 		{"recluster, all read", []string{"recluster", "--index", ix, "--dry-run"}, -1, 0},

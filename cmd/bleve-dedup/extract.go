@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bleve-dedup/bleve-dedup/extract"
-	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
 type extractCmd struct {
@@ -62,8 +61,13 @@ func (o *extractCmd) run(cmd *cobra.Command, inputs []string) error {
 	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
 	enc := jsonLines(out)
+	in, err := openInputs(inputs)
+	if err != nil {
+		return err
+	}
+	in.warnNotRead(cmd.ErrOrStderr())
 	var errs int
-	for p, err := range page.Read(inputs, o.pages.options()) {
+	for p, err := range in.pages(o.pages.options()) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -75,7 +79,7 @@ func (o *extractCmd) run(cmd *cobra.Command, inputs []string) error {
 		}
 		if err != nil {
 			errs++
-			fmt.Fprintln(cmd.ErrOrStderr(), "bleve-dedup: extract:", err)
+			fmt.Fprintln(cmd.ErrOrStderr(), "bleve-dedup: error:", err)
 			continue
 		}
 		if o.format.jsonl {
@@ -86,5 +90,5 @@ func (o *extractCmd) run(cmd *cobra.Command, inputs []string) error {
 		}
 		fmt.Fprintf(out, "== %s\n%s\n\n%s\n\n", p.ID, c.Title, strings.Join(c.Paragraphs, "\n\n"))
 	}
-	return skipped(errs)
+	return partial(errs, "1 page not extracted because of an error (named above)", "%d pages not extracted because of errors (named above)")
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,13 +34,26 @@ func newIndexCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "index --index DIR [--store redis://HOST:PORT[,HOST:PORT...]] [--policy suppress|mark|replace] | --server URL INPUT...",
 		Short: "Index pages into bleve, keeping near-duplicates out",
-		Long: `index reads pages from directories (.html, .htm, .txt, optionally .gz),
-JSONL files ({"id","url"?,"title"?,"html"|"text"} a line) and WARC archives
-(.warc, .warc.gz; a page's id is its canonical URL), extracts their main
-text and indexes them into the bleve index in DIR (created when absent) through
-the near-duplicate filter. Unreadable pages are reported on stderr and
-counted; the run goes on. A run that indexes nothing into a new DIR
-leaves no index behind.
+		Long: `index reads pages from directories (.html, .htm, .txt, optionally .gz,
+and the JSONL files in them), JSONL files (.jsonl, .jsonl.gz;
+{"id","url"?,"title"?,"html"|"text"} a line) and WARC archives (.warc,
+.warc.gz; a page's id is its canonical URL), extracts their main text and
+indexes them into the bleve index in DIR (created when absent) through the
+near-duplicate filter. Every input is checked first: one that does not
+exist or cannot be read fails the command before anything is read. A WARC
+archive inside a directory is named on stderr and not read (wget --mirror
+--warc-file writes it beside the pages it holds): give it as an input of
+its own.
+
+The summary adds up: each page read was indexed, a duplicate (a page whose
+cluster another page represents: kept out, or under --policy mark indexed
+too, marked), unchanged (the index holds it already with the same content), an
+error (a page that could not be read or extracted, named on stderr and not
+indexed; the run goes on, and exits with status 2) or skipped (a WARC record
+that holds no page: not HTML, or an HTTP status other than 2xx). Progress
+shows on a terminal, and every 30 s otherwise: the inputs' bytes read of
+their total (compressed bytes for .gz), the time left, the counts and the
+rate. A run that indexes nothing into a new DIR leaves no index behind.
 
 SIGINT or SIGTERM stops it once the commit under way is done, keeping
 what was committed; of the batch being gathered only the first pages
@@ -47,13 +62,15 @@ is at most a batch (--batch-bytes of text), which bleve cannot cut: a
 second or so a MiB, more on a busy machine; --batch-bytes 256KiB stops
 sooner and holds less memory, for some 15% more CPU. A second signal ends
 the process at once (the next run repairs the bleve write it cut).
-Running the same command again skips the pages the index holds already
-with the same content ("unchanged" in the summary) and goes on where it
+Running the same command again passes over the pages the index holds
+already with the same content ("unchanged") and goes on where it
 stopped, with the clusters an uninterrupted run would make.
 
 An index remembers the settings it was made with (--store, --policy,
---keep, --measure, --delimiters): a flag not given takes the index's own,
-and one that differs is refused unless --reconfigure.
+--keep, --measure, --delimiters): a flag not given takes the index's own.
+A --policy, --keep or --measure that differs is refused unless
+--reconfigure (it then decides the pages indexed from now on); a --store
+or --delimiters that differs is refused always.
 
 With --server, the pages are read here and sent to a running
 "bleve-dedup serve --ingest" (the process holding the index), which
@@ -76,15 +93,20 @@ indexes them with its own settings while it serves searches.`,
 	return cmd
 }
 
-func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
+func (o *indexCmd) run(cmd *cobra.Command, args []string) error {
 	if err := need(cmd, "index: name the index to write: --index DIR (created when absent), or --server URL of a running serve --ingest", "index", "server"); err != nil {
 		return err
 	}
 	if err := notBoth(cmd, "index", "server", "the index a server holds is written through it"); err != nil {
 		return err
 	}
+	in, err := openInputs(args)
+	if err != nil {
+		return err
+	}
+	in.warnNotRead(cmd.ErrOrStderr())
 	if o.server.url != "" {
-		return o.send(cmd, inputs)
+		return o.send(cmd, in)
 	}
 	dir, err := o.index.dir()
 	if err != nil {
@@ -103,9 +125,9 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "repaired %d bleve writes left pending by an interrupted run\n", n)
 	}
 	ctx := cmd.Context()
-	st, err := runIndex(ctx, ix, inputs, &o.ingest, cmd.ErrOrStderr())
+	st, err := runIndex(ctx, ix, in, &o.ingest, cmd.ErrOrStderr())
 	m := procmem.Read()
-	fmt.Fprintf(cmd.OutOrStdout(), "%s, %.1f docs/s, %s, peak RSS %d MiB\n",
+	fmt.Fprintf(cmd.OutOrStdout(), "%s; %.1f docs/s, %s, peak RSS %d MiB\n",
 		countsLine(st), st.DocsPerSecond(), st.Elapsed.Round(time.Millisecond), m.VmHWM>>20)
 	if discard != nil && st.Indexed+st.Duplicates == 0 {
 		// A new index that holds nothing is not left behind for a
@@ -124,41 +146,66 @@ func (o *indexCmd) run(cmd *cobra.Command, inputs []string) error {
 	if err := ix.Close(); err != nil {
 		return err
 	}
-	return skipped(st.Errors)
+	return notIndexed(st.Errors)
 }
 
-// send reads the inputs and sends their pages to a serve --ingest.
-func (o *indexCmd) send(cmd *cobra.Command, inputs []string) error {
+// send reads the inputs and sends their pages to a serve --ingest. What
+// cannot be sent is counted here as the server counts it: a page that
+// could not be read is an error, an archive record that holds no page
+// is skipped.
+func (o *indexCmd) send(cmd *cobra.Command, in *inputSet) error {
 	c, err := o.server.client()
 	if err != nil {
 		return err
 	}
 	ctx := cmd.Context()
 	errw := cmd.ErrOrStderr()
-	skips := skipLog{w: errw}
-	sum, err := c.Ingest(ctx, page.Read(inputs, o.ingest.options()), skips.add)
-	local := skips.n
+	errs := errorLog{w: errw}
+	var here indexer.Stats // the pages not sent
+	sum, err := c.Ingest(ctx, in.pages(o.ingest.options()), func(err error) {
+		here.Read++
+		switch {
+		case errors.Is(err, page.ErrNotHTML):
+			here.NotHTML++
+		case errors.Is(err, page.ErrHTTPStatus):
+			here.BadStatus++
+		default:
+			here.Errors++
+			errs.add(err)
+		}
+	})
 	for _, e := range sum.ErrorList {
-		fmt.Fprintln(errw, "bleve-dedup: skipped by the server:", e)
+		fmt.Fprintln(errw, "bleve-dedup: error on the server:", e)
 	}
 	if n := sum.Errors - len(sum.ErrorList); n > 0 {
-		fmt.Fprintf(errw, "bleve-dedup: and %d more skipped by the server\n", n)
+		fmt.Fprintf(errw, "bleve-dedup: and %d more errors on the server\n", n)
 	}
-	st := indexer.Stats{Read: sum.Read + local, Indexed: sum.Indexed, Duplicates: sum.Duplicates, Errors: sum.Errors + local,
-		Unchanged: sum.Unchanged, Updated: sum.Updated, Truncated: sum.Truncated, NotHTML: sum.NotHTML, BadStatus: sum.BadStatus,
+	st := indexer.Stats{Read: sum.Read + here.Read, Indexed: sum.Indexed, Duplicates: sum.Duplicates, Errors: sum.Errors + here.Errors,
+		Unchanged: sum.Unchanged, Updated: sum.Updated, Truncated: sum.Truncated,
+		NotHTML: sum.NotHTML + here.NotHTML, BadStatus: sum.BadStatus + here.BadStatus,
 		Elapsed: time.Duration(sum.ElapsedMS) * time.Millisecond}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s, %s on the server\n", countsLine(st), st.Elapsed)
-	if err == nil {
-		err = skips.err()
-	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s; %s on the server\n", countsLine(st), st.Elapsed)
 	if err != nil {
 		return err
 	}
-	return skipped(sum.Errors + local)
+	return notIndexed(st.Errors)
 }
 
-// countsLine is what happened to the pages of a run.
+// countsLine is what happened to the pages of a run, as a sum: each page
+// read was indexed, a duplicate, unchanged, an error or skipped (see the
+// command's help); updated and truncated pages are among the indexed and
+// the duplicates.
 func countsLine(st indexer.Stats) string {
-	return fmt.Sprintf("read %d, indexed %d, duplicates %d, errors %d, unchanged %d, updated %d, truncated %d, skipped %d (not HTML %d, HTTP status %d)",
-		st.Read, st.Indexed, st.Duplicates, st.Errors, st.Unchanged, st.Updated, st.Truncated, st.NotHTML+st.BadStatus, st.NotHTML, st.BadStatus)
+	decided := st.Read - st.Unchanged - st.Errors - st.NotHTML - st.BadStatus
+	rest := fmt.Sprintf("unchanged %d + errors %d + skipped %d (not HTML %d, HTTP status %d); updated %d, truncated %d",
+		st.Unchanged, st.Errors, st.NotHTML+st.BadStatus, st.NotHTML, st.BadStatus, st.Updated, st.Truncated)
+	switch {
+	case st.Indexed+st.Duplicates == decided: // suppress, replace: a duplicate is kept out
+		return fmt.Sprintf("read %d = indexed %d + duplicates %d + %s", st.Read, st.Indexed, st.Duplicates, rest)
+	case st.Indexed == decided: // mark: a duplicate is indexed too, marked
+		return fmt.Sprintf("read %d = indexed %d (%d of them duplicates) + %s", st.Read, st.Indexed, st.Duplicates, rest)
+	}
+	// Counts that do not add up (not met): none is hidden, none claimed
+	// to be the sum.
+	return fmt.Sprintf("read %d: indexed %d, duplicates %d, %s", st.Read, st.Indexed, st.Duplicates, strings.ReplaceAll(rest, " +", ","))
 }

@@ -3,8 +3,9 @@
 // a thin client of the library packages; see README.md.
 //
 // Exit status: 0 when everything was read, 2 when the run finished but
-// skipped some pages (each named on stderr), 1 when it failed or SIGINT
-// or SIGTERM stopped it; serve exits 0 when a signal stops it cleanly.
+// some pages had errors and were left out (each named on stderr), 1 when
+// it failed or SIGINT or SIGTERM stopped it; serve exits 0 when a signal
+// stops it cleanly.
 package main
 
 import (
@@ -30,27 +31,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintln(stderr, "bleve-dedup:", err)
-	if errors.As(err, new(*skippedError)) {
+	if errors.As(err, new(*partialError)) {
 		return 2
 	}
 	return 1
 }
 
-// skippedError reports a run that finished but skipped pages: exit
-// status 2.
-type skippedError struct{ n int }
-
-func (e *skippedError) Error() string {
-	if e.n == 1 {
-		return "1 page was skipped (see above)"
-	}
-	return fmt.Sprintf("%d pages were skipped (see above)", e.n)
+// partialError reports a run that finished but left n pages (or
+// documents) out, each named on stderr already: exit status 2.
+type partialError struct {
+	n         int
+	one, many string // the message for one, and for n (%d)
 }
 
-// skipped returns a *skippedError for n > 0 skipped pages, else nil.
-func skipped(n int) error {
+func (e *partialError) Error() string {
+	if e.n == 1 {
+		return e.one
+	}
+	return fmt.Sprintf(e.many, e.n)
+}
+
+// partial returns a *partialError for n > 0, else nil.
+func partial(n int, one, many string) error {
 	if n == 0 {
 		return nil
 	}
-	return &skippedError{n}
+	return &partialError{n, one, many}
+}
+
+// notIndexed is the end of a run that could not index n pages: its
+// "errors".
+func notIndexed(n int) error {
+	return partial(n, "1 page not indexed because of an error (named above)", "%d pages not indexed because of errors (named above)")
 }

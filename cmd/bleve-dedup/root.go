@@ -61,13 +61,17 @@ copy (replace). Searches show one hit per cluster.
 Inputs (index, eval, extract, compare; serve --ingest takes JSONL and WARC
 bodies over HTTP; crawl fetches pages from the web itself):
   directories      .html, .htm and .txt files, each optionally .gz, walked
-                   recursively; a page's id is its path without extensions
+                   recursively; a page's id is its path without extensions;
+                   the JSONL files in them are read too (a WARC archive in
+                   one is named on stderr, not read)
   JSONL            .jsonl or .jsonl.gz, {"id","url"?,"title"?,"html"|"text"}
                    a line
   WARC archives    .warc or .warc.gz (Heritrix, wget, Common Crawl, crawl
                    --warc); a page's id is its canonical URL
 Pages are decoded from their charset (declared or sniffed: UTF-8, GBK,
-Big5, ...). A page that cannot be read is named on stderr and skipped.
+Big5, ...). Every input is checked first: a missing one fails the command
+before anything is read. A page that cannot be read or extracted is an
+error: named on stderr, counted under "errors", not indexed.
 
 Getting started, in the source tree (testdata/pages: 15 pages, 9 clusters):
   bleve-dedup index --index /tmp/idx testdata/pages
@@ -78,9 +82,11 @@ Every command's --help has examples.
 
 Exit status:
   0  everything was read
-  2  the run finished but skipped some pages (each is named on stderr)
-  1  the run failed, or SIGINT or SIGTERM stopped it (index and crawl keep
-     what they committed: the same command again goes on from there)
+  2  the run finished, but some pages had errors and were left out (each
+     is named on stderr)
+  1  the run failed (a missing input: nothing was read), or SIGINT or
+     SIGTERM stopped it (index and crawl keep what they committed: the
+     same command again goes on from there)
 serve, a server, exits 0 when SIGINT or SIGTERM stop it and its requests
 end, 1 when they do not end within --shutdown-timeout. A second SIGINT or
 SIGTERM ends any command at once (an index stays whole: the next run

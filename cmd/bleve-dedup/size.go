@@ -84,3 +84,14 @@ func (s *byteSize) String() string {
 }
 
 func (s *byteSize) Type() string { return "size" }
+
+// sizeString writes n bytes for people: in the largest binary unit it
+// reaches, to a tenth.
+func sizeString(n int64) string {
+	for _, u := range binaryUnits {
+		if n >= u.n {
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.n), u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", n)
+}

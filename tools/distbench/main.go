@@ -3,7 +3,7 @@
 // a Redis Cluster; their clusters are scored against labels and checked
 // for duplicates both admitted as representatives.
 //
-//	go run ./tools/distbench -bin BIN -redis ADDRS -pages DEV.jsonl -labels LABELS.jsonl [-procs 1,2,4,8] [-reps 5] [-inject pause|kill]
+//	go run ./tools/distbench -bin BIN -redis ADDRS -pages DEV.jsonl -labels LABELS.jsonl [-procs 1,2,4,8] [-reps 5] [-inject pause|longpause|kill]
 //	go run ./tools/distbench -bin BIN -redis ADDRS -pages DEV.jsonl -labels LABELS.jsonl -fault indexer|master
 //	go run ./tools/distbench -redis ADDRS -decisions 100000
 //	go run ./tools/distbench -redis ADDRS -pages PAGES.jsonl -labels LABELS.jsonl -frontier all
@@ -14,7 +14,8 @@
 // so the runs measure the store). Each run's input is shuffled with the
 // repetition's seed and dealt round-robin to the processes. The
 // single-process run on the embedded Badger store is the reference.
-// -inject stops indexers for seconds at random while they run, or kills
+// -inject stops indexers for seconds at random while they run, one for a
+// minute or more (longpause, -pause-for), or kills
 // one with SIGKILL and runs it again once the others are done. -frontier
 // measures the bytes a page costs in Redis under store layouts (the
 // signature's term sketch, the posting keys a page gets) beside the
@@ -29,6 +30,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -40,6 +42,7 @@ type config struct {
 	procs                           []int
 	reps, from                      int
 	fault, inject, layouts          string
+	pauseFor                        time.Duration // -inject longpause
 	bytes                           bool
 	decisions                       int
 	policy                          string
@@ -61,7 +64,8 @@ func main() {
 	flag.IntVar(&c.from, "from", 1, "the first repetition to run (-from 4 -reps 5 runs the fourth and fifth)")
 	flag.StringVar(&c.layouts, "frontier", "", "index -pages into Redis in this process under each of these store layouts (comma-separated names, or all), and print bytes a page in Redis (INFO memory, and MEMORY USAGE of the run's keys) beside P, R and F1")
 	flag.BoolVar(&c.bytes, "bytes", false, "index -pages with -bin in one process and print the bytes a page costs in Redis (a build of another version)")
-	flag.StringVar(&c.inject, "inject", "", "faults in every Redis run: pause (stop an indexer for 1-3 s now and then) or kill (kill -9 one at random 1-4 s in, then run it again)")
+	flag.StringVar(&c.inject, "inject", "", "faults in every Redis run: pause (stop an indexer for 1-3 s now and then), longpause (stop one indexer once, 1-4 s in, for -pause-for) or kill (kill -9 one at random 1-4 s in, then run it again)")
+	flag.DurationVar(&c.pauseFor, "pause-for", time.Minute, "-inject longpause: how long the indexer stays stopped")
 	flag.StringVar(&c.fault, "fault", "", "a fault in a 2-process run: indexer (kill -9 one at mid-run, then run it again) or master (kill -9 a Redis master at mid-run)")
 	flag.IntVar(&c.decisions, "decisions", 0, "measure this many filter decisions from one process on Redis and on Badger (synthetic pages), instead")
 	flag.StringVar(&c.policy, "policy", "suppress", "dedup policy")

@@ -242,12 +242,12 @@ func oneRun(ctx context.Context, c config, rep, n int, store, inject string) (ou
 	switch inject {
 	case "":
 		err = runAll(cmds)
-	case "pause", "kill":
+	case "pause", "longpause", "kill":
 		injected, err = runInjected(ctx, c, cmds, inject, uint64(rep*100+n), func(k int) *exec.Cmd {
 			return indexCmd(ctx, c, dir, store, files[k], k)
 		})
 	default:
-		err = fmt.Errorf("-inject %q: want pause or kill", inject)
+		err = fmt.Errorf("-inject %q: want pause, longpause or kill", inject)
 	}
 	if err != nil {
 		return outcome{}, err
@@ -259,7 +259,8 @@ func oneRun(ctx context.Context, c config, rep, n int, store, inject string) (ou
 }
 
 // runInjected runs the commands at once and, while they run, stops one
-// at random for 1 to 3 seconds now and then (pause), or kills one with
+// at random for 1 to 3 seconds now and then (pause), stops one once for
+// c.pauseFor (longpause), or kills one with
 // SIGKILL a random 1 to 4 seconds in and, once the others are done, runs
 // it again (kill). It returns what it did.
 func runInjected(ctx context.Context, c config, cmds []*exec.Cmd, inject string, seed uint64, again func(k int) *exec.Cmd) (string, error) {
@@ -289,6 +290,20 @@ func runInjected(ctx context.Context, c config, cmds []*exec.Cmd, inject string,
 			did = append(did, fmt.Sprintf("killed %d", killed))
 		case <-all:
 			did = append(did, "ended before the kill")
+		}
+	} else if inject == "longpause" {
+		// One long stop: a reply the indexer waited for when it stopped is
+		// past its read deadline when it resumes.
+		k := rng.IntN(len(cmds))
+		select {
+		case <-time.After(time.Second + time.Duration(rng.Int64N(int64(3*time.Second)))):
+			if cmds[k].Process.Signal(syscall.SIGSTOP) == nil {
+				time.Sleep(c.pauseFor)
+				cmds[k].Process.Signal(syscall.SIGCONT)
+				did = append(did, fmt.Sprintf("stopped %d for %v", k, c.pauseFor))
+			}
+		case <-all:
+			did = append(did, "ended before the pause")
 		}
 	} else {
 	pauses:

@@ -3,7 +3,8 @@
 // {URL, Title, HTML} in batches, through Wrap (HTMLField) and into a
 // plain bleve index with the same mapping and batches, the modes
 // alternating; and an existing plain index of the same pages adopted
-// (Index.Adopt). It reports each run's time and CPU, the ratio of the
+// (Index.Adopt). It reports each run's time, CPU and peak resident memory
+// (anonymous and file-backed, read every 20 ms), the ratio of the
 // medians, and the clusters' pairwise precision, recall and F1 against
 // the labels.
 //
@@ -17,6 +18,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -29,6 +31,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
@@ -43,6 +46,10 @@ type run struct {
 	mode      string
 	wall, cpu time.Duration
 	scores    *eval.Run
+	// peakAnon and peakFile are the most resident anonymous and
+	// file-backed memory seen while the run went on (the heap given back
+	// to the system before it).
+	peakAnon, peakFile uint64
 }
 
 func main() {
@@ -107,7 +114,7 @@ func main() {
 				log.Fatalf("%s: %v", m, err)
 			}
 			runs = append(runs, rn)
-			line := fmt.Sprintf("%-6s rep %d: %7.2f s, CPU %7.2f s", m, r+1, rn.wall.Seconds(), rn.cpu.Seconds())
+			line := fmt.Sprintf("%-6s rep %d: %7.2f s, CPU %7.2f s, peak RssAnon %4d MiB, RssFile %4d MiB", m, r+1, rn.wall.Seconds(), rn.cpu.Seconds(), rn.peakAnon>>20, rn.peakFile>>20)
 			if rn.scores != nil {
 				line += fmt.Sprintf(", P %.4f R %.4f F1 %.4f", rn.scores.Precision, rn.scores.Recall, rn.scores.F1)
 			}
@@ -167,6 +174,9 @@ func measure(mode, dir string, docs []page.Page, batch int, gold eval.Clustering
 			return rn, err
 		}
 	}
+	debug.FreeOSMemory()
+	stop := sampleMemory(&rn)
+	defer stop()
 	start, cpu0 := time.Now(), cpuTime()
 	switch mode {
 	case "wrap":
@@ -212,6 +222,28 @@ func write(idx bleve.Index, docs []page.Page, size int) error {
 		}
 	}
 	return nil
+}
+
+// sampleMemory records rn's peak resident memory every 20 ms until the
+// returned function is called.
+func sampleMemory(rn *run) func() {
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			m := procmem.Read()
+			rn.peakAnon, rn.peakFile = max(rn.peakAnon, m.RSSAnon), max(rn.peakFile, m.RSSFile)
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-ended }
 }
 
 // cpuTime is the process' user and system CPU time so far.
