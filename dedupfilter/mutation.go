@@ -214,7 +214,8 @@ func (w *mutation) cover(sig similarity.Signature, match string, v similarity.Ve
 				// On a shared store, a representative whose process joined it
 				// to the cluster and has not written its record yet (it is
 				// paused, or died): what it holds is not known here, so this
-				// page keeps its place in the index.
+				// page keeps its place in the index (a lost page is worse than
+				// a copy kept).
 				rule.Mark = true
 				return rule, nil
 			}
@@ -224,6 +225,13 @@ func (w *mutation) cover(sig similarity.Signature, match string, v similarity.Ve
 			seq = rec.Seq
 		}
 		_, rs, err := readSignature(w.st, seq)
+		if errors.Is(err, ErrNotFound) {
+			// A shared store's representative being decided again by its
+			// process (a new version posted, the old one's signature
+			// withdrawn, its record not yet rewritten): as above.
+			rule.Mark = true
+			return rule, nil
+		}
 		if err != nil {
 			return rule, fmt.Errorf("dedupfilter: representative %q: %w", rep, err)
 		}

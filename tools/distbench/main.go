@@ -64,7 +64,7 @@ func main() {
 	flag.IntVar(&c.from, "from", 1, "the first repetition to run (-from 4 -reps 5 runs the fourth and fifth)")
 	flag.StringVar(&c.layouts, "frontier", "", "index -pages into Redis in this process under each of these store layouts (comma-separated names, or all), and print bytes a page in Redis (INFO memory, and MEMORY USAGE of the run's keys) beside P, R and F1")
 	flag.BoolVar(&c.bytes, "bytes", false, "index -pages with -bin in one process and print the bytes a page costs in Redis (a build of another version)")
-	flag.StringVar(&c.inject, "inject", "", "faults in every Redis run: pause (stop an indexer for 1-3 s now and then), longpause (stop one indexer once, 1-4 s in, for -pause-for) or kill (kill -9 one at random 1-4 s in, then run it again)")
+	flag.StringVar(&c.inject, "inject", "", "faults in every Redis run: pause (stop an indexer for 1-3 s now and then), longpause (stop one indexer once, 0.2-1.2 s in, for -pause-for) or kill (kill -9 one at random 1-4 s in, then run it again)")
 	flag.DurationVar(&c.pauseFor, "pause-for", time.Minute, "-inject longpause: how long the indexer stays stopped")
 	flag.StringVar(&c.fault, "fault", "", "a fault in a 2-process run: indexer (kill -9 one at mid-run, then run it again) or master (kill -9 a Redis master at mid-run)")
 	flag.IntVar(&c.decisions, "decisions", 0, "measure this many filter decisions from one process on Redis and on Badger (synthetic pages), instead")

@@ -259,8 +259,8 @@ func oneRun(ctx context.Context, c config, rep, n int, store, inject string) (ou
 }
 
 // runInjected runs the commands at once and, while they run, stops one
-// at random for 1 to 3 seconds now and then (pause), stops one once for
-// c.pauseFor (longpause), or kills one with
+// at random for 1 to 3 seconds now and then (pause), stops one once,
+// 0.2 to 1.2 seconds in, for c.pauseFor (longpause), or kills one with
 // SIGKILL a random 1 to 4 seconds in and, once the others are done, runs
 // it again (kill). It returns what it did.
 func runInjected(ctx context.Context, c config, cmds []*exec.Cmd, inject string, seed uint64, again func(k int) *exec.Cmd) (string, error) {
@@ -292,11 +292,12 @@ func runInjected(ctx context.Context, c config, cmds []*exec.Cmd, inject string,
 			did = append(did, "ended before the kill")
 		}
 	} else if inject == "longpause" {
-		// One long stop: a reply the indexer waited for when it stopped is
-		// past its read deadline when it resumes.
+		// One long stop, early enough to fall within a run of a few
+		// seconds: a reply the indexer waited for when it stopped is past
+		// its read deadline when it resumes.
 		k := rng.IntN(len(cmds))
 		select {
-		case <-time.After(time.Second + time.Duration(rng.Int64N(int64(3*time.Second)))):
+		case <-time.After(200*time.Millisecond + time.Duration(rng.Int64N(int64(time.Second)))):
 			if cmds[k].Process.Signal(syscall.SIGSTOP) == nil {
 				time.Sleep(c.pauseFor)
 				cmds[k].Process.Signal(syscall.SIGCONT)
