@@ -8,6 +8,7 @@ import (
 	"iter"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
@@ -141,6 +142,43 @@ func (ix *engine) fromPage(ctx context.Context, p page.Page) (Document, error) {
 	return fromPage(ctx, p, !ix.noDedup && ix.filter.Options().Decides(similarity.TagEdit))
 }
 
+// pauseTries is how many times a page's extraction is started again when
+// its timeout passed while the process got no CPU to run it.
+const pauseTries = 3
+
+// extract is fromPage within timeout (0: none). The timeout is wall time,
+// which goes on while the process is stopped (SIGSTOP, a frozen VM) or
+// starved: where the process used less than half the timeout's CPU
+// meanwhile, the page was not what took the time, and its extraction is
+// started again.
+func (ix *engine) extract(ctx context.Context, p page.Page, timeout time.Duration) (Document, error) {
+	if timeout <= 0 {
+		return ix.fromPage(ctx, p)
+	}
+	for try := 1; ; try++ {
+		cpu0 := processCPU()
+		tctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrPageTimeout)
+		d, err := ix.fromPage(tctx, p)
+		timedOut := err != nil && context.Cause(tctx) == ErrPageTimeout
+		cancel()
+		if !timedOut {
+			return d, err
+		}
+		if try == pauseTries || processCPU()-cpu0 >= timeout/2 {
+			return d, &page.Error{Source: p.Source, ID: p.ID, Err: fmt.Errorf("extraction took longer than %v: %w", timeout, ErrPageTimeout)}
+		}
+	}
+}
+
+// processCPU is the user and system CPU time the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // job is one page on its way through IndexPages: read in order, staged
 // by a worker, committed in order.
 type job struct {
@@ -250,20 +288,12 @@ func (ix *engine) stagePage(ctx context.Context, p page.Page, doc *Document, tim
 	if known && e.Hash == h && e.Local {
 		return staged{Item: dedupfilter.Item{Doc: dedupfilter.Doc{ID: p.ID}}, unchanged: true}
 	}
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, timeout, ErrPageTimeout)
-		defer cancel()
-	}
 	var d Document
 	if doc != nil {
 		d, err = *doc, nil
 		d.ID, d.URL = p.ID, p.URL
 	} else {
-		d, err = ix.fromPage(ctx, p)
-	}
-	if err != nil && context.Cause(ctx) == ErrPageTimeout {
-		err = &page.Error{Source: p.Source, ID: p.ID, Err: fmt.Errorf("extraction took longer than %v: %w", timeout, ErrPageTimeout)}
+		d, err = ix.extract(ctx, p, timeout)
 	}
 	var s staged
 	if err == nil {

@@ -66,6 +66,56 @@ type score struct {
 	// are not kept in the stored signatures, so they score 0 here where
 	// "bleve-dedup compare", which reads the pages, scores them.
 	Decides bool `json:"decides"`
+	// Threshold is the value at which the measure says duplicate under
+	// the index's options, or above which when Strict; Unit is what Value
+	// and Threshold measure: "share" (0 to 1) or, for Pugh, "terms" (a
+	// count of distinct terms in common, not a share). Condition is what
+	// the measure asks besides, if anything.
+	Threshold float64 `json:"threshold"`
+	Strict    bool    `json:"strict,omitempty"`
+	Unit      string  `json:"unit"`
+	Condition string  `json:"condition,omitempty"`
+}
+
+// Units of a score.
+const (
+	unitShare = "share"
+	unitTerms = "terms"
+)
+
+// withThreshold returns sc with the threshold of its measure under o, as
+// similarity.Verify applies it.
+func withThreshold(sc score, m similarity.Measure, o similarity.Options) score {
+	sc.Unit = unitShare
+	switch m {
+	case similarity.FeatureString:
+		sc.Threshold = o.FeatureStringMin
+	case similarity.MinHash:
+		sc.Threshold = o.MinHashMin
+	case similarity.Blocks:
+		sc.Threshold = o.BlocksMin
+	case similarity.Boolean:
+		sc.Threshold = o.BooleanMin
+		sc.Condition = fmt.Sprintf("feature counts within %g%% and at most %g%% of the features differing",
+			o.BooleanD*100, o.BooleanK*100)
+	case similarity.Jaccard:
+		sc.Threshold = o.JaccardMin
+	case similarity.Conrad:
+		sc.Threshold, sc.Strict = o.ConradShared, true
+		sc.Condition = fmt.Sprintf("lengths within ±%g%%", o.ConradLength*100)
+	case similarity.Pugh:
+		sc.Threshold, sc.Strict, sc.Unit = float64(o.PughR), true, unitTerms
+	case similarity.Containment:
+		sc.Threshold = o.ContainmentMin
+	case similarity.CharFreq:
+		sc.Threshold = o.CharFreqMin
+	case similarity.TagEdit:
+		sc.Threshold = o.TagEditMin
+	case similarity.SameURL:
+		sc.Threshold = 1
+		sc.Condition = "the canonical URLs are equal"
+	}
+	return sc
 }
 
 func toVerdict(v similarity.Verdict, o similarity.Options) *verdict {
@@ -73,7 +123,8 @@ func toVerdict(v similarity.Verdict, o similarity.Options) *verdict {
 		Scores: make([]score, len(v.Scores)), SharedPieces: v.SharedPieces, SharedBlocks: v.SharedBlocks,
 		SharedTerms: v.SharedTerms, TermSample: v.TermSample}
 	for i, sc := range v.Scores {
-		out.Scores[i] = score{sc.Measure.String(), sc.Value, sc.Duplicate, o.Decides(sc.Measure)}
+		out.Scores[i] = withThreshold(score{Measure: sc.Measure.String(), Value: sc.Value, Duplicate: sc.Duplicate,
+			Decides: o.Decides(sc.Measure)}, sc.Measure, o)
 	}
 	if out.TermSample == nil {
 		out.TermSample = []string{}
@@ -379,7 +430,9 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) error {
 	if t := s.lastIngest(); t.After(out.LastUpdate) {
 		out.LastUpdate = t
 	}
-	out.Examples = syntaxExamples
+	if len(out.Examples) == 0 { // an empty index: the syntax at least
+		out.Examples = syntaxExamples
+	}
 	out.CatalogAge = timeSince(c.made)
 	writeJSON(w, http.StatusOK, out)
 	return nil

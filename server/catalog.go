@@ -85,7 +85,8 @@ func (s *Server) walkCatalog(ctx context.Context, gen uint64) (*catalog, error) 
 	c := &catalog{docs: map[string]docInfo{}, sizes: map[string]int{}, made: time.Now(), gen: gen}
 	sites := map[string]int{}
 	langs := map[string]int{}
-	var largest []clusterSummary
+	largest := []clusterSummary{} // [] rather than null without duplicates: the page lists it
+	var titles []string           // of searchable documents, for the examples
 	err := f.Clusters(func(cl dedupfilter.Cluster) error {
 		c.sizes[cl.ID] = len(cl.Members)
 		c.stats.Clusters++
@@ -94,7 +95,7 @@ func (s *Server) walkCatalog(ctx context.Context, gen uint64) (*catalog, error) 
 			largest = append(largest, clusterSummary{ID: cl.ID, Representative: cl.Representative, Size: len(cl.Members)})
 		}
 		for _, id := range cl.Members {
-			d, err := s.readInfo(id)
+			d, title, err := s.readTitledInfo(id)
 			if errors.Is(err, dedupfilter.ErrNotFound) {
 				continue // removed since the walk began
 			}
@@ -102,6 +103,9 @@ func (s *Server) walkCatalog(ctx context.Context, gen uint64) (*catalog, error) 
 				return err
 			}
 			c.docs[id] = d
+			if d.indexed && title != "" && len(titles) < exampleTitles {
+				titles = append(titles, title)
+			}
 			c.stats.Documents++
 			if d.indexed {
 				c.stats.Indexed++
@@ -126,6 +130,7 @@ func (s *Server) walkCatalog(ctx context.Context, gen uint64) (*catalog, error) 
 	}
 	slices.SortStableFunc(largest, func(a, b clusterSummary) int { return cmp.Compare(b.Size, a.Size) })
 	c.stats.Largest = largest[:min(len(largest), largestShown)]
+	var largestTitles []string
 	for i := range c.stats.Largest {
 		l := &c.stats.Largest[i]
 		if e, err := f.Meta(l.Representative); err == nil {
@@ -133,7 +138,14 @@ func (s *Server) walkCatalog(ctx context.Context, gen uint64) (*catalog, error) 
 		}
 		if l.Title == "" {
 			l.CopyTitle = copyTitle(f, l.ID)
+		} else {
+			largestTitles = append(largestTitles, l.Title)
 		}
+	}
+	// The largest clusters' titles first: what the index has most of.
+	c.stats.Examples = s.indexExamples(ctx, append(largestTitles, titles...))
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	delete(sites, "")
 	c.stats.Sites = len(sites)
@@ -176,14 +188,21 @@ func topValues(counts map[string]int, n int) []facetValue {
 
 // readInfo reads a document's catalog entry from the store.
 func (s *Server) readInfo(id string) (docInfo, error) {
+	d, _, err := s.readTitledInfo(id)
+	return d, err
+}
+
+// readTitledInfo is readInfo with the document's title, which the
+// catalog does not keep (the walk samples a few for the examples).
+func (s *Server) readTitledInfo(id string) (docInfo, string, error) {
 	e, err := s.ix.Doc(id)
 	if err != nil {
-		return docInfo{}, err
+		return docInfo{}, "", err
 	}
 	d := docInfo{site: site(e.URL), time: e.Time, indexed: e.Indexed}
 	text, _ := payloadText(e.Payload, langSample) // a payload without text has no language
 	d.lang = language(e.Title + "\n" + text)
-	return d, nil
+	return d, e.Title, nil
 }
 
 // site returns the host of u, lower case, without "www."; "" when u has

@@ -10,12 +10,17 @@
 // "found".
 //
 //	/api/search?q=QUERY[&syntax=boolean|querystring][&collapse=true][&from=0][&size=10]
-//	    [&sort=relevance|newest|oldest][&facets=true][&site=H][&lang=L][&cluster_size=B][&date=YYYY-MM]
+//	    [&sort=relevance|newest|oldest][&facets=true][&expand=FACET]
+//	    [&site=H][&lang=L][&cluster_size=B][&date=YYYY-MM]
 //	    one hit per duplicate cluster (collapse.Searcher), with the
 //	    folded members; from and size count clusters; facets counted over
-//	    clusters and over documents; site, lang, cluster_size and date
-//	    narrow the search (values of one facet OR-ed, facets AND-ed)
-//	/api/overview           the index at a glance
+//	    clusters and over documents, 20 values a facet (500 for those
+//	    named by expand), cluster sizes in order of size; site, lang,
+//	    cluster_size and date narrow the search (values of one facet
+//	    OR-ed, facets AND-ed); "parsed" is a boolean query as the parser
+//	    grouped it
+//	/api/overview           the index at a glance, with example queries
+//	    made of the index's own words, each finding pages
 //	/api/doc?id=ID          a stored document with its main text and its
 //	    nearest copies
 //	/api/clusters[?min=2][&from=0][&size=100]
@@ -23,7 +28,8 @@
 //	/api/cluster?id=CLUSTER (or ?doc=ID)  a cluster's members with the
 //	    filter's evidence against the representative
 //	/api/compare?a=ID&b=ID  two documents' text aligned word by word (see
-//	    Diff), with the filter's verdict
+//	    Diff), with the filter's verdict, each measure's score with its
+//	    threshold
 //	/api/ingest             with Options.Ingest: GET the progress of the
 //	    ingest running, POST a JSONL or WARC body of pages to index
 //	/api/openapi.json       the API in OpenAPI 3.1

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -29,8 +30,13 @@ const (
 var facetNames = []string{facetSite, facetLang, facetSize, facetDate}
 
 // facetValues is how many values of each facet a response lists, the
-// most clusters first.
-const facetValues = 20
+// most clusters first; facetValuesExpanded how many for a facet named in
+// the expand parameter, which the page asks for when its reader opens a
+// facet's list: bounded, as a crawl may span thousands of sites.
+const (
+	facetValues         = 20
+	facetValuesExpanded = 500
+)
 
 // facetValue is a facet's value with its counts.
 type facetValue struct {
@@ -120,8 +126,29 @@ func (c *counter) add(vals [4]string, m *collapse.Match) {
 	}
 }
 
-// facets returns the counts by facet name.
-func (c *counter) facets() map[string]facet {
+// parseExpand reads the facets named by the expand parameters.
+func parseExpand(p url.Values) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, name := range p["expand"] {
+		if !slices.Contains(facetNames, name) {
+			return nil, badRequest("parameter expand: want one of %s, got %q", strings.Join(facetNames, ", "), name)
+		}
+		out[name] = true
+	}
+	return out, nil
+}
+
+// bucketLow is the least cluster size of a cluster-size bucket ("3-5":
+// 3), by which the buckets are listed: in order of size, as a reader
+// scans them, rather than by count.
+func bucketLow(b string) int {
+	n, _ := strconv.Atoi(strings.TrimRight(strings.SplitN(b, "-", 2)[0], "+"))
+	return n
+}
+
+// facets returns the counts by facet name, the facets in expand with
+// up to facetValuesExpanded values.
+func (c *counter) facets(expand map[string]bool) map[string]facet {
 	out := make(map[string]facet, len(facetNames))
 	for i, name := range facetNames {
 		vals := make([]facetValue, 0, len(c.docs[i]))
@@ -129,15 +156,22 @@ func (c *counter) facets() map[string]facet {
 			vals = append(vals, facetValue{Value: v, Documents: n, Clusters: len(c.clusters[i][v])})
 		}
 		slices.SortFunc(vals, func(a, b facetValue) int {
-			if name == facetDate { // newest first
+			switch name {
+			case facetDate: // newest first
 				return strings.Compare(b.Value, a.Value)
+			case facetSize:
+				return cmp.Compare(bucketLow(a.Value), bucketLow(b.Value))
 			}
 			if a.Clusters != b.Clusters {
 				return cmp.Compare(b.Clusters, a.Clusters)
 			}
 			return strings.Compare(a.Value, b.Value)
 		})
-		out[name] = facet{Values: vals[:min(len(vals), facetValues)], Total: len(vals)}
+		n := facetValues
+		if expand[name] {
+			n = facetValuesExpanded
+		}
+		out[name] = facet{Values: vals[:min(len(vals), n)], Total: len(vals)}
 	}
 	return out
 }

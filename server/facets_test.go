@@ -306,3 +306,96 @@ func TestOverviewCopyTitle(t *testing.T) {
 		t.Errorf("largest clusters %+v, want a's cluster with b's title as copy_title", o.Largest)
 	}
 }
+
+// TestOverviewExamples: the start page's examples are made of the words
+// of the index they are offered on: each finds pages there, none is a
+// word of the repository's test pages on an index of other pages, and
+// together they show AND, a phrase and field:term. An index without
+// duplicates lists no largest clusters as [], not null.
+func TestOverviewExamples(t *testing.T) {
+	type example struct{ Query, Syntax, Says string }
+	for _, tc := range []struct {
+		name    string
+		ix      *indexer.Index
+		foreign *regexp.Regexp
+	}{
+		{"test pages", fixture(t), nil},
+		{"other pages", otherIndex(t), regexp.MustCompile(`bee|librar|harbo|tide|meadow|图书馆|绿道`)},
+	} {
+		h := newServer(t, tc.ix, server.DefaultOptions())
+		r := do(t, h, "GET", "/api/overview")
+		var o struct {
+			Examples []example
+			Largest  json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(r.body), &o); err != nil {
+			t.Fatal(err)
+		}
+		var queries []string
+		for _, e := range o.Examples {
+			queries = append(queries, e.Query)
+			var res struct{ Total int }
+			rr := do(t, h, "GET", "/api/search?q="+url.QueryEscape(e.Query)+"&syntax="+e.Syntax)
+			json.Unmarshal([]byte(rr.body), &res)
+			if rr.status != 200 || res.Total == 0 {
+				t.Errorf("%s: example %q (%s): status %d, %d hits; want some", tc.name, e.Query, e.Syntax, rr.status, res.Total)
+			}
+			if tc.foreign != nil && tc.foreign.MatchString(strings.ToLower(e.Query)) {
+				t.Errorf("%s: example %q has a word of the test pages", tc.name, e.Query)
+			}
+		}
+		all := strings.Join(queries, "\n")
+		if !strings.Contains(all, " AND ") || !strings.Contains(all, `"`) || !strings.Contains(all, "title:") {
+			t.Errorf("%s: examples %q, want AND, a phrase and title:word among them", tc.name, queries)
+		}
+		if string(o.Largest) == "null" {
+			t.Errorf("%s: largest is null, want a list", tc.name)
+		}
+	}
+}
+
+// TestSearchParsedQuery: a boolean search answers with its query as
+// parsed, every group in parentheses; a query string search without.
+func TestSearchParsedQuery(t *testing.T) {
+	h := newServer(t, fixture(t), server.DefaultOptions())
+	for q, want := range map[string]string{
+		"bees and qqqq":               "bees AND and AND qqqq",
+		"bees OR tide harbor":         "bees OR (tide AND harbor)",
+		"-bees OR NOT (tide title:x)": "NOT bees OR NOT (tide AND title:x)",
+		`"harbour office"`:            `"harbour office"`,
+	} {
+		var res struct{ Parsed string }
+		json.Unmarshal([]byte(do(t, h, "GET", "/api/search?q="+url.QueryEscape(q)).body), &res)
+		if res.Parsed != want {
+			t.Errorf("%q: parsed %q, want %q", q, res.Parsed, want)
+		}
+	}
+	if r := do(t, h, "GET", "/api/search?syntax=querystring&q=bees"); strings.Contains(r.body, `"parsed"`) {
+		t.Errorf("query string search: %s, want no parsed", r.body)
+	}
+}
+
+// TestFacetOrderAndExpand: the cluster-size facet lists its buckets in
+// order of size; expand=FACET lists more than facetValues values, and an
+// unknown facet is refused.
+func TestFacetOrderAndExpand(t *testing.T) {
+	h := newServer(t, facetIndex(t), server.DefaultOptions())
+	res := searchFacets(t, h, "q=notice")
+	var sizes []string
+	for _, v := range res.Facets["cluster_size"].Values {
+		sizes = append(sizes, v.Value)
+	}
+	if !slices.Equal(sizes, []string{"1", "2", "3-5"}) {
+		t.Errorf("cluster_size values %v, want [1 2 3-5]", sizes)
+	}
+	if n, total := len(res.Facets["site"].Values), res.Facets["site"].Total; n != 20 || total != 33 {
+		t.Errorf("site: %d values of %d, want 20 of 33", n, total)
+	}
+	res = searchFacets(t, h, "q=notice&expand=site")
+	if n := len(res.Facets["site"].Values); n != 33 || len(res.Facets["date"].Values) > 20 {
+		t.Errorf("expand=site: %d site values, want 33", n)
+	}
+	if r := do(t, h, "GET", "/api/search?q=notice&facets=true&expand=colour"); r.status != 400 {
+		t.Errorf("expand=colour: status %d, want 400", r.status)
+	}
+}

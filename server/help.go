@@ -16,8 +16,9 @@ type syntaxHelp struct {
 	Says   string `json:"says"`
 }
 
-// syntaxExamples are the start page's query help; each finds pages of
-// the repository's testdata/pages (TestSyntaxExamples).
+// syntaxExamples are the start page's query help on an index of which no
+// example could be made (indexExamples): an empty one. Each finds pages
+// of the repository's testdata/pages (TestSyntaxExamples).
 var syntaxExamples = []syntaxHelp{
 	{"bees", "boolean", "pages with the word"},
 	{"library AND bees", "boolean", "both words (AND, or *)"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/api"
@@ -37,6 +38,11 @@ type searchResponse struct {
 	// values the search was narrowed to.
 	Facets  map[string]facet `json:"facets,omitempty"`
 	Filters selection        `json:"filters"`
+	// Parsed, for the boolean syntax, is the query as the parser read
+	// it, every group in parentheses: a search that finds nothing often
+	// grouped otherwise than its writer meant, or took a lower-case
+	// "and" for a word.
+	Parsed string `json:"parsed,omitempty"`
 }
 
 // hit is a search hit with its snippet and what the catalog knows of it.
@@ -54,7 +60,8 @@ type hit struct {
 
 // search serves GET /api/search?q=QUERY[&syntax=boolean|querystring]
 // [&collapse=true][&from=0][&size=10][&sort=relevance|newest|oldest]
-// [&facets=true][&site=HOST][&lang=LANG][&cluster_size=BUCKET][&date=YYYY-MM].
+// [&facets=true][&expand=FACET][&site=HOST][&lang=LANG][&cluster_size=BUCKET]
+// [&date=YYYY-MM].
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	qs, err := stringParam(r, "q")
 	if err != nil {
@@ -72,6 +79,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	withFacets, err := boolParam(r, "facets", false)
+	if err != nil {
+		return err
+	}
+	expand, err := parseExpand(p)
 	if err != nil {
 		return err
 	}
@@ -171,10 +182,47 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		TookMS: float64(time.Since(start).Microseconds()) / 1000, Hits: hits, Filters: sel,
 	}
 	if count != nil {
-		out.Facets = count.facets()
+		out.Facets = count.facets(expand)
+	}
+	if syntax == boolquery.Boolean {
+		if n, err := boolquery.Parse(qs); err == nil { // it parsed above
+			out.Parsed = parsedQuery(n)
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// parsedQuery renders n with every group inside another in parentheses
+// (n.String() leaves them out where precedence alone groups), so that
+// the reader sees how the parser grouped the query: NOT before AND
+// before OR.
+func parsedQuery(n boolquery.Node) string {
+	switch n := n.(type) {
+	case boolquery.And:
+		return joinParsed(n, " AND ")
+	case boolquery.Or:
+		return joinParsed(n, " OR ")
+	case boolquery.Not:
+		return "NOT " + groupParsed(n.X)
+	}
+	return n.String()
+}
+
+func joinParsed(xs []boolquery.Node, sep string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = groupParsed(x)
+	}
+	return strings.Join(parts, sep)
+}
+
+func groupParsed(x boolquery.Node) string {
+	switch x.(type) {
+	case boolquery.And, boolquery.Or:
+		return "(" + parsedQuery(x) + ")"
+	}
+	return parsedQuery(x)
 }
 
 // dateScore ranks by time, the newest highest (the oldest with newest

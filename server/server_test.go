@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -306,5 +307,37 @@ func TestCheckQuery(t *testing.T) {
 	q := strings.Repeat("bees+OR+", 127) + "bees" // 1020 bytes once decoded
 	if r := do(t, h, "GET", "/api/search?q="+q); r.status != 200 {
 		t.Errorf("a query of 127 ORs: %d %s, want 200", r.status, r.body)
+	}
+}
+
+// TestCompareThresholds: every score of a verdict carries its measure's
+// threshold under the index's options, and Pugh's says it counts terms.
+func TestCompareThresholds(t *testing.T) {
+	h := newServer(t, fixture(t), server.DefaultOptions())
+	r := do(t, h, "GET", "/api/compare?a=en/bee-archive/library-bees&b=en/harbor-gazette/library-bees")
+	var c struct {
+		Verdict struct {
+			Scores []struct {
+				Measure   string
+				Threshold float64
+				Strict    bool
+				Unit      string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.body), &c); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range c.Verdict.Scores {
+		got[s.Measure] = fmt.Sprint(s.Threshold, " ", s.Strict, " ", s.Unit)
+	}
+	for m, want := range map[string]string{
+		"featurestring": "0.45 false share", "minhash": "0.6 false share", "conrad": "0.8 true share",
+		"pugh": "50 true terms", "sameurl": "1 false share",
+	} {
+		if got[m] != want {
+			t.Errorf("%s: threshold, strict, unit %q, want %q", m, got[m], want)
+		}
 	}
 }

@@ -210,12 +210,12 @@ async function openOverview() {
   }
   const largest = $("largest");
   largest.replaceChildren();
-  for (const c of o.largest) {
+  for (const c of o.largest || []) {
     const li = el("li");
     li.append(link(c.title || c.copy_title || c.representative, { cluster: c.id }), " ", el("span", "meta", `${c.size} copies`));
     largest.append(li);
   }
-  if (!o.largest.length) largest.append(el("li", "meta", "no duplicates yet"));
+  if (!(o.largest || []).length) largest.append(el("li", "meta", "no duplicates yet"));
   const counts = (ul, values, label) => {
     ul.replaceChildren();
     for (const v of values) ul.append(el("li", "", `${label(v.value)} ${fmtInt(v.documents)}`));
@@ -235,34 +235,122 @@ async function openOverview() {
 
 // --- Search ---------------------------------------------------------------
 
+// expanded holds the facets whose lists the reader opened: their values
+// are asked for in full (up to the server's bound) while the page lives.
+const expanded = new Set();
+
+// focusAfterSearch is set when the reader submits the search form: once
+// the results are in, keyboard focus goes to them, so that j, k and o
+// move among the hits instead of typing into the query.
+let focusAfterSearch = false;
+
+function searchParams() {
+  return {
+    q: state.q, syntax: state.syntax, collapse: state.collapse, from: state.from, size: state.size,
+    sort: state.sort, facets: true, expand: [...expanded], ...state.filters,
+  };
+}
+
 async function search() {
   only("search-view");
+  const wantFocus = focusAfterSearch;
+  focusAfterSearch = false;
   const results = $("results");
   results.replaceChildren();
+  $("no-results").hidden = true;
   $("pager").hidden = true;
   const s = $("status");
   s.textContent = "Searching…";
   let res;
   try {
-    res = await api("api/search", {
-      q: state.q, syntax: state.syntax, collapse: state.collapse, from: state.from, size: state.size,
-      sort: state.sort, facets: true, ...state.filters,
-    });
+    res = await api("api/search", searchParams());
   } catch (err) {
-    showError(err, state.q);
+    // An error stands alone: no facets, sorting or pages of a search
+    // that did not run.
+    $("search-view").hidden = true;
     $("facets").replaceChildren();
+    showError(err, state.q);
+    if (wantFocus && err.body && typeof err.body.pos === "number") caretAt(err.body.pos);
     return;
   }
   results.start = res.from + 1;
   for (const h of res.hits) results.append(renderHit(h, res.sort));
   const unit = res.collapse ? "clusters" : "documents";
   const count = res.collapse ? (res.clusters_exact ? "" : "at least ") + fmtInt(res.clusters) : fmtInt(res.total);
-  const first = res.hits.length ? res.from + 1 : 0;
-  s.textContent = `Results ${first}–${res.from + res.hits.length} of ${count} ${unit} (${fmtInt(res.total)} matching documents, ${res.took_ms} ms)`;
+  if (res.hits.length) {
+    s.textContent = `Results ${res.from + 1}–${res.from + res.hits.length} of ${count} ${unit} (${fmtInt(res.total)} matching documents, ${res.took_ms} ms)`;
+  } else {
+    s.textContent = res.total > 0 ? `No results on this page: ${count} ${unit} in all` : `No results for “${res.query}”`;
+    renderNoResults(res);
+  }
+  $("view-options").hidden = res.hits.length === 0;
   renderFacets(res.facets || {});
   renderFilters();
   renderPager(res);
   focusHit(-1);
+  if (wantFocus) results.focus();
+}
+
+// caretAt puts the caret in the query at byte offset pos, where a syntax
+// error was found: the one place the reader will type next.
+function caretAt(pos) {
+  const q = $("q");
+  const chars = new TextDecoder().decode(new TextEncoder().encode(q.value).slice(0, pos)).length;
+  q.focus();
+  q.setSelectionRange(chars, chars);
+}
+
+// renderNoResults says why a search may have found nothing and what to
+// try: the query as the parser read it, and, when the search is
+// narrowed, dropping a filter or unfolding the duplicates.
+function renderNoResults(res) {
+  const box = $("no-results");
+  box.replaceChildren();
+  box.hidden = false;
+  if (res.total > 0) { // past the last page
+    const b = el("button", "first-page", "Go to the first page");
+    b.type = "button";
+    b.addEventListener("click", () => goPage(1));
+    box.append(el("p", "", "This page is past the last one. "), b);
+    return;
+  }
+  box.append(el("h2", "", "Nothing found"));
+  const tips = el("ul", "tips");
+  if (res.parsed) {
+    const li = el("li", "parsed");
+    li.append("The query was read as ", el("code", "", res.parsed), ": every word must match a whole word, " +
+      "AND, OR and NOT only in capitals, NOT before AND before OR.");
+    tips.append(li);
+  }
+  const active = FACETS.flatMap((name) => (state.filters[name] || []).map((v) => [name, v]));
+  if (active.length) {
+    const li = el("li", "drop-filters");
+    li.append(`The search is narrowed by ${active.length === 1 ? "a filter" : active.length + " filters"}; drop one: `);
+    for (const [name, v] of active) {
+      const b = el("button", "chip drop-filter", `${FACET_TITLES[name]}: ${facetLabel(name, v)} ×`);
+      b.type = "button";
+      b.addEventListener("click", () => toggleFilter(name, v, false));
+      li.append(b, " ");
+    }
+    tips.append(li);
+    if (res.collapse) {
+      const u = el("li", "unfold");
+      const b = el("button", "unfold-duplicates", "Unfold duplicates");
+      b.type = "button";
+      b.addEventListener("click", () => {
+        state.collapse = false;
+        state.from = 0;
+        $("collapse").checked = false;
+        navigate();
+      });
+      u.append(b, " to search every copy on its own.");
+      tips.append(u);
+    }
+  }
+  const li = el("li");
+  li.append("Try fewer or other words, or a word's beginning in the bleve query string syntax (", el("code", "", "word*"), ").");
+  tips.append(li);
+  box.append(tips);
 }
 
 function renderHit(h, sort) {
@@ -321,17 +409,26 @@ function facetLabel(facet, v) {
   return v;
 }
 
+// lastFacets are the facet counts shown, kept to open and close a
+// facet's list without asking again.
+let lastFacets = {};
+
 function renderFacets(facets) {
+  lastFacets = facets;
   const box = $("facets");
   box.replaceChildren();
   for (const name of FACETS) {
     const f = facets[name];
-    if (!f) continue;
+    // A facet without values (a search that found nothing) is no more
+    // than an empty heading.
+    if (!f || !f.values.length) continue;
     const fs = el("fieldset", "facet");
     fs.dataset.facet = name;
     fs.append(el("legend", "", FACET_TITLES[name]));
     const chosen = state.filters[name] || [];
-    for (const v of f.values) {
+    const open = expanded.has(name);
+    const shown = open ? f.values : f.values.slice(0, FACET_VALUES);
+    for (const v of shown) {
       const label = el("label", "facet-value");
       const box = el("input");
       box.type = "checkbox";
@@ -343,10 +440,63 @@ function renderFacets(facets) {
       label.title = `${v.clusters} clusters, ${v.documents} documents`;
       fs.append(label);
     }
-    if (f.total > f.values.length) fs.append(el("p", "meta", `and ${f.total - f.values.length} more`));
+    const rest = f.total - shown.length;
+    if (rest > 0 && !open) {
+      const more = el("button", "facet-more", `show ${fmtInt(rest)} more`);
+      more.type = "button";
+      more.setAttribute("aria-expanded", "false");
+      more.addEventListener("click", () => expandFacet(name));
+      fs.append(more);
+    } else if (open) {
+      if (rest > 0) fs.append(el("p", "meta", `and ${fmtInt(rest)} more: narrow the search to see them`));
+      if (shown.length > FACET_VALUES) {
+        const fewer = el("button", "facet-more", "show fewer");
+        fewer.type = "button";
+        fewer.setAttribute("aria-expanded", "true");
+        fewer.addEventListener("click", () => {
+          expanded.delete(name);
+          renderFacets(lastFacets);
+          focusFacet(name, ".facet-more");
+        });
+        fs.append(fewer);
+      }
+    }
     box.append(fs);
   }
   if (box.childNodes.length) box.prepend(el("p", "meta", "clusters / documents"));
+  $("search-view").classList.toggle("no-facets", !box.childNodes.length);
+}
+
+// FACET_VALUES is how many values of a facet the server lists unless
+// asked for more, and the page shows of a closed list.
+const FACET_VALUES = 20;
+
+// expandFacet opens a facet's list: every value (up to the server's
+// bound), asked for unless the counts shown hold them all already; the
+// results stay as they are.
+async function expandFacet(name) {
+  expanded.add(name);
+  const f = lastFacets[name];
+  if (f && f.values.length < f.total) {
+    const view = location.href;
+    let res;
+    try {
+      res = await api("api/search", { ...searchParams(), from: 0, size: 1 });
+    } catch (err) {
+      showError(err, state.q);
+      return;
+    }
+    if (location.href !== view) return; // the reader moved on meanwhile
+    lastFacets = res.facets || {};
+  }
+  renderFacets(lastFacets);
+  // On to the first value that was hidden, where the reader reads on.
+  focusFacet(name, `.facet-value:nth-of-type(${FACET_VALUES + 1}) input`);
+}
+
+function focusFacet(name, selector) {
+  const e = document.querySelector(`#facets fieldset[data-facet="${name}"] ${selector}`);
+  if (e) e.focus();
 }
 
 function toggleFilter(name, value, on) {
@@ -436,7 +586,10 @@ function back() {
 
 function onKey(ev) {
   const t = ev.target;
-  const typing = t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement;
+  // Shortcuts stand down where keys type text or choose (the query, the
+  // page box, a select), not on a facet's checkbox or a button.
+  const typing = (t instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit"].includes(t.type)) ||
+    t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement;
   if (ev.key === "Escape") {
     if (typing) {
       t.blur();
@@ -485,9 +638,29 @@ function onKey(ev) {
 
 // --- A cluster's page -----------------------------------------------------
 
+// scoreOf returns the score of measure m in a verdict, if listed.
+function scoreOf(v, m) {
+  return (v.scores || []).find((s) => s.measure === m);
+}
+
+// valueText writes a measure's value: a share to three places, or Pugh's
+// count of shared terms, which is no share.
+function valueText(measure, value, unit) {
+  if (unit === "terms" || (unit === undefined && measure === "pugh")) return `${fmtInt(value)} shared terms (a count)`;
+  return value.toFixed(3);
+}
+
+// thresholdText writes a score's threshold as its measure applies it.
+function thresholdText(s) {
+  if (typeof s.threshold !== "number") return "";
+  const op = s.strict ? ">" : "≥";
+  return s.unit === "terms" ? `${op} ${fmtInt(s.threshold)} terms` : `${op} ${s.threshold.toFixed(3)}`;
+}
+
 function evidenceText(v) {
   if (!v) return "no stored signature";
-  return `${v.duplicate ? "duplicate" : "different"} by ${v.measure} ${v.similarity.toFixed(3)} (${v.votes} agree); ` +
+  const decider = scoreOf(v, v.measure);
+  return `${v.duplicate ? "duplicate" : "different"} by ${v.measure} ${valueText(v.measure, v.similarity, decider && decider.unit)} (${v.votes} agree); ` +
     `shared: ${v.shared_pieces} feature-string pieces, ${v.shared_blocks} blocks, ${v.shared_terms} terms`;
 }
 
@@ -581,21 +754,36 @@ async function openCompare() {
   } else {
     $("cluster-title").textContent = "Comparison";
   }
+  fillPickers(members, rep);
+  pickers.hidden = false;
+  await compare(!state.cluster);
+}
+
+// memberLabel names a document in the pickers: copies mostly share their
+// title, so the site and id tell them apart.
+function memberLabel(m, rep) {
+  if (m.title === undefined) return m.id; // known by its id only, until compared
+  return `${m.title || "(untitled)"} — ${m.site || "no URL"} · ${m.id}${m.id === rep ? " (representative)" : ""}`;
+}
+
+function fillPickers(members, rep) {
   for (const sel of [$("left-doc"), $("right-doc")]) {
     sel.replaceChildren();
     for (const m of members) {
-      const o = el("option", "", (m.title || m.id) + (m.id === rep ? " (representative)" : ""));
+      const o = el("option", "", memberLabel(m, rep));
       o.value = m.id;
+      o.title = o.textContent;
       sel.append(o);
     }
   }
-  pickers.hidden = false;
   $("left-doc").value = state.a;
   $("right-doc").value = state.b;
-  await compare();
 }
 
-async function compare() {
+// compare shows the comparison of state.a and state.b; with pickers set,
+// it fills the pickers with the two documents compared (a comparison
+// without its cluster knows their titles only from it).
+async function compare(pickers) {
   let c;
   try {
     c = await api("api/compare", { a: state.a, b: state.b });
@@ -603,6 +791,7 @@ async function compare() {
     showError(err);
     return;
   }
+  if (pickers) fillPickers([c.a, c.b], "");
   fillColumn($("left"), c.a, c.left);
   fillColumn($("right"), c.b, c.right);
   renderVerdict(c.verdict);
@@ -620,15 +809,20 @@ function renderVerdict(v) {
     return;
   }
   box.className = "verdict " + (v.duplicate ? "dup" : "nodup");
-  box.append(el("p", "headline", `${v.duplicate ? "Near-duplicates" : "Different"}: decided by ${v.measure}, similarity ${v.similarity.toFixed(3)}, ${v.votes} ${v.votes === 1 ? "measure agrees" : "measures agree"}`));
+  const decider = scoreOf(v, v.measure);
+  const how = decider && decider.unit === "terms" ? valueText(v.measure, v.similarity, "terms") : `similarity ${v.similarity.toFixed(3)}`;
+  box.append(el("p", "headline", `${v.duplicate ? "Near-duplicates" : "Different"}: decided by ${v.measure}, ${how}, ${v.votes} ${v.votes === 1 ? "measure agrees" : "measures agree"}`));
   const table = el("table", "scores");
   const head = el("tr");
-  head.append(el("th", "", "measure"), el("th", "", "value"), el("th", "", "says duplicate"));
+  head.append(el("th", "", "measure"), el("th", "", "value"), el("th", "", "duplicate at"), el("th", "", "says duplicate"));
   table.append(head);
   for (const s of v.scores) {
     const tr = el("tr", s.decides ? "" : "idle");
-    const value = s.measure === "pugh" ? String(s.value) : s.value.toFixed(3);
-    tr.append(el("td", "", s.measure), el("td", "num", s.decides ? value : "—"), el("td", "", s.decides ? (s.duplicate ? "yes" : "no") : "not used"));
+    tr.dataset.measure = s.measure;
+    const threshold = el("td", "threshold", thresholdText(s));
+    if (s.condition) threshold.append(el("span", "condition", ` and ${s.condition}`));
+    tr.append(el("td", "", s.measure), el("td", "num value", s.decides ? valueText(s.measure, s.value, s.unit) : "—"), threshold,
+      el("td", "", s.decides ? (s.duplicate ? "yes" : "no") : "not used"));
     table.append(tr);
   }
   box.append(table);
@@ -660,6 +854,10 @@ function fillColumn(article, doc, passages) {
 document.addEventListener("DOMContentLoaded", () => {
   $("search-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
+    // Focus leaves the query box (search() puts it on the results), so
+    // that the keys typed next are shortcuts, not more query.
+    $("q").blur();
+    focusAfterSearch = true;
     Object.assign(state, { q: $("q").value, syntax: $("syntax").value, collapse: $("collapse").checked, from: 0, cluster: "", doc: "", a: "", b: "" });
     navigate();
   });
