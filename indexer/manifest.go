@@ -14,6 +14,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/internal/jsonfile"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/store/rediscluster"
 )
@@ -179,17 +180,8 @@ func SavedOptions(dir string) (Options, error) {
 // writeSettings writes s in dir, atomically (a file beside it renamed over
 // it).
 func writeSettings(dir string, s settings) error {
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
+	if err := jsonfile.Write(filepath.Join(dir, settingsFile), s); err != nil {
 		return fmt.Errorf("indexer: settings: %w", err)
-	}
-	path := filepath.Join(dir, settingsFile)
-	tmp := path + ".new"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("indexer: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("indexer: %w", err)
 	}
 	return nil
 }

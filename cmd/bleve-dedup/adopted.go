@@ -13,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/jsonfile"
 )
 
 // An index adopted with "bleve-dedup adopt" is a plain bleve index with
@@ -96,16 +97,7 @@ func readAdoptRecord(dir string) (adoptRecord, bool, error) {
 // or the new one.
 func writeAdoptRecord(dir string, r adoptRecord) error {
 	r.Format = adoptFormat
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record the fields: %w", err)
-	}
-	path := filepath.Join(dir, adoptFile)
-	tmp := path + ".new"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("record the fields: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := jsonfile.Write(filepath.Join(dir, adoptFile), r); err != nil {
 		return fmt.Errorf("record the fields: %w", err)
 	}
 	return nil
