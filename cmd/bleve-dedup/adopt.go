@@ -227,15 +227,16 @@ func adoptProgress(w io.Writer) func(indexer.AdoptStats) {
 	bar := progressBar(w, -1, "adopting", "docs")
 	next := time.Now().Add(logEvery)
 	return func(s indexer.AdoptStats) {
-		desc := fmt.Sprintf("%d duplicates, %d missing, %.0f docs/s", s.Duplicates, s.Missing, float64(s.Adopted)/max(s.Elapsed.Seconds(), 1e-3))
+		desc := fmt.Sprintf("%d duplicates, %d missing", s.Duplicates, s.Missing)
 		if bar != nil {
+			// (the bar shows the rate)
 			bar.Set(s.Unseen)
 			bar.Describe("adopting (" + desc + ")")
 			return
 		}
 		if now := time.Now(); now.After(next) {
 			next = now.Add(logEvery)
-			fmt.Fprintf(w, "bleve-dedup: %d adopted, %s\n", s.Adopted, desc)
+			fmt.Fprintf(w, "bleve-dedup: %d adopted, %s, %.0f docs/s\n", s.Adopted, desc, float64(s.Adopted)/max(s.Elapsed.Seconds(), 1e-3))
 		}
 	}
 }
