@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testindex"
@@ -84,9 +85,12 @@ func TestIndexThroughServer(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
+	defer func(d time.Duration) { logEvery = d }(logEvery)
+	logEvery = 0 // a progress line for every page sent
 	out, err := runCmd(t, "index", "--server", ts.URL, pages)
-	if err != nil || !strings.HasPrefix(out, "read 15 = indexed 9 + duplicates 6 + unchanged 0 + errors 0") {
-		t.Fatalf("index --server: %v\n%s", err, out)
+	if err != nil || !strings.Contains(out, "\nread 15 = indexed 9 + duplicates 6 + unchanged 0 + errors 0") ||
+		!strings.Contains(out, "bleve-dedup: sending: ") || !strings.Contains(out, "(100%), ETA 0s; pages sent 15;") {
+		t.Fatalf("index --server: %v\n%s\nwant progress lines up to 15 pages sent, then the server's counts", err, out)
 	}
 	if got, err := runCmd(t, "dups", "--format", "jsonl", "--server", ts.URL); err != nil || got != want {
 		t.Errorf("dups after index --server: %v\n%s\nwant (as after index --index):\n%s", err, got, want)

@@ -388,23 +388,38 @@ func newIndexProgress(w io.Writer, in *inputSet) *indexProgress {
 
 // update shows s, when it is time to.
 func (p *indexProgress) update(s indexer.Stats) {
+	p.show(func() string { return "indexing: " + progressLine(s, p.in.done.Load(), p.in.total) })
+}
+
+// sent shows the pages sent to a server so far (index --server: what
+// became of them is known when the server answers), when it is time to.
+func (p *indexProgress) sent(n int, elapsed time.Duration) {
+	p.show(func() string {
+		s := indexer.Stats{Read: n, Elapsed: elapsed}
+		return fmt.Sprintf("sending: %s; pages sent %d; %.0f docs/s", bytesLine(s, p.in.done.Load(), p.in.total), n, s.DocsPerSecond())
+	})
+}
+
+// show prints the line line makes, when it is time to (line is called
+// only then: it reads the process' memory).
+func (p *indexProgress) show(line func() string) {
 	now := time.Now()
 	if now.Before(p.next) {
 		return
 	}
-	line := "indexing: " + progressLine(s, p.in.done.Load(), p.in.total)
 	if !p.tty {
 		p.next = now.Add(logEvery)
-		fmt.Fprintln(p.w, "bleve-dedup: "+line)
+		fmt.Fprintln(p.w, "bleve-dedup: "+line())
 		return
 	}
 	// A line longer than the terminal would wrap, and the next one be
 	// drawn below it instead of over it.
 	p.next = now.Add(200 * time.Millisecond)
-	if p.width > 1 && len(line) >= p.width {
-		line = line[:p.width-1]
+	l := line()
+	if p.width > 1 && len(l) >= p.width {
+		l = l[:p.width-1]
 	}
-	fmt.Fprint(p.w, clearLine+line)
+	fmt.Fprint(p.w, clearLine+l)
 }
 
 // finish clears a terminal's progress line for the summary.
@@ -420,6 +435,14 @@ func (p *indexProgress) finish() {
 // rate, and the process' memory (resident anonymous memory is what the
 // run holds; the Go heap is part of it).
 func progressLine(s indexer.Stats, done, total int64) string {
+	m := procmem.Read()
+	return fmt.Sprintf("%s; pages read %d: indexed %d, duplicates %d, unchanged %d, errors %d, skipped %d; %.0f docs/s; RssAnon %d MiB, heap %d MiB",
+		bytesLine(s, done, total), s.Read, s.Indexed, s.Duplicates, s.Unchanged, s.Errors, s.NotHTML+s.BadStatus, s.DocsPerSecond(), m.RSSAnon>>20, m.HeapLive>>20)
+}
+
+// bytesLine is the inputs' bytes read of their total, with the time left
+// at the rate so far.
+func bytesLine(s indexer.Stats, done, total int64) string {
 	var b strings.Builder
 	if total > 0 {
 		done = min(done, total) // (a file that grew while read)
@@ -431,9 +454,6 @@ func progressLine(s indexer.Stats, done, total int64) string {
 	} else {
 		fmt.Fprintf(&b, "%s read", sizeString(done))
 	}
-	m := procmem.Read()
-	fmt.Fprintf(&b, "; pages read %d: indexed %d, duplicates %d, unchanged %d, errors %d, skipped %d; %.0f docs/s; RssAnon %d MiB, heap %d MiB",
-		s.Read, s.Indexed, s.Duplicates, s.Unchanged, s.Errors, s.NotHTML+s.BadStatus, s.DocsPerSecond(), m.RSSAnon>>20, m.HeapLive>>20)
 	return b.String()
 }
 

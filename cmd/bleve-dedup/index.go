@@ -162,7 +162,19 @@ func (o *indexCmd) send(cmd *cobra.Command, in *inputSet) error {
 	errw := cmd.ErrOrStderr()
 	errs := errorLog{w: errw}
 	var here indexer.Stats // the pages not sent
-	sum, err := c.Ingest(ctx, in.pages(o.ingest.options()), func(err error) {
+	prog, start, sent := newIndexProgress(errw, in), time.Now(), 0
+	pages := func(yield func(page.Page, error) bool) {
+		for p, err := range in.pages(o.ingest.options()) {
+			if err == nil {
+				sent++
+				prog.sent(sent, time.Since(start))
+			}
+			if !yield(p, err) {
+				return
+			}
+		}
+	}
+	sum, err := c.Ingest(ctx, pages, func(err error) {
 		here.Read++
 		switch {
 		case errors.Is(err, page.ErrNotHTML):
@@ -174,6 +186,7 @@ func (o *indexCmd) send(cmd *cobra.Command, in *inputSet) error {
 			errs.add(err)
 		}
 	})
+	prog.finish()
 	for _, e := range sum.ErrorList {
 		fmt.Fprintln(errw, "bleve-dedup: error on the server:", e)
 	}
