@@ -599,15 +599,9 @@ func (w *Index) stage(id string, d index.Document) (staged, uint64, error) {
 	if doc, ok := d.(*document.Document); ok {
 		var captured bool
 		if data, seq, captured = w.batches.Recall(doc); captured {
-			switch dd := data.(type) {
-			case Document:
-				dd.ID = id
-				s, err := w.ix.stage(dd, urlKey(dd.URL, ""))
-				return s, seq, err
-			case *Document:
-				dc := *dd
-				dc.ID = id
-				s, err := w.ix.stage(dc, urlKey(dc.URL, ""))
+			if d, ok := asDocument(data); ok {
+				d.ID = id
+				s, err := w.ix.stage(d, urlKey(d.URL, ""))
 				return s, seq, err
 			}
 			if body, payload, err = docbody.Of(data, w.wrapped.Mapping()); err != nil {
@@ -626,6 +620,20 @@ func (w *Index) stage(id string, d index.Document) (staged, uint64, error) {
 	}
 	s, err := w.stageBody(id, body, payload)
 	return s, seq, err
+}
+
+// asDocument returns data as a Document, when it is one (or points to
+// one).
+func asDocument(data any) (Document, bool) {
+	switch d := data.(type) {
+	case Document:
+		return d, true
+	case *Document:
+		if d != nil {
+			return *d, true
+		}
+	}
+	return Document{}, false
 }
 
 // documentBody is d's bleve body in the fields the Index reads: its text

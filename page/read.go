@@ -47,6 +47,28 @@ func classify(name string) (kind, string) {
 	return kindNone, name
 }
 
+// The formats of input files FileFormat names.
+const (
+	FormatPage  = "page"  // one page a file: .html, .htm, .txt
+	FormatJSONL = "jsonl" // a page a line: .jsonl
+	FormatWARC  = "warc"  // an archive of records: .warc
+)
+
+// FileFormat is how Read reads a file of this name (each extension
+// optionally followed by .gz): FormatPage, FormatJSONL or FormatWARC; ""
+// for a file it does not read.
+func FileFormat(name string) string {
+	switch k, _ := classify(name); k {
+	case kindHTML, kindText:
+		return FormatPage
+	case kindJSONL:
+		return FormatJSONL
+	case kindWARC:
+		return FormatWARC
+	}
+	return ""
+}
+
 // Read yields the pages of inputs: directories (walked recursively for
 // .html, .htm and .txt files, each optionally gzipped; a JSONL or WARC file
 // met in a directory is not read), single files of those kinds, JSONL files

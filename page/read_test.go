@@ -277,3 +277,16 @@ func TestReadJSONLBOM(t *testing.T) {
 	}
 	check(t, []string{path}, DefaultOptions(), []result{{id: "a", text: "one"}, {id: "b", text: "two"}})
 }
+
+func TestFileFormat(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"a.html", FormatPage}, {"a.HTM.gz", FormatPage}, {"notes.txt", FormatPage},
+		{"pages.jsonl", FormatJSONL}, {"pages.jsonl.gz", FormatJSONL},
+		{"crawl.warc.gz", FormatWARC}, {"README.md", ""}, {"archive.gz", ""},
+	}
+	for _, tt := range tests {
+		if got := FileFormat(tt.name); got != tt.want {
+			t.Errorf("FileFormat(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

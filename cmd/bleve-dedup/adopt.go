@@ -135,7 +135,7 @@ func (o *adoptCmd) run(cmd *cobra.Command) error {
 	}
 	w, err := indexer.Wrap(idx, wo)
 	if err != nil {
-		return errors.Join(err, closeUnwrapped(idx))
+		return errors.Join(err, idx.Close())
 	}
 	// Once the store is there, before any document is decided: the
 	// commands that read the index need the fields to open it.

@@ -261,19 +261,9 @@ func openAdopted(dir, store string, adjust func(o *indexer.Options, writable boo
 	}
 	ix, err := indexer.Wrap(idx, o)
 	if err != nil {
-		return nil, r, errors.Join(accessError(sdir, err, verb), closeUnwrapped(idx))
+		return nil, r, errors.Join(accessError(sdir, err, verb), idx.Close())
 	}
 	return ix, r, nil
-}
-
-// closeUnwrapped closes idx after indexer.Wrap failed on it: Wrap closes
-// it itself when it fails past opening the store (a second close of a
-// bleve index panics), and leaves it open before.
-func closeUnwrapped(idx bleve.Index) error {
-	if _, err := idx.DocCount(); errors.Is(err, bleve.ErrorIndexClosed) {
-		return nil
-	}
-	return idx.Close()
 }
 
 // checkFields refuses fields the index idx has none of, naming the fields

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
 var (
@@ -268,7 +269,7 @@ func TestIndexProgress(t *testing.T) {
 	}
 	total := int64(b.Len())
 	filepath.WalkDir(pagesDir, func(p string, d fs.DirEntry, err error) error {
-		if info, ierr := d.Info(); err == nil && ierr == nil && !d.IsDir() && inputKind(d.Name()) == kindPage {
+		if info, ierr := d.Info(); err == nil && ierr == nil && !d.IsDir() && page.FileFormat(d.Name()) == kindPage {
 			total += info.Size()
 		}
 		return nil

@@ -19,27 +19,12 @@ import (
 // instead of counting as a page that had an error after a long run, and
 // read through package page with the bytes read counted, for progress.
 
-// inputKind is what an input file holds, from its name, as package page
-// tells it (page.Read: .html, .htm, .txt, .jsonl, .warc, each optionally
-// .gz); "" for a file it does not read.
-func inputKind(name string) string {
-	base := strings.TrimSuffix(name, ".gz")
-	switch strings.ToLower(filepath.Ext(base)) {
-	case ".html", ".htm", ".txt":
-		return kindPage
-	case ".jsonl":
-		return kindJSONL
-	case ".warc":
-		return kindWARC
-	}
-	return ""
-}
-
+// The kinds of inputs: page.FileFormat's, and a directory.
 const (
-	kindPage  = "page"  // one page a file
-	kindJSONL = "jsonl" // a page a line
-	kindWARC  = "warc"  // an archive of records
-	kindDir   = "dir"   // page files, walked by page.Read
+	kindPage  = page.FormatPage  // one page a file
+	kindJSONL = page.FormatJSONL // a page a line
+	kindWARC  = page.FormatWARC  // an archive of records
+	kindDir   = "dir"            // page files, walked by page.Read
 )
 
 // inputFile is one input to read, in the order given.
@@ -115,7 +100,7 @@ func checkInput(path string) (inputFile, error) {
 	}
 	f := inputFile{path: path, kind: kindDir}
 	if !info.IsDir() {
-		if f.kind = inputKind(filepath.Base(path)); f.kind == "" {
+		if f.kind = page.FileFormat(filepath.Base(path)); f.kind == "" {
 			return f, fmt.Errorf("%s: not a file of pages (want .html, .htm, .txt, .jsonl or .warc, optionally .gz, or a directory)", path)
 		}
 		f.size = info.Size()
@@ -155,7 +140,7 @@ func (in *inputSet) walk(dir string, given map[string]bool) []inputFile {
 		if err != nil || !info.Mode().IsRegular() {
 			return nil
 		}
-		switch inputKind(d.Name()) {
+		switch page.FileFormat(d.Name()) {
 		case kindPage:
 			in.total += info.Size()
 		case kindJSONL:

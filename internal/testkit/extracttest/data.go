@@ -22,10 +22,10 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// dataDir returns the shared data directory, ../shared/data from the
-// module root, found by walking up from the test's working directory, so
-// that packages at any depth find it.
-func dataDir(tb testing.TB) string {
+// ModuleRoot returns the module's root directory, found by walking up
+// from the test's working directory to go.mod, so that packages at any
+// depth find the repository's testdata and ../shared/data.
+func ModuleRoot(tb testing.TB) string {
 	tb.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
@@ -33,7 +33,7 @@ func dataDir(tb testing.TB) string {
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "data")
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -43,7 +43,13 @@ func dataDir(tb testing.TB) string {
 	}
 }
 
-// skipWithout skips the test when path is absent.
+// dataDir returns the shared data directory, ../shared/data from the
+// module root.
+func dataDir(tb testing.TB) string {
+	tb.Helper()
+	return filepath.Join(ModuleRoot(tb), "..", "shared", "data")
+}
+
 // Path is the path of parts under ../shared/data; the test skips where it
 // is absent.
 func Path(tb testing.TB, parts ...string) string {

@@ -5,34 +5,20 @@ package testindex
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/extracttest"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
-// PagesDir returns the path of the repository's testdata/pages, found by
-// walking up from the test's working directory to the module root.
+// PagesDir returns the path of the repository's testdata/pages.
 func PagesDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "testdata", "pages")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("testindex: no go.mod above the working directory")
-		}
-		dir = parent
-	}
+	return filepath.Join(extracttest.ModuleRoot(tb), "testdata", "pages")
 }
 
 // Pages indexes testdata/pages under policy into dir (a fresh
