@@ -18,7 +18,7 @@ type mutation struct {
 	seq   uint64
 	rep   string // the cluster's representative, as joining it said
 	ops   []Op
-	lists map[string]*cachedList // read or changed by this mutation
+	lists map[postingKey]*cachedList // read or changed by this mutation
 }
 
 // cachedList is a posting list as the mutation sees it, and the document
@@ -38,12 +38,12 @@ func (f *Filter) begin() (*mutation, error) {
 		st.Discard()
 		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
-	return &mutation{f: f, st: st, seq: seq, lists: map[string]*cachedList{}}, nil
+	return &mutation{f: f, st: st, seq: seq, lists: map[postingKey]*cachedList{}}, nil
 }
 
 // beginAt starts the mutation of a document posted as seq.
 func (f *Filter) beginAt(seq uint64) *mutation {
-	return &mutation{f: f, st: f.backend.Begin(), seq: seq, lists: map[string]*cachedList{}}
+	return &mutation{f: f, st: f.backend.Begin(), seq: seq, lists: map[postingKey]*cachedList{}}
 }
 
 func (w *mutation) op(op Op) {
@@ -64,7 +64,7 @@ func (w *mutation) commit() ([]Op, error) {
 		if !l.dirty {
 			continue
 		}
-		if err := w.st.PutPostings([]byte(k), l.PostingList, l.added, l.removed); err != nil {
+		if err := w.st.PutPostings(k[:], l.PostingList, l.added, l.removed); err != nil {
 			return nil, fmt.Errorf("dedupfilter: posting list: %w", err)
 		}
 	}
@@ -345,7 +345,7 @@ func (w *mutation) cached(keys [][]byte) ([]*cachedList, error) {
 	out := make([]*cachedList, len(keys))
 	var missing [][]byte
 	for i, k := range keys {
-		if l, ok := w.lists[string(k)]; ok {
+		if l, ok := w.lists[postingKeyOf(k)]; ok {
 			out[i] = l
 		} else {
 			missing = append(missing, k)
@@ -358,13 +358,13 @@ func (w *mutation) cached(keys [][]byte) ([]*cachedList, error) {
 		}
 		ls := make([]cachedList, len(missing)) // (one allocation, not one a list)
 		for i, k := range missing {
-			if _, ok := w.lists[string(k)]; !ok { // a key may be listed twice
+			if pk := postingKeyOf(k); w.lists[pk] == nil { // a key may be listed twice
 				ls[i].PostingList = read[i]
-				w.lists[string(k)] = &ls[i]
+				w.lists[pk] = &ls[i]
 			}
 		}
 		for i, k := range keys {
-			out[i] = w.lists[string(k)]
+			out[i] = w.lists[postingKeyOf(k)]
 		}
 	}
 	return out, nil

@@ -536,6 +536,14 @@ func (pl *planned) clusters(sq store.Sequencer, pages []*page) (map[uint64]resol
 	return res, nil
 }
 
+// postingKey is a store.PostingKey as a map key.
+type postingKey [store.PostingKeyLen]byte
+
+func postingKeyOf(k []byte) (pk postingKey) {
+	copy(pk[:], k)
+	return pk
+}
+
 // batchBase numbers the documents of a batch planned on an embedded
 // store, above every stored one.
 const batchBase = 1 << 62
@@ -550,9 +558,11 @@ func (f *Filter) planLocal(ps []*prepared, exclude []string) ([]*plan, error) {
 		pl := locked(f, st)
 		pl.clusterOf = map[uint64]string{}
 		pages := make([]*page, len(ps))
-		own := map[string][]uint64{} // batch documents posting to a key
-		var keys [][]byte
-		index := map[string]int{}
+		// Keys as arrays, not strings: a batch of 1,000 pages meets some
+		// 40,000 keys, and a string key is an allocation each.
+		own := make(map[postingKey][]uint64, 40*len(ps)) // batch documents posting to a key
+		index := make(map[postingKey]int, 40*len(ps))
+		keys := make([][]byte, 0, 40*len(ps))
 		for i, p := range ps {
 			seq := batchBase + uint64(i)
 			pg := &page{id: p.doc.ID, seq: seq, sig: p.sig, lookup: p.lookup, skip: map[uint64]bool{}}
@@ -566,11 +576,13 @@ func (f *Filter) planLocal(ps []*prepared, exclude []string) ([]*plan, error) {
 			pages[i], plans[i] = pg, &plan{gen: f.gen, old: old}
 			pl.sigs[seq] = &stored{id: p.doc.ID, sig: p.sig}
 			for _, k := range p.own {
-				own[string(k)] = append(own[string(k)], seq)
+				pk := postingKeyOf(k)
+				own[pk] = append(own[pk], seq)
 			}
 			for _, k := range p.lookup {
-				if _, ok := index[string(k)]; !ok {
-					index[string(k)] = len(keys)
+				pk := postingKeyOf(k)
+				if _, ok := index[pk]; !ok {
+					index[pk] = len(keys)
 					keys = append(keys, k)
 				}
 			}
@@ -591,11 +603,16 @@ func (f *Filter) planLocal(ps []*prepared, exclude []string) ([]*plan, error) {
 		err = pl.candidatesAndVerify(pages, func(p *page) []store.PostingList {
 			ls := make([]store.PostingList, len(p.lookup))
 			for j, k := range p.lookup {
-				l := lists[index[string(k)]]
-				for _, s := range own[string(k)] {
-					if s < p.seq && !l.Full {
-						l.Seqs = append(slices.Clip(l.Seqs), s)
-					}
+				pk := postingKeyOf(k)
+				l := lists[index[pk]]
+				// The batch's earlier documents posting to k (own holds
+				// them in batch order), added to a copy of the stored
+				// list in one allocation: the list is shared by every
+				// page of the batch meeting k.
+				mates := own[pk]
+				n, _ := slices.BinarySearch(mates, p.seq)
+				if n > 0 && !l.Full {
+					l.Seqs = append(append(make([]uint64, 0, len(l.Seqs)+n), l.Seqs...), mates[:n]...)
 				}
 				ls[j] = l
 			}
