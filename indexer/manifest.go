@@ -35,8 +35,9 @@ const settingsFile = "bleve-dedup.json"
 // settingsFormat is the version of the file's layout: 2 since the
 // filter's Votes count kinds of evidence and HeldMin, CoverMin and
 // MinHashFloor were added, 3 since NumbersMin and FeatureStringHeldMin
-// were (formats 1 and 2 are read and upgraded: upgrade).
-const settingsFormat = 3
+// were, 4 since WholeHeldMin was (formats 1 to 3 are read and upgraded:
+// upgrade).
+const settingsFormat = 4
 
 // embeddedStore names the embedded store in settings.Store.
 const embeddedStore = "embedded"
@@ -120,7 +121,7 @@ func readSettings(dir string) (settings, bool, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, false, fmt.Errorf("indexer: %s: %w", filepath.Join(dir, settingsFile), err)
 	}
-	if s.Format == 1 || s.Format == 2 {
+	if s.Format >= 1 && s.Format < settingsFormat {
 		s = upgrade(s)
 	}
 	if s.Format != settingsFormat {
@@ -130,17 +131,24 @@ func readSettings(dir string) (settings, bool, error) {
 	return s, true, nil
 }
 
-// upgrade reads format 1's and 2's decision options as this version's.
-// In format 1 votes were counted a measure each, and a page joined its
-// cluster and left the search index on them alone. The rule of the time
-// (3 of the 8 default voters) becomes today's default rule; any other
-// keeps its voters and votes, now counted by kind; either way no page
-// leaves the index unless the page kept holds its text. Both get the
-// default NumbersMin and FeatureStringHeldMin (their stored signatures
-// have no numbers, which pass the test of numbers).
+// upgrade reads format 1's, 2's and 3's decision options as this
+// version's. In format 1 votes were counted a measure each, and a page
+// joined its cluster and left the search index on them alone. The rule of
+// the time (3 of the 8 default voters) becomes today's default rule; any
+// other keeps its voters and votes, now counted by kind; either way no
+// page leaves the index unless the page kept holds its text. Formats 1
+// and 2 get the default NumbersMin and FeatureStringHeldMin (their stored
+// signatures have no numbers, which pass the test of numbers), and every
+// one the default WholeHeldMin: the pages indexed from then on are
+// decided as a new index decides them.
 func upgrade(s settings) settings {
 	d := similarity.DefaultOptions()
 	f := &s.Filter.Options
+	f.WholeHeldMin = d.WholeHeldMin
+	if s.Format == 3 {
+		s.Format = settingsFormat
+		return s
+	}
 	f.NumbersMin, f.FeatureStringHeldMin = d.NumbersMin, d.FeatureStringHeldMin
 	if s.Format == 2 {
 		s.Format = settingsFormat

@@ -184,7 +184,7 @@ func TestOpenRefusesOthers(t *testing.T) {
 // measure each, read as this version's rule: the default of the time
 // becomes today's, another keeps its voters, its votes counted by kind,
 // and every one gets the bounds on what a page may lose; format 2's keep
-// their rule and get the test of numbers.
+// their rule and get the test of numbers; every one gets WholeHeldMin.
 func TestSettingsUpgrade(t *testing.T) {
 	m := similarity.Measures()
 	oldDefault := []similarity.Measure{similarity.FeatureString, similarity.MinHash, similarity.Blocks, similarity.Boolean,
@@ -202,13 +202,17 @@ func TestSettingsUpgrade(t *testing.T) {
 		{"two measures of two kinds", 1, 2, []similarity.Measure{similarity.FeatureString, similarity.Jaccard}, 2, []similarity.Measure{similarity.FeatureString, similarity.Jaccard}},
 		{"more votes than kinds", 1, 5, m[:8], 4, m[:8]},
 		{"format 2", 2, d.Votes, d.Voters, d.Votes, d.Voters},
+		{"format 3", 3, d.Votes, d.Voters, d.Votes, d.Voters},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			f := dedupfilter.DefaultOptions()
 			f.Votes, f.Voters = tt.votes, tt.voters
-			f.NumbersMin, f.FeatureStringHeldMin = 0, 0 // (formats 1 and 2 had none)
+			f.WholeHeldMin = 0 // (formats 1 to 3 had none)
+			if tt.format < 3 {
+				f.NumbersMin, f.FeatureStringHeldMin = 0, 0
+			}
 			if tt.format == 1 {
 				f.HeldMin, f.CoverMin, f.MinHashFloor = 0, 0, 0
 			}
@@ -226,9 +230,9 @@ func TestSettingsUpgrade(t *testing.T) {
 			}
 			g := got.Filter
 			if g.Votes != tt.wantVotes || !slices.Equal(g.Voters, tt.wantVoters) ||
-				g.HeldMin != d.HeldMin || g.CoverMin != d.CoverMin || g.MinHashFloor != d.MinHashFloor || g.NumbersMin != d.NumbersMin || g.FeatureStringHeldMin != d.FeatureStringHeldMin {
-				t.Errorf("read: votes %d of %v, held %v cover %v floor %v numbers %v; want %d of %v, %v %v %v %v",
-					g.Votes, g.Voters, g.HeldMin, g.CoverMin, g.MinHashFloor, g.NumbersMin, tt.wantVotes, tt.wantVoters, d.HeldMin, d.CoverMin, d.MinHashFloor, d.NumbersMin)
+				g.HeldMin != d.HeldMin || g.CoverMin != d.CoverMin || g.MinHashFloor != d.MinHashFloor || g.NumbersMin != d.NumbersMin || g.FeatureStringHeldMin != d.FeatureStringHeldMin || g.WholeHeldMin != d.WholeHeldMin {
+				t.Errorf("read: votes %d of %v, held %v cover %v floor %v numbers %v whole %v; want %d of %v, %v %v %v %v %v",
+					g.Votes, g.Voters, g.HeldMin, g.CoverMin, g.MinHashFloor, g.NumbersMin, g.WholeHeldMin, tt.wantVotes, tt.wantVoters, d.HeldMin, d.CoverMin, d.MinHashFloor, d.NumbersMin, d.WholeHeldMin)
 			}
 		})
 	}

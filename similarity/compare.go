@@ -74,6 +74,7 @@ const (
 	BarMinHash           Bar = "minhash_floor"      // Options.MinHashFloor
 	BarNumbers           Bar = "numbers"            // Options.NumbersMin
 	BarFeatureStringHeld Bar = "featurestring_held" // Options.FeatureStringHeldMin
+	BarWholeHeld         Bar = "whole_held"         // Options.WholeHeldMin
 )
 
 // Score returns the score of measure m, and false if m is not a single
@@ -210,6 +211,8 @@ func Verify(a, b Signature, opts Options) Verdict {
 			v.Bar = BarNumbers
 		case fsAlone && held < opts.FeatureStringHeldMin:
 			v.Bar = BarFeatureStringHeld
+		case v.WholeInB < opts.WholeHeldMin:
+			v.Bar = BarWholeHeld
 		}
 		v.Duplicate = v.Bar == ""
 	}

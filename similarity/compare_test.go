@@ -123,7 +123,7 @@ func TestCompareCombined(t *testing.T) {
 	}
 	for _, tt := range tests {
 		opts := DefaultOptions()
-		opts.Votes, opts.HeldMin, opts.FeatureStringHeldMin = tt.votes, 0, 0 // (the votes alone: no shared terms)
+		opts.Votes, opts.HeldMin, opts.FeatureStringHeldMin, opts.WholeHeldMin = tt.votes, 0, 0, 0 // (the votes alone: no shared terms)
 		v := CompareFeatures(a, b, opts)
 		if v.Duplicate != tt.dup || v.Measure != tt.wantMeasure || v.Votes != 1 {
 			t.Errorf("Votes=%d: got dup=%v measure=%v votes=%d, want dup=%v measure=%v votes=1",
@@ -385,6 +385,45 @@ func TestFeatureStringsAlone(t *testing.T) {
 		if v.Duplicate != (tt.bar == "") || v.Bar != tt.bar {
 			t.Errorf("%s: duplicate %v, bar %q; want bar %q (votes %d, held %.2f %.2f, numbers %.2f)", tt.name, v.Duplicate, v.Bar, tt.bar, v.Votes, v.InB, v.InA, v.Numbers)
 		}
+	}
+}
+
+// TestWholeHeld: a page is a duplicate only when the other holds
+// WholeHeldMin of its whole text, the paragraphs left out of its features
+// included.
+func TestWholeHeld(t *testing.T) {
+	terms := func(prefix string, n int) map[string]int {
+		m := map[string]int{}
+		for i := range n {
+			m[fmt.Sprint(prefix, i)] = 1
+		}
+		return m
+	}
+	page := func(ts, left map[string]int) *analyzer.Features {
+		return &analyzer.Features{Pieces: []string{"ab", "cd", "ef"}, Terms: ts, Left: left, Numbers: []string{"1998"}}
+	}
+	article := page(terms("shared", 10), nil)
+	tests := []struct {
+		name string
+		a, b *analyzer.Features
+		bar  Bar // "": a duplicate
+	}{
+		{"a copy", page(terms("shared", 10), nil), article, ""},
+		{"a copy whose left-out paragraphs the other holds", page(terms("shared", 10), terms("tmpl", 6)), page(terms("shared", 10), terms("tmpl", 6)), ""},
+		{"a copy with a few paragraphs left out of its own", page(terms("shared", 10), terms("own", 4)), article, ""},
+		{"the article inside more text of the page's own", page(terms("shared", 10), terms("own", 16)), article, BarWholeHeld},
+		{"the article held by a page with more of its own", article, page(terms("shared", 10), terms("own", 16)), ""},
+	}
+	for _, tt := range tests {
+		v := CompareFeatures(tt.a, tt.b, DefaultOptions())
+		if v.Duplicate != (tt.bar == "") || v.Bar != tt.bar {
+			t.Errorf("%s: duplicate %v, bar %q; want bar %q (votes %d, held %.2f %.2f, whole %.2f %.2f)", tt.name, v.Duplicate, v.Bar, tt.bar, v.Votes, v.InB, v.InA, v.WholeInB, v.WholeInA)
+		}
+	}
+	o := DefaultOptions()
+	o.WholeHeldMin = 0
+	if v := CompareFeatures(tests[3].a, tests[3].b, o); !v.Duplicate {
+		t.Errorf("WholeHeldMin 0: bar %q, want the test off", v.Bar)
 	}
 }
 

@@ -225,6 +225,19 @@ type Options struct {
 	// strings and holds all of its terms, while the article holds under
 	// half of the page's. Default 0.45 (docs/methods.md).
 	FeatureStringHeldMin float64
+	// WholeHeldMin: under Combined, a page is a duplicate of another only
+	// when the other holds at least this share of the page's whole
+	// text's distinct terms (Verdict.WholeInB; the page being decided is
+	// the first given to Verify). A page holding a whole short article
+	// inside as much text of its own agrees with it in every measure of
+	// text in order, and the article holds all of it but its own half. A
+	// copy that drops part of its original is held whole, and what a
+	// reprint adds (a source line, a site's leftovers) is a small share.
+	// 0 turns the test off. Default 0.45
+	// (docs/bench/2026-12-06-whole-held.md: the false pairs it turns down
+	// on pages quoting whole short articles are held 0.37–0.38; the
+	// development set labels a reprint held 0.50, which 0.5 would miss).
+	WholeHeldMin float64
 	// CoverMin: package dedupfilter leaves a page out of the search
 	// index, or lets another take its place, only for a page that holds
 	// this share of its distinct terms, so that no text of its own is
@@ -272,6 +285,7 @@ func DefaultOptions() Options {
 		MinHashFloor:         0.3,
 		NumbersMin:           0.5,
 		FeatureStringHeldMin: 0.45,
+		WholeHeldMin:         0.45,
 		CoverMin:             0.7,
 		TermSketch:           64,
 	}
@@ -294,8 +308,8 @@ func (o Options) Validate() error {
 		return bad("Voters %v: each a single measure, at most once", o.Voters)
 	case o.Decides(Containment) && (o.ContainmentMin <= 0 || o.ContainmentMin > 1):
 		return bad("ContainmentMin %v outside (0, 1]", o.ContainmentMin)
-	case o.CoverMin < 0 || o.CoverMin > 1 || o.HeldMin < 0 || o.HeldMin > 1 || o.MinHashFloor < 0 || o.MinHashFloor > 1 || o.NumbersMin < 0 || o.NumbersMin > 1 || o.FeatureStringHeldMin < 0 || o.FeatureStringHeldMin > 1:
-		return bad("CoverMin %v, HeldMin %v, MinHashFloor %v, NumbersMin %v or FeatureStringHeldMin %v outside 0..1", o.CoverMin, o.HeldMin, o.MinHashFloor, o.NumbersMin, o.FeatureStringHeldMin)
+	case o.CoverMin < 0 || o.CoverMin > 1 || o.HeldMin < 0 || o.HeldMin > 1 || o.MinHashFloor < 0 || o.MinHashFloor > 1 || o.NumbersMin < 0 || o.NumbersMin > 1 || o.FeatureStringHeldMin < 0 || o.FeatureStringHeldMin > 1 || o.WholeHeldMin < 0 || o.WholeHeldMin > 1:
+		return bad("CoverMin %v, HeldMin %v, MinHashFloor %v, NumbersMin %v, FeatureStringHeldMin %v or WholeHeldMin %v outside 0..1", o.CoverMin, o.HeldMin, o.MinHashFloor, o.NumbersMin, o.FeatureStringHeldMin, o.WholeHeldMin)
 	case o.TermSketch < 0 || o.TermSketch > maxSketch || o.TermSketch > 0 && bits.OnesCount(uint(o.TermSketch)) != 1:
 		return bad("TermSketch %d: 0 or a power of two up to %d", o.TermSketch, maxSketch)
 	}

@@ -107,7 +107,7 @@ type methodFlags struct {
 	containmentMin, coverMin       float64
 	heldMin, numbersMin            float64
 	fsMin, minHashMin, blocksMin   float64
-	fsHeldMin                      float64
+	fsHeldMin, wholeHeldMin        float64
 	fs                             *pflag.FlagSet // where they were added: which were given
 }
 
@@ -128,6 +128,7 @@ func (f *methodFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.heldMin, "held-min", def.HeldMin, "share of each page's distinct terms the other must hold for a pair to be duplicates under --measure combined")
 	fs.Float64Var(&f.numbersMin, "numbers-min", def.NumbersMin, "share of its numbers the page with fewer must share with the other when neither minhash nor blocks call the pair duplicates, under --measure combined (0: off)")
 	fs.Float64Var(&f.fsHeldMin, "featurestring-held-min", def.FeatureStringHeldMin, "share of each page's distinct terms the other must hold when neither minhash nor blocks call the pair duplicates, under --measure combined")
+	fs.Float64Var(&f.wholeHeldMin, "whole-held-min", def.WholeHeldMin, "share of a page's whole text's distinct terms the other must hold for the page to be its duplicate, under --measure combined (0: off)")
 	fs.Float64Var(&f.fsMin, "featurestring-min", def.FeatureStringMin, "feature-string similarity at or above which featurestring says duplicate")
 	fs.Float64Var(&f.minHashMin, "minhash-min", def.MinHashMin, "estimated Jaccard of shingles at or above which minhash says duplicate")
 	fs.Float64Var(&f.blocksMin, "blocks-min", def.BlocksMin, "share of block fingerprints in common at or above which blocks says duplicate")
@@ -158,6 +159,7 @@ func (f *methodFlags) apply(o *dedupfilter.Options) error {
 		"held-min":               func() { o.HeldMin = f.heldMin },
 		"numbers-min":            func() { o.NumbersMin = f.numbersMin },
 		"featurestring-held-min": func() { o.FeatureStringHeldMin = f.fsHeldMin },
+		"whole-held-min":         func() { o.WholeHeldMin = f.wholeHeldMin },
 		"featurestring-min":      func() { o.FeatureStringMin = f.fsMin },
 		"minhash-min":            func() { o.MinHashMin = f.minHashMin },
 		"blocks-min":             func() { o.BlocksMin = f.blocksMin },

@@ -138,6 +138,8 @@ func barText(v similarity.Verdict, o similarity.Options) string {
 		return fmt.Sprintf("only the feature strings agree in order, and the pages share %.2f of their numbers, under --numbers-min %.2f: a page written from another's template", v.Numbers, o.NumbersMin)
 	case similarity.BarFeatureStringHeld:
 		return fmt.Sprintf("only the feature strings agree in order, and a page holds %.2f of the other's distinct terms, under --featurestring-held-min %.2f", min(v.InB, v.InA), o.FeatureStringHeldMin)
+	case similarity.BarWholeHeld:
+		return fmt.Sprintf("B holds %.2f of the distinct terms of A's whole text, under --whole-held-min %.2f: A has more text of its own", v.WholeInB, o.WholeHeldMin)
 	}
 	return ""
 }
