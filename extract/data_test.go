@@ -77,3 +77,13 @@ func TestF1Readability(t *testing.T) {
 func BenchmarkF1Readability(b *testing.B) {
 	extracttest.BenchmarkF1(b, extracttest.LoadReadability, Native.String(), DefaultOptions().FromPageContext)
 }
+
+// BenchmarkF1Dragnet and BenchmarkF1L3S measure Native on the sets kept
+// apart from ../shared/data (see TestHeldout); they skip where absent.
+func BenchmarkF1Dragnet(b *testing.B) {
+	extracttest.BenchmarkF1(b, extracttest.LoadDragnet, Native.String(), DefaultOptions().FromPageContext)
+}
+
+func BenchmarkF1L3S(b *testing.B) {
+	extracttest.BenchmarkF1(b, extracttest.LoadL3S, Native.String(), DefaultOptions().FromPageContext)
+}

@@ -74,6 +74,9 @@ func (o Options) HTMLContext(ctx context.Context, doc, pageURL string) (Content,
 	if err != nil {
 		return Content{}, err
 	}
+	if o.native != nil {
+		t.w = *o.native
+	}
 	var c Content
 	used := false // go-trafilatura read the page
 	// The blocks of the page the result comes from: Native's main

@@ -196,7 +196,11 @@ func labelOf(text string, runes int) labelKind {
 // the label of a box: the outermost element whose first block is the
 // label, below the page's outer elements (neverBox), which boxes then
 // weighs like a box named by its class (a comment section whatever its
-// size).
+// size). The climb stops at an element already named as a box: a
+// comment count or jump link ("3 Comments" in a "comments_popup_link"
+// box) heads many articles, and the elements above it that start with it
+// are the article's, not a comment section (19 Dragnet pages lost their
+// article to this, and none of the other sets changed).
 func (t *tree) labelBoxes() {
 	for i := range t.blocks {
 		b := &t.blocks[i]
@@ -207,6 +211,9 @@ func (t *tree) labelBoxes() {
 		top := int32(-1)
 		for a := b.el; a > 0 && t.els[a].first == int32(i) && !neverBox[t.els[a].tag]; a = t.els[a].parent {
 			top = a
+			if t.els[a].flags&fBox != 0 {
+				break
+			}
 		}
 		if top > 0 {
 			t.els[top].flags |= fBox

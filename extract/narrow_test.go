@@ -122,6 +122,17 @@ func TestAnchorSection(t *testing.T) {
 			`<title>Alpha Centauri - site</title><div class=side><h3>Alpha Centauri system</h3><p>Side.</p></div><h1>Alpha Centauri</h1><p>` + long + `</p>`,
 			"Alpha Centauri", []string{long},
 		},
+		{
+			"a subheading of the title's rank beside it does not end the section",
+			`<title>Alpha - site</title><div class=post><h2>Alpha</h2><p>` + long + `</p><h2>Sub</h2><p>After sub.</p></div>` +
+				`<div class=post><h2>Beta</h2><p>` + words("other", 60) + `</p></div>`,
+			"Alpha", []string{long, "Sub", "After sub."},
+		},
+		{
+			"a heading of a higher rank beside it does",
+			`<title>Alpha - site</title><div class=post><h3>Alpha</h3><p>` + long + `</p><h2>Comments</h2><p>` + words("reply", 60) + `</p></div>`,
+			"Alpha", []string{long},
+		},
 		{"no heading", `<title>Alpha - site</title><p>` + long + `</p>`, "", nil},
 	}
 	for _, tt := range tests {

@@ -45,17 +45,27 @@ const (
 	tighten = 0.85
 )
 
+// weights are the constants above as one value, so that a test can
+// measure other values (held-out and by-site tuning, heldout_test.go)
+// without a second copy of the engine; pages use defaultWeights.
+type weights struct {
+	blockCost, cellCost, linkCost, minChildScore int
+	tighten                                      float64
+}
+
+var defaultWeights = weights{blockCost: blockCost, cellCost: cellCost, linkCost: linkCost, minChildScore: minChildScore, tighten: tighten}
+
 // weight is how much b counts for an element that holds it. Text in
 // template boxes counts for nothing: it is left out of the result anyway.
-func weight(b *block) int {
-	cost := blockCost
+func (w *weights) weight(b *block) int {
+	cost := w.blockCost
 	switch {
 	case b.flags&fNoise != 0:
 		return 0
 	case b.flags&fCell != 0:
-		cost = cellCost
+		cost = w.cellCost
 	}
-	return b.runes - (1+linkCost)*b.linkRunes - cost
+	return b.runes - (1+w.linkCost)*b.linkRunes - cost
 }
 
 // plainWeight is the text outside links of b, or 0 in a template box by
@@ -172,7 +182,7 @@ func (t *tree) markDataCells(bs []block) {
 // in or of a template box, hidden, navigation and textless elements are
 // not candidates.
 func (t *tree) best(box []int32) int {
-	score := t.scores(box, weight)
+	score := t.scores(box, t.w.weight)
 	best := t.argmax(box, score)
 	if score[best] <= 0 {
 		// No element holds prose that outweighs its costs: every line is
@@ -184,7 +194,7 @@ func (t *tree) best(box []int32) int {
 	for descended := true; descended; {
 		descended = false
 		for c := best + 1; c <= int(t.els[best].last); c = int(t.els[c].last) + 1 {
-			if t.candidate(c, box) && float64(score[c]) >= tighten*float64(score[best]) && !t.list(c, score) {
+			if t.candidate(c, box) && float64(score[c]) >= t.w.tighten*float64(score[best]) && !t.list(c, score) {
 				best, descended = c, true
 				break
 			}
@@ -223,7 +233,7 @@ func (t *tree) scores(box []int32, weight func(*block) int) []int {
 	}
 	for i := len(t.els) - 1; i > 0; i-- {
 		if box[i] != t.els[i].depth {
-			score[t.els[i].parent] += max(score[i], minChildScore)
+			score[t.els[i].parent] += max(score[i], t.w.minChildScore)
 		}
 	}
 	return score
@@ -237,12 +247,14 @@ func (t *tree) scores(box []int32, weight func(*block) int) []int {
 // label of a box ("Related articles", "Kommentare") are boxes too (see
 // labelBoxes). A comment section or a gallery
 // (fWholeBox) can hold more prose than the article (a thread, fifty
-// captioned slides), so it stays a box whatever its size.
+// captioned slides), so it stays a box whatever its size; so does an
+// element whose id is "sidebar" (see soleSidebar): beside a short post,
+// the sidebar's profile and blurbs hold more prose than the post.
 func (t *tree) boxes() []int32 {
 	t.labelBoxes()
 	prose := make([]int, len(t.blocks)+1)
 	for i := range t.blocks {
-		prose[i+1] = prose[i] + max(0, weight(&t.blocks[i]))
+		prose[i+1] = prose[i] + max(0, t.w.weight(&t.blocks[i]))
 	}
 	total := prose[len(t.blocks)]
 	out := make([]int32, len(t.els))

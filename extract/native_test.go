@@ -21,6 +21,11 @@ func TestNameFlags(t *testing.T) {
 		{`class="type-gallery"`, fBox | fWholeBox},
 		{`class="gallery article-body"`, 0},
 		{`id="sidebar-left"`, fBox},
+		// A column whose id is "sidebar" is a box whatever its size.
+		{`id="sidebar"`, fBox | fWholeBox},
+		{`id="Sidebar2"`, fBox | fWholeBox},
+		{`class="sidebar" id="sidebar"`, fBox | fWholeBox},
+		{`class="l-article-body" id="sidebar"`, 0},
 		{`id="related-posts-widget-area"`, fBox},
 		// A heading's slug, not a template's name.
 		{`id="sharing-with-a-single-developer"`, 0},
@@ -86,6 +91,7 @@ func TestLabelledBoxes(t *testing.T) {
 	para := func(s string) string { return "<p>" + s + "</p>" }
 	tests := []struct {
 		name, article, boxes string
+		top                  string // page furniture atop the article, inside its container
 	}{
 		{
 			"de comments longer than the article",
@@ -94,6 +100,7 @@ func TestLabelledBoxes(t *testing.T) {
 			`<div><span>Teilen</span></div><div><h3>Kommentare (3)</h3><div>` +
 				strings.Repeat(para("Endlich passiert etwas, ich gehe jeden Tag über die alte Brücke und sie ist wirklich in einem schlechten Zustand."), 6) +
 				`</div></div>`,
+			"",
 		},
 		{
 			"pl teasers after the article",
@@ -101,15 +108,28 @@ func TestLabelledBoxes(t *testing.T) {
 				para("Prace mają się rozpocząć wiosną i potrwać około dwóch lat, poinformował urząd miasta w komunikacie."),
 			`<p>Udostępnij</p><section><div>Czytaj także:</div><div><h4>Nowy park</h4>` +
 				para("Miasto otworzyło nowy park nad rzeką, z placem zabaw i ścieżką rowerową dla mieszkańców.") + `</div></section>`,
+			"",
 		},
 		{
 			"ja related box",
 			para("市議会は火曜日、川に新しい歩道橋を建設することを決めた。工事は春に始まり、約二年かかる見込みだという。市の担当者は通勤が便利になると話した。"),
 			`<div><div>関連記事</div><div>` + para("市内に新しい公園が開園した。川沿いには遊び場と自転車道が整備され、多くの市民が訪れている。") + `</div></div>`,
+			"",
+		},
+		{
+			"a comment count atop the article is not a comment section",
+			para("The city council voted on Tuesday to build a new footbridge over the river near the old market.") +
+				para("Work is to start in the spring and take about two years, the council said in a statement.") +
+				para("The old bridge will stay open to cyclists until the new one is finished, a spokesman added."),
+			`<div class=about>` + para("Local news from the valley since 1998.") + `</div>`,
+			`<div class=comments_popup_link><a href="#respond"><span>3</span> Comments</a></div>`,
 		},
 	}
 	for _, tt := range tests {
 		doc := `<html><body><div id=page><div class=content>` + tt.article + tt.boxes + `</div></div></body></html>`
+		if tt.top != "" {
+			doc = `<html><body><div id=page><div class=masthead>Valley News</div><div class=wrapper>` + tt.top + `<div class=text>` + tt.article + `</div></div>` + tt.boxes + `</div></body></html>`
+		}
 		c, err := HTML(doc, "")
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)

@@ -89,6 +89,10 @@ type Options struct {
 	// (7,615 elements, 56,085 runes).
 	MaxTrafilaturaElements int
 	MaxTrafilaturaRunes    int
+
+	// native replaces the Native engine's weights (defaultWeights) when
+	// not nil: only tests measuring other values set it.
+	native *weights
 }
 
 // DefaultOptions returns the options measured best on the English and

@@ -34,7 +34,8 @@ type tree struct {
 	title  string // the first <title>, white space collapsed
 	els    []element
 	blocks []block
-	ck     *check // for the stages after building
+	ck     *check  // for the stages after building
+	w      weights // the native engine's, defaultWeights but in tests
 
 	anchorList   []int32 // see titleAnchors
 	anchorsFound bool
@@ -102,7 +103,7 @@ const (
 	fBreak    // starts and ends a block (not inline)
 	fHeading  // h1-h6
 	fBox      // a template box by class or id (see nameHint)
-	fWholeBox // a box whatever its size: comments, galleries (see boxes)
+	fWholeBox // a box whatever its size: comments, galleries, id "sidebar" (see boxes)
 	// Of blocks only.
 	fDataCell // a link in a table row that holds prose (see markDataCells)
 )
@@ -306,7 +307,7 @@ func buildTree(ctx context.Context, doc string) (*tree, error) {
 	// the extraction benchmarks, elements are 0.45 of them (0.49 at the
 	// 90th percentile), blocks 0.12 (0.19).
 	n := strings.Count(doc, "<")
-	t := &tree{els: make([]element, 1, 64+n/2), blocks: make([]block, 0, 16+n/8), ck: &check{ctx: ctx}}
+	t := &tree{els: make([]element, 1, 64+n/2), blocks: make([]block, 0, 16+n/8), ck: &check{ctx: ctx}, w: defaultWeights}
 	t.els[0] = element{parent: -1, flags: fBreak}
 	b := &builder{t: t, topAtom: make(map[atom.Atom]int32, 32), topName: map[string]int32{}, classHints: make(map[string]nameHint, 64), stack: make([]openElem, 1, 64)}
 	b.stack[0] = openElem{el: 0, prevSame: -1, scope: 0, block: 0, skip: -1}
@@ -622,6 +623,7 @@ func (b *builder) start(name []byte, attrs []attr) {
 // attrs reads the attributes of a start tag into e.
 func (b *builder) attrs(attrs []attr, e *element) {
 	var names nameHint
+	var idValue []byte
 	var seen uint8
 	for _, a := range attrs {
 		// The first of a key counts, as in HTML.
@@ -646,6 +648,7 @@ func (b *builder) attrs(attrs []attr, e *element) {
 			names.plus(h)
 		case "id":
 			names.add(v, true)
+			idValue = v
 		case "role", "itemprop":
 			switch strings.ToLower(string(bytes.TrimSpace(v))) {
 			case "navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alert":
@@ -673,10 +676,19 @@ func (b *builder) attrs(attrs []attr, e *element) {
 		e.flags |= fBox | fWholeBox
 	case names.box() && !neverBox[e.tag]:
 		e.flags |= fBox
-		if names.gallery > 0 {
+		if names.gallery > 0 || soleSidebar(idValue) {
 			e.flags |= fWholeBox
 		}
 	}
+}
+
+// soleSidebar reports whether an id is "sidebar" alone, with a number:
+// the column beside the article, whatever its size (a short post's page
+// has more prose in its sidebar than in its post), unlike the wrappers
+// that themes name after the sidebar in them, which are classes.
+func soleSidebar(id []byte) bool {
+	id = bytes.TrimRight(bytes.ToLower(bytes.TrimSpace(id)), "0123456789")
+	return string(id) == "sidebar"
 }
 
 // attrBit returns the bit of an attribute attrs reads, 0 for others.

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,6 +72,17 @@ type Sample struct {
 	Name, URL, HTML, Gold string
 }
 
+// Site is the host of the sample's URL without "www.", or "" when the URL
+// is unknown: the unit of a split by site, so that no site's template is
+// on both sides.
+func (s Sample) Site() string {
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+}
+
 // page returns the sample as a page to extract.
 func (s Sample) page() page.Page {
 	return page.Page{ID: s.Name, URL: s.URL, HTML: s.HTML}
@@ -97,7 +109,7 @@ func LoadEN(tb testing.TB) []Sample {
 		if !ok {
 			tb.Fatalf("%s: no ground truth", p.ID)
 		}
-		out = append(out, Sample{p.ID, g.URL, p.HTML, g.ArticleBody})
+		out = append(out, Sample{Name: p.ID, URL: g.URL, HTML: p.HTML, Gold: g.ArticleBody})
 	}
 	if len(out) != len(gt) {
 		tb.Fatalf("read %d pages, ground truth has %d", len(out), len(gt))
@@ -137,7 +149,7 @@ func LoadZH(tb testing.TB) []Sample {
 		if m := wrapperURL.FindStringSubmatch(doc); m != nil {
 			url = m[1]
 		}
-		out = append(out, Sample{uuid, url, doc, string(gold)})
+		out = append(out, Sample{Name: uuid, URL: url, HTML: doc, Gold: string(gold)})
 	}
 	return out
 }
@@ -267,21 +279,58 @@ func readGzip(path string) ([]byte, error) {
 // element (inline elements continue the line, so "<b>un</b>like" stays one
 // word), without script and style.
 func htmlText(doc string) string {
+	return markedText(doc, nil)
+}
+
+// markedText is htmlText limited, when keep is not nil, to the text inside
+// <span> elements whose class keep holds (the innermost such class
+// decides): the way L3S-GN1 marks the blocks its assessors labelled.
+func markedText(doc string, keep map[string]bool) string {
 	var sb strings.Builder
 	z := html.NewTokenizer(strings.NewReader(doc))
 	skip := 0
+	var spans []string // the label in force inside each open <span>
+	label := func() string {
+		if len(spans) == 0 {
+			return ""
+		}
+		return spans[len(spans)-1]
+	}
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
 			return sb.String()
 		case html.TextToken:
-			if skip == 0 {
+			if skip == 0 && (keep == nil || keep[label()]) {
 				sb.Write(z.Text())
 			}
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
-			name, _ := z.TagName()
-			switch a := atom.Lookup(name); {
+			name, hasAttr := z.TagName()
+			a := atom.Lookup(name)
+			if keep != nil && a == atom.Span {
+				switch tt {
+				case html.StartTagToken:
+					l := label()
+					for hasAttr {
+						var k, v []byte
+						k, v, hasAttr = z.TagAttr()
+						if string(k) == "class" {
+							for c := range strings.FieldsSeq(string(v)) {
+								if strings.HasPrefix(c, "x-nc-sel") {
+									l = c
+								}
+							}
+						}
+					}
+					spans = append(spans, l)
+				case html.EndTagToken:
+					if len(spans) > 0 {
+						spans = spans[:len(spans)-1]
+					}
+				}
+			}
+			switch {
 			case a == atom.Script || a == atom.Style:
 				if tt == html.StartTagToken {
 					skip++
