@@ -72,9 +72,9 @@
 // # Bounds
 //
 // Time per page is bounded by ConnectTimeout+ReadTimeout (a trickling
-// server is cut off), memory per page by MaxBytes, MaxLinks, anchors of
-// 200 runes, 20 siblings per link and a 64 KiB cap per HTML token (a
-// larger attribute ends link extraction for that page). The frontier
+// server is cut off), memory per page by MaxBytes (an HTML token, however
+// long, costs at most the page), MaxLinks, anchors of 200 runes and 20
+// siblings per link. The frontier
 // holds at most MaxFrontier links (about 300 bytes each); the seen set
 // (queued and fetched URLs, about 150 bytes each) at most MaxPages +
 // MaxFrontier, as links dropped from a full frontier are not marked seen.

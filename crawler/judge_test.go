@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,9 +35,16 @@ type sitePage struct {
 	title, text string
 }
 
-// loadSite builds and serves the real-page web, or skips when the
-// shared data is absent.
+// loadSite builds the real-page web from siteSeed and serves it, or
+// skips when the shared data is absent.
 func loadSite(tb testing.TB) *siteWeb {
+	tb.Helper()
+	return serveSite(tb, loadSiteData(tb), siteSeed)
+}
+
+// loadSiteData reads the real pages and their labels, or skips when the
+// shared data is absent.
+func loadSiteData(tb testing.TB) *realweb.Data {
 	tb.Helper()
 	labels, err := testweb.ReadLabels("../relevance/testdata/eval_topics.json")
 	if err != nil {
@@ -49,7 +57,15 @@ func loadSite(tb testing.TB) *siteWeb {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sw := &siteWeb{site: realweb.Build(d, siteSeed)}
+	return d
+}
+
+// serveSite builds the real-page web from d with the generator seed,
+// serves it on loopback until the test ends, and extracts its content
+// pages as the crawler does.
+func serveSite(tb testing.TB, d *realweb.Data, seed uint64) *siteWeb {
+	tb.Helper()
+	sw := &siteWeb{site: realweb.Build(d, seed)}
 	srv := httptest.NewServer(sw.site.Handler())
 	tb.Cleanup(srv.Close)
 	sw.base = srv.URL
@@ -169,7 +185,8 @@ func (sw *siteWeb) judge(p *relevance.Profile, topic string, half int) judged {
 
 // TestJudgementSweep measures the relevance judgement over title weights
 // and thresholds on the real-page web, choosing on one half of the pages
-// (by path hash) and reporting on the other.
+// (by path hash) and reporting on the other, and checks that the choice
+// over all pages is the defaults.
 //
 //	CRAWL_EVAL=1 go test -run TestJudgementSweep -v ./crawler/
 func TestJudgementSweep(t *testing.T) {
@@ -178,46 +195,21 @@ func TestJudgementSweep(t *testing.T) {
 	}
 	sw := loadSite(t)
 	tps := sw.profiles(t)
-	rows := make([][]scoreRow, len(tps))
-	for i, tp := range tps {
-		rows[i] = sw.rows(tp.profile(t, relevance.DefaultOptions()), tp.topic)
-	}
+	rows := sw.topicRows(t, tps)
+	all := topicIndexes(tps, nil)
 	var b strings.Builder
-	// The choice: the best mean F1 on the dev half among the settings
-	// whose mean precision there is at least 0.8.
-	var best [3]struct {
-		alpha, r  float64
-		on, other judged
-	}
-	for _, alpha := range []float64{0, 0.25, 0.5, 1, 2, 4} {
-		for r := 0.05; r < 0.66; r += 0.05 {
-			var mean [3]judged // half 0, half 1, all
-			for i := range tps {
-				for h := range 3 {
-					j := measureRows(rows[i], h%3-h/2*3, alpha, r)
-					mean[h].p += j.p / float64(len(tps))
-					mean[h].r += j.r / float64(len(tps))
-					mean[h].f += j.f / float64(len(tps))
-				}
-			}
-			fmt.Fprintf(&b, "| %.2f | %.2f | %v | %v | %v |\n", alpha, r, mean[0], mean[1], mean[2])
-			for h := range 2 {
-				if mean[h].p >= 0.8 && mean[h].f > best[h].on.f {
-					best[h].alpha, best[h].r, best[h].on, best[h].other = alpha, r, mean[h], mean[1-h]
-				}
-			}
-			if mean[2].p >= 0.8 && mean[2].f > best[2].on.f {
-				best[2].alpha, best[2].r, best[2].on = alpha, r, mean[2]
-			}
-		}
+	for _, s := range judgeGrid(relevance.MinEvidence) {
+		fmt.Fprintf(&b, "| %.2f | %.2f | %v | %v | %v |\n", s.alpha, s.r, meanJudged(rows, all, 0, s), meanJudged(rows, all, 1, s), meanJudged(rows, all, -1, s))
 	}
 	t.Logf("mean over %d topics:\n| α | r | half 0: P | R | F1 | half 1: P | R | F1 | all: P | R | F1 |\n|---|---|---|---|---|---|---|---|---|---|---|\n%s", len(tps), b.String())
 	for h := range 2 {
-		t.Logf("chosen on half %d: α %.2f r %.2f: there %v, on the other half %v", h, best[h].alpha, best[h].r, best[h].on, best[h].other)
+		s, on := chooseSetting(rows, all, h, judgeGrid(relevance.MinEvidence))
+		t.Logf("chosen on half %d: α %.2f r %.2f: there %v, on the other half %v", h, s.alpha, s.r, on, meanJudged(rows, all, 1-h, s))
 	}
-	t.Logf("chosen on all pages: α %.2f r %.2f: %v", best[2].alpha, best[2].r, best[2].on)
-	if d := relevance.DefaultOptions(); d.TitleWeight != best[2].alpha || math.Abs(d.Threshold-best[2].r) > 1e-9 {
-		t.Errorf("defaults α %v r %v, the measurement chooses α %v r %.2f", d.TitleWeight, d.Threshold, best[2].alpha, best[2].r)
+	s, on := chooseSetting(rows, all, -1, judgeGrid(relevance.MinEvidence))
+	t.Logf("chosen on all pages: α %.2f r %.2f: %v", s.alpha, s.r, on)
+	if d := relevance.DefaultOptions(); d.TitleWeight != s.alpha || math.Abs(d.Threshold-s.r) > 1e-9 {
+		t.Errorf("defaults α %v r %v, the measurement chooses α %v r %.2f", d.TitleWeight, d.Threshold, s.alpha, s.r)
 	}
 }
 
@@ -232,8 +224,7 @@ func TestJudgementDefaults(t *testing.T) {
 		t.Skip("extracts 1,174 real pages")
 	}
 	sw := loadSite(t)
-	paper := relevance.DefaultOptions()
-	paper.TitleWeight, paper.Threshold = 4, 0.4
+	paper := *paperOptions()
 	var b strings.Builder
 	b.WriteString("| topic | α = 4, r = 0.4: P | R | F1 | defaults: P | R | F1 |\n|---|---|---|---|---|---|---|\n")
 	var mean [2]judged
@@ -255,26 +246,107 @@ func TestJudgementDefaults(t *testing.T) {
 	}
 }
 
-// measureRows is judge on precomputed similarities with title weight
-// alpha and threshold r, as relevance.Profile.Score combines them.
-func measureRows(rows []scoreRow, half int, alpha, r float64) judged {
+// judgeSetting is one point of the judgement sweep: title weight α,
+// threshold r and the keyword terms a body needs for its full
+// similarity (relevance.MinEvidence; 1 scales nothing down).
+type judgeSetting struct {
+	alpha, r float64
+	evidence int
+}
+
+func (s judgeSetting) String() string {
+	return fmt.Sprintf("α = %.2f, r = %.2f, evidence %d", s.alpha, s.r, s.evidence)
+}
+
+// defaultSetting is the judgement relevance.DefaultOptions gives.
+func defaultSetting() judgeSetting {
+	d := relevance.DefaultOptions()
+	return judgeSetting{d.TitleWeight, d.Threshold, relevance.MinEvidence}
+}
+
+// judgeGrid is the sweep: α ∈ {0, 0.25, 0.5, 1, 2, 4}, r from 0.05 to
+// 0.65 in steps of 0.05, and the evidence counts given (each at most
+// relevance.MinEvidence, the most the rows can tell apart). Its order
+// breaks ties in chooseSetting.
+func judgeGrid(evidence ...int) []judgeSetting {
+	var out []judgeSetting
+	for _, alpha := range []float64{0, 0.25, 0.5, 1, 2, 4} {
+		for k := 1; k <= 13; k++ {
+			r := float64(5*k) / 100 // 0.3, not 0.30000000000000004
+			for _, m := range evidence {
+				out = append(out, judgeSetting{alpha, r, m})
+			}
+		}
+	}
+	return out
+}
+
+// minPrecision is the rule's floor: a setting is chosen for its mean F1
+// only among those whose mean precision reaches it.
+const minPrecision = 0.8
+
+// chooseSetting applies the rule to the topics idx of rows on page half
+// (-1: all): the best mean F1 among the settings of grid whose mean
+// precision is at least minPrecision. It returns the setting and its
+// judgement there.
+func chooseSetting(rows [][]scoreRow, idx []int, half int, grid []judgeSetting) (judgeSetting, judged) {
+	var best judgeSetting
+	var bestJ judged
+	for _, s := range grid {
+		if j := meanJudged(rows, idx, half, s); j.p >= minPrecision && j.f > bestJ.f {
+			best, bestJ = s, j
+		}
+	}
+	return best, bestJ
+}
+
+// meanJudged is measureRows averaged over the topics idx of rows.
+func meanJudged(rows [][]scoreRow, idx []int, half int, s judgeSetting) judged {
+	var mean judged
+	for _, i := range idx {
+		j := measureRows(rows[i], half, s)
+		mean.p += j.p / float64(len(idx))
+		mean.r += j.r / float64(len(idx))
+		mean.f += j.f / float64(len(idx))
+	}
+	return mean
+}
+
+// topicIndexes returns the indexes of tps whose topic is in topics (nil:
+// all).
+func topicIndexes(tps []topicProfile, topics []string) []int {
+	var out []int
+	for i, tp := range tps {
+		if topics == nil || slices.Contains(topics, tp.topic) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// measureRows is judge on precomputed similarities with setting s, as
+// relevance.Profile.Score combines them.
+func measureRows(rows []scoreRow, half int, s judgeSetting) judged {
 	var c confusion
 	for _, row := range rows {
 		if half >= 0 && row.half != half {
 			continue
 		}
-		v := row.c
+		v := row.c * min(1, float64(row.n)/float64(s.evidence))
 		if !row.noTitle {
-			v = (alpha*row.b + row.c) / (alpha + 1)
+			v = (s.alpha*row.b + v) / (s.alpha + 1)
 		}
-		c.add(v >= r, row.truth)
+		c.add(v >= s.r, row.truth)
 	}
 	return c.judged()
 }
 
-// scoreRow is a page's title and body similarity under one profile.
+// scoreRow is a page's title and body similarity under one profile: c
+// is the body's cosine before the evidence scaling, n how many keyword
+// terms the body holds, counted up to relevance.MinEvidence.
 type scoreRow struct {
 	b, c    float64
+	n       int
 	noTitle bool
 	truth   bool
 	half    int
@@ -287,7 +359,27 @@ func (sw *siteWeb) rows(p *relevance.Profile, topic string) []scoreRow {
 			continue
 		}
 		s := p.Score(sp.title, sp.text)
-		out = append(out, scoreRow{s.Title, s.Body, len(relevance.DefaultTokenizer(sp.title)) == 0, sp.page.Topic == topic, sp.page.Half()})
+		c := p.Similarity(sp.text)
+		// Score scales the body by n/MinEvidence for n < MinEvidence
+		// keyword terms: the ratio gives n back.
+		n := relevance.MinEvidence
+		if c > 0 && s.Body < c {
+			n = int(math.Round(s.Body / c * relevance.MinEvidence))
+		} else if c == 0 {
+			n = 0
+		}
+		out = append(out, scoreRow{s.Title, c, n, len(relevance.DefaultTokenizer(sp.title)) == 0, sp.page.Topic == topic, sp.page.Half()})
+	}
+	return out
+}
+
+// topicRows is rows for every topic of tps, scored with the default
+// options.
+func (sw *siteWeb) topicRows(tb testing.TB, tps []topicProfile) [][]scoreRow {
+	tb.Helper()
+	out := make([][]scoreRow, len(tps))
+	for i, tp := range tps {
+		out[i] = sw.rows(tp.profile(tb, relevance.DefaultOptions()), tp.topic)
 	}
 	return out
 }
