@@ -1,7 +1,9 @@
 // Command wrapbench measures indexer.Wrap as a bleve user meets it: the
 // pages of a JSONL corpus indexed as the user's own struct type
 // {URL, Title, HTML} in batches, through Wrap (HTMLField) and into a
-// plain bleve index with the same mapping and batches, the modes
+// plain bleve index with the same mapping and batches (with -text, as
+// {URL, Title, Text}, the main text extracted before the runs, through
+// Wrap with TextFields: what plain bleve then indexes is the same), the modes
 // alternating; and an existing plain index of the same pages adopted
 // (Index.Adopt). It reports each run's time, CPU and peak resident memory
 // (anonymous and file-backed, read every 20 ms), the ratio of the
@@ -13,6 +15,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -30,6 +33,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
+	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 	"github.com/bleve-dedup/bleve-dedup/page"
@@ -40,6 +44,13 @@ type webPage struct {
 	URL   string
 	Title string
 	HTML  string
+	Text  string
+}
+
+// doc is a document of the runs with its id.
+type doc struct {
+	id   string
+	page webPage
 }
 
 type run struct {
@@ -60,6 +71,7 @@ func main() {
 	work := flag.String("work", "", "directory for the indexes (default: a temporary one)")
 	modesFlag := flag.String("modes", "wrap,plain,adopt", "the modes to run, comma-separated")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the runs to this file")
+	textOnly := flag.Bool("text", false, "index each page's main text (extracted before the runs) instead of its HTML")
 	flag.Parse()
 	if *profile != "" {
 		f, err := os.Create(*profile)
@@ -74,11 +86,23 @@ func main() {
 	if *pagesPath == "" {
 		log.Fatal("-pages is required")
 	}
-	var docs []page.Page
+	var pages []page.Page
 	for p, err := range page.Read([]string{*pagesPath}, page.DefaultOptions()) {
 		if err == nil && p.HTML != "" {
-			docs = append(docs, p)
+			pages = append(pages, p)
 		}
+	}
+	var docs []doc
+	for _, p := range pages {
+		d := webPage{URL: p.URL, Title: p.Title, HTML: p.HTML}
+		if *textOnly {
+			c, err := extract.DefaultOptions().HTMLContext(context.Background(), p.HTML, p.URL)
+			if err != nil && !errors.Is(err, extract.ErrNoContent) {
+				log.Fatalf("%s: %v", p.ID, err)
+			}
+			d.HTML, d.Text = "", strings.Join(c.Paragraphs, "\n")
+		}
+		docs = append(docs, doc{p.ID, d})
 	}
 	var gold eval.Clustering
 	if *labelsPath != "" {
@@ -109,12 +133,15 @@ func main() {
 		}
 		for _, m := range modes {
 			d := filepath.Join(dir, fmt.Sprintf("%s-%d", m, r))
-			rn, err := measure(m, d, docs, *batch, gold)
+			rn, err := measure(m, d, docs, *batch, *textOnly, gold)
 			if err != nil {
 				log.Fatalf("%s: %v", m, err)
 			}
 			runs = append(runs, rn)
 			line := fmt.Sprintf("%-6s rep %d: %7.2f s, CPU %7.2f s, peak RssAnon %4d MiB, RssFile %4d MiB", m, r+1, rn.wall.Seconds(), rn.cpu.Seconds(), rn.peakAnon>>20, rn.peakFile>>20)
+			if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+				line += ", load " + strings.Join(strings.Fields(string(la))[:3], " ")
+			}
 			if rn.scores != nil {
 				line += fmt.Sprintf(", P %.4f R %.4f F1 %.4f", rn.scores.Precision, rn.scores.Recall, rn.scores.F1)
 			}
@@ -154,7 +181,7 @@ func newMapping() mapping.IndexMapping {
 }
 
 // measure runs one mode into dir.
-func measure(mode, dir string, docs []page.Page, batch int, gold eval.Clustering) (run, error) {
+func measure(mode, dir string, docs []doc, batch int, textOnly bool, gold eval.Clustering) (run, error) {
 	rn := run{mode: mode}
 	idx, err := bleve.New(filepath.Join(dir, "idx"), newMapping())
 	if err != nil {
@@ -164,8 +191,12 @@ func measure(mode, dir string, docs []page.Page, batch int, gold eval.Clustering
 	var w *indexer.Index
 	wrap := func() error {
 		var err error
-		w, err = indexer.Wrap(idx, indexer.Options{Store: filepath.Join(dir, "dedup"),
-			HTMLField: "HTML", TitleField: "Title", URLField: "URL", Policy: dedupfilter.Mark})
+		o := indexer.Options{Store: filepath.Join(dir, "dedup"),
+			HTMLField: "HTML", TitleField: "Title", URLField: "URL", Policy: dedupfilter.Mark}
+		if textOnly {
+			o.HTMLField, o.TextFields = "", []string{"Text"}
+		}
+		w, err = indexer.Wrap(idx, o)
 		target = w
 		return err
 	}
@@ -208,10 +239,10 @@ func measure(mode, dir string, docs []page.Page, batch int, gold eval.Clustering
 }
 
 // write indexes docs into idx in batches.
-func write(idx bleve.Index, docs []page.Page, size int) error {
+func write(idx bleve.Index, docs []doc, size int) error {
 	b := idx.NewBatch()
-	for i, p := range docs {
-		if err := b.Index(p.ID, webPage{URL: p.URL, Title: p.Title, HTML: p.HTML}); err != nil {
+	for i, d := range docs {
+		if err := b.Index(d.id, d.page); err != nil {
 			return err
 		}
 		if b.Size() == size || i == len(docs)-1 {
