@@ -63,6 +63,34 @@ type Hit struct {
 	Members []Member `json:"members"`
 	Title   string   `json:"title"`
 	URL     string   `json:"url"`
+	// Group is the value of the field a search collapsed by, when it
+	// collapsed by one other than the cluster ("" for a document without
+	// it, a group of its own); Size the matching documents of the hit's
+	// group (with copies folded first, those left; exact when the groups
+	// are counted exactly, SearchResult.ClustersExact); Inner the group's
+	// inner hits, when asked for.
+	Group string     `json:"group,omitempty"`
+	Size  int        `json:"group_size,omitempty"`
+	Inner []InnerHit `json:"inner_hits,omitempty"`
+}
+
+// InnerHit is one of the best documents of a Hit's group, by the
+// search's inner-hit order.
+type InnerHit struct {
+	ID      string  `json:"id"`
+	Score   float64 `json:"score"`
+	Cluster string  `json:"cluster"`
+	Title   string  `json:"title"`
+	URL     string  `json:"url"`
+}
+
+// FacetCount is a facet value's count over a search's matches: the
+// documents that have it and the distinct groups (clusters, or values of
+// the field collapsed by) among them.
+type FacetCount struct {
+	Value     string `json:"value"`
+	Documents int    `json:"documents"`
+	Groups    int    `json:"groups"`
 }
 
 // Member is a folded document of a Hit's cluster.
@@ -86,6 +114,15 @@ type SearchResult struct {
 	// indexed document is in a cluster of its own, so it is left 0.
 	Clusters      int  `json:"clusters"`
 	ClustersExact bool `json:"clusters_exact"`
+	// Groups, for a search collapsed by a field other than the cluster,
+	// is the number of matching groups, exact when ClustersExact, else a
+	// lower bound; Clusters then counts clusters only when copies were
+	// folded first (else 0).
+	Groups int `json:"groups,omitempty"`
+	// Facets are the counts of the facets the search asked for, by name,
+	// most groups first: the server answers with facets of its own form,
+	// so they are not read from its JSON.
+	Facets map[string][]FacetCount `json:"-"`
 	// MaxScore and Took are the searcher's: not in the JSON answer (the
 	// server writes its own took_ms), so 0 in a result read from it.
 	MaxScore float64       `json:"-"`

@@ -24,14 +24,16 @@ import (
 
 // bench100kVersion keys the cached benchmark index; change it when the
 // generator changes.
-const bench100kVersion = "v1"
+const bench100kVersion = "v2"
 
 const bench100kDocs = 100_000
 
 // open100k opens (building once, into a cache under os.TempDir()) an
 // index of 100,000 pages made of word runs of real English articles, in
 // clusters as the mark policy leaves them: 70% singletons, the rest 2 to
-// 5 copies with 3% of their words changed.
+// 5 copies with 3% of their words changed. Each page is also a passage
+// of a source page (the keyword source: the stories c to c+3 of site k,
+// the copy number, are one page of that site), from a site (site).
 func open100k(b *testing.B) (*indexer.Index, []string) {
 	b.Helper()
 	if os.Getenv("BLEVE_DEDUP_BENCH_100K") == "" {
@@ -112,6 +114,8 @@ func build100k(b *testing.B, dir string, words []string) {
 				indexer.FieldText:    strings.Join(text, " "),
 				indexer.FieldURL:     fmt.Sprintf("https://site%d.example/%d", k, c),
 				indexer.FieldCluster: fmt.Sprintf("%016x", c),
+				"source":             fmt.Sprintf("s%dp%d", k, c/4),
+				"site":               fmt.Sprintf("site%d", k),
 			}
 			if err := batch.Index(fmt.Sprintf("doc%06d", n), doc); err != nil {
 				b.Fatal(err)
@@ -170,10 +174,13 @@ func benchQueries(b *testing.B, words []string) ([]query.Query, []string) {
 type searchFunc func(q query.Query) error
 
 // BenchmarkCollapse100k measures, in one run over the same queries,
-// plain bleve search, Searcher.Search (with the default cluster bound and
-// with exact counting of every cluster) and collapsing by over-fetching,
-// all for the first page of 10. It reports the latency percentiles of
-// each and the ratios to plain search.
+// plain bleve search (without and with a term facet), Searcher.Search
+// (with the default cluster bound and with exact counting of every
+// cluster; by the source field, with copies folded first, with 3 inner
+// hits a group; by cluster counting a site facet), collapsing by
+// over-fetching and indexer.Index.SearchGroups (by source, 3 inner hits,
+// a site facet), all for the first page of 10. It reports the latency
+// percentiles of each and the ratios to plain search.
 //
 //	BLEVE_DEDUP_BENCH_100K=1 go test ./collapse -run '^$' -bench Collapse100k -benchtime 3x
 func BenchmarkCollapse100k(b *testing.B) {
@@ -187,6 +194,14 @@ func BenchmarkCollapse100k(b *testing.B) {
 			return err
 		}
 	}
+	grouped := func(r collapse.Request) searchFunc {
+		return func(q query.Query) error {
+			r.Query, r.Size, r.Collapse, r.ClusterBound = q, 10, true, -1
+			_, err := searcher.Search(ctx, r)
+			return err
+		}
+	}
+	sites := []collapse.Facet{{Name: "site", Field: "site"}}
 	variants := []struct {
 		name string
 		fn   searchFunc
@@ -197,10 +212,29 @@ func BenchmarkCollapse100k(b *testing.B) {
 			_, err := ix.Unwrap().Search(req)
 			return err
 		}},
+		{"plain-facet", func(q query.Query) error {
+			req := bleve.NewSearchRequestOptions(q, 10, 0, false)
+			req.Fields = []string{indexer.FieldTitle, indexer.FieldURL}
+			req.AddFacet("site", bleve.NewFacetRequest("site", 10))
+			_, err := ix.Unwrap().Search(req)
+			return err
+		}},
 		{"collapsed", collapsed(0)},
 		{"collapsed-bound10000", collapsed(10000)},
 		{"collapsed-exact", collapsed(-1)},
 		{"overfetch", func(q query.Query) error { return overfetch(ix, q, 10) }},
+		{"by-source", grouped(collapse.Request{Field: "source"})},
+		{"by-source-folded", grouped(collapse.Request{Field: "source", FoldCopies: true})},
+		{"by-source-inner3", grouped(collapse.Request{Field: "source", Inner: collapse.Inner{Size: 3}})},
+		{"faceted", grouped(collapse.Request{Facets: sites})},
+		{"by-source-faceted", grouped(collapse.Request{Field: "source", Facets: sites})},
+		{"api-groups", func(q query.Query) error {
+			req := bleve.NewSearchRequestOptions(q, 10, 0, false)
+			req.Fields = []string{indexer.FieldTitle, indexer.FieldURL}
+			req.AddFacet("site", bleve.NewFacetRequest("site", 10))
+			_, err := ix.SearchGroups(ctx, indexer.GroupRequest{SearchRequest: req, Field: "source", InnerSize: 3})
+			return err
+		}},
 	}
 	for _, q := range qs { // warm the caches, outside the timings
 		for _, v := range variants {

@@ -12,86 +12,96 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
-// The cluster of a match comes from a per-segment table instead of bleve's
-// doc values: reading the doc value of a scattered match decompresses a
-// doc-value chunk per match (about 5 µs, 8 ms for a query matching 750
-// of 100,000 pages, where the plain search took 1 ms). The table is read
-// once per segment, in document order, and kept while the segment is in
-// the index: segments are immutable, so it never goes stale (the idea of
-// Lucene's global ordinals).
+// The value of a match's field (its cluster, the collapse field, a facet
+// field, an inner-hit sort field) comes from a per-segment table instead
+// of bleve's doc values: reading the doc value of a scattered match
+// decompresses a doc-value chunk per match (about 5 µs, 8 ms for a query
+// matching 750 of 100,000 pages, where the plain search took 1 ms). A
+// table is read once per segment and field, in document order, and kept
+// while the segment is in the index: segments are immutable, so it never
+// goes stale (the idea of Lucene's global ordinals).
 
-// clusterCache holds the tables of an Index's segments.
-type clusterCache struct {
-	field string       // the cluster field
-	seed  maphash.Seed // for cluster hashes, fixed per cache
-	mu    sync.Mutex
-	segs  map[segment.Segment]*segClusters
+// tableCache holds the field tables of an index's segments.
+type tableCache struct {
+	seed maphash.Seed // for value hashes, fixed per cache
+	mu   sync.Mutex
+	segs map[tableKey]*segTable
 }
 
-// segClusters is the cluster table of one segment.
-type segClusters struct {
+type tableKey struct {
+	seg   segment.Segment
+	field string
+}
+
+// segTable is the table of one field in one segment.
+type segTable struct {
 	ords   []uint32 // local document number → 1 + index in keys; 0: none
-	keys   []string // cluster ids
+	keys   []string // the field's values
 	hashes []uint64 // their hashes
 }
 
-// snapshotClusters is the cluster tables of one index snapshot.
-type snapshotClusters struct {
+// snapshotTable is one field's tables over the segments of an index
+// snapshot.
+type snapshotTable struct {
 	offsets []uint64 // first global document number of each segment
-	segs    []*segClusters
+	segs    []*segTable
 	last    int // segment of the previous lookup: matches come in order
 }
 
-func newClusterCache(field string) *clusterCache {
-	return &clusterCache{field: field, seed: maphash.MakeSeed(), segs: map[segment.Segment]*segClusters{}}
+func newTableCache() *tableCache {
+	return &tableCache{seed: maphash.MakeSeed(), segs: map[tableKey]*segTable{}}
 }
 
-// forSnapshot returns the tables of r's segments, building the missing
-// ones and dropping those of segments merged away since the last call.
-func (cc *clusterCache) forSnapshot(r index.IndexReader) (*snapshotClusters, error) {
+// forSnapshot returns field's tables over r's segments, building the
+// missing ones and dropping those of segments merged away since the last
+// call.
+func (tc *tableCache) forSnapshot(r index.IndexReader, field string) (*snapshotTable, error) {
 	is, ok := r.(*scorch.IndexSnapshot)
 	if !ok {
 		return nil, fmt.Errorf("collapse: collapsing needs a scorch index, not %T", r)
 	}
 	segs := is.Segments()
-	snap := &snapshotClusters{offsets: make([]uint64, len(segs)), segs: make([]*segClusters, len(segs))}
+	snap := &snapshotTable{offsets: make([]uint64, len(segs)), segs: make([]*segTable, len(segs))}
 	live := make(map[segment.Segment]bool, len(segs))
 	var dv index.DocValueReader
 	var next uint64
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
 	for i, ss := range segs {
 		seg := ss.Segment()
 		live[seg] = true
 		snap.offsets[i] = next
-		sc := cc.segs[seg]
-		if sc == nil {
+		st := tc.segs[tableKey{seg, field}]
+		if st == nil {
 			if dv == nil {
 				var err error
-				if dv, err = is.DocValueReader([]string{cc.field}); err != nil {
-					return nil, fmt.Errorf("collapse: cluster doc values: %w", err)
+				if dv, err = is.DocValueReader([]string{field}); err != nil {
+					return nil, fmt.Errorf("collapse: %s doc values: %w", field, err)
 				}
 			}
 			var err error
-			if sc, err = cc.build(dv, next, seg.Count()); err != nil {
+			if st, err = tc.build(dv, field, next, seg.Count()); err != nil {
 				return nil, err
 			}
-			cc.segs[seg] = sc
+			tc.segs[tableKey{seg, field}] = st
 		}
-		snap.segs[i] = sc
+		snap.segs[i] = st
 		next += seg.Count()
 	}
-	for seg := range cc.segs {
-		if !live[seg] {
-			delete(cc.segs, seg)
+	for k := range tc.segs {
+		if !live[k.seg] {
+			delete(tc.segs, k)
 		}
 	}
 	return snap, nil
 }
 
-// build reads the clusters of the n documents from global number first.
-func (cc *clusterCache) build(dv index.DocValueReader, first, n uint64) (*segClusters, error) {
-	sc := &segClusters{ords: make([]uint32, n)}
+// build reads field's values of the n documents from global number
+// first. A document with several values is read as its first, in the
+// order of their bytes: for a numeric or date field, bleve's full-
+// precision term, whose bytes sort as the numbers do.
+func (tc *tableCache) build(dv index.DocValueReader, field string, first, n uint64) (*segTable, error) {
+	st := &segTable{ords: make([]uint32, n)}
 	ord := map[string]uint32{}
 	var id index.IndexInternalID
 	var term []byte
@@ -99,13 +109,13 @@ func (cc *clusterCache) build(dv index.DocValueReader, first, n uint64) (*segClu
 		term = term[:0]
 		found := false
 		id = index.NewIndexInternalID(id, first+j)
-		err := dv.VisitDocValues(id, func(field string, t []byte) {
-			if field == cc.field && !found {
+		err := dv.VisitDocValues(id, func(f string, t []byte) {
+			if f == field && !found {
 				term, found = append(term, t...), true
 			}
 		})
 		if err != nil {
-			return nil, fmt.Errorf("collapse: cluster doc values: %w", err)
+			return nil, fmt.Errorf("collapse: %s doc values: %w", field, err)
 		}
 		if !found {
 			continue
@@ -113,37 +123,38 @@ func (cc *clusterCache) build(dv index.DocValueReader, first, n uint64) (*segClu
 		o, ok := ord[string(term)]
 		if !ok {
 			k := string(term)
-			sc.keys = append(sc.keys, k)
-			sc.hashes = append(sc.hashes, maphash.String(cc.seed, k))
-			o = uint32(len(sc.keys))
+			st.keys = append(st.keys, k)
+			st.hashes = append(st.hashes, maphash.String(tc.seed, k))
+			o = uint32(len(st.keys))
 			ord[k] = o
 		}
-		sc.ords[j] = o
+		st.ords[j] = o
 	}
-	return sc, nil
+	return st, nil
 }
 
-// cluster returns the hash and id of the cluster of the document with
-// internal id; a document without a cluster is one of its own, with a
-// hash of its number and no id. Two clusters whose 64-bit hashes collide
-// fold together: odds about n²/2⁶⁵ for n clusters, 3e-12 at 10,000.
-func (sn *snapshotClusters) cluster(id index.IndexInternalID, seed maphash.Seed) (uint64, string) {
-	n := id.Value()
+// value returns the hash and value of the field of the document with
+// internal number n; ok is false for a document without it. Two values
+// whose 64-bit hashes collide group together: odds about n²/2⁶⁵ for n
+// values, 3e-12 at 10,000.
+func (sn *snapshotTable) value(n uint64) (hash uint64, value string, ok bool) {
 	i := sn.last
 	if n < sn.offsets[i] || (i+1 < len(sn.offsets) && n >= sn.offsets[i+1]) {
 		i = sort.Search(len(sn.offsets), func(x int) bool { return sn.offsets[x] > n }) - 1
 		sn.last = i
 	}
-	sc := sn.segs[i]
-	if o := sc.ords[n-sn.offsets[i]]; o > 0 {
-		return sc.hashes[o-1], sc.keys[o-1]
+	st := sn.segs[i]
+	if o := st.ords[n-sn.offsets[i]]; o > 0 {
+		return st.hashes[o-1], st.keys[o-1], true
 	}
-	return docKey(n, seed), ""
+	return 0, "", false
 }
 
-// docKey is the hash of the document numbered n as a group of its own.
-func docKey(n uint64, seed maphash.Seed) uint64 {
-	var b [9]byte // a prefix no cluster id's hash input has
-	binary.BigEndian.PutUint64(b[1:], n)
+// docKey is the hash of the document numbered n in shard as a group of
+// its own: shards number their documents alike.
+func docKey(shard int, n uint64, seed maphash.Seed) uint64 {
+	var b [17]byte // a zero byte and two numbers: no keyword value a person writes
+	binary.BigEndian.PutUint64(b[1:], uint64(shard))
+	binary.BigEndian.PutUint64(b[9:], n)
 	return maphash.Bytes(seed, b[:])
 }

@@ -6,18 +6,21 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/bleve-dedup/bleve-dedup/api"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 )
 
 // Facets count the matches of a search by site, language, cluster size
-// and date (month), each value twice: the distinct clusters among the
-// matching documents that have it (what the collapsed view shows) and
-// the matching documents. A search may be narrowed to values of these
-// facets; the counts are those of the narrowed search (drill-down). The
-// values come from the catalog; the counting happens in the collector's
-// pass over the matches (collapse.Request.Visit), one map update a match.
+// and date (month), and by the index's keyword fields named in facet_field
+// parameters, each value twice: the distinct groups among the matching
+// documents that have it (clusters, what the collapsed view shows, or the
+// groups of the collapse field) and the matching documents. A search may
+// be narrowed to values of the first four; the counts are those of the
+// narrowed search (drill-down). Their values come from the catalog, set
+// by collapse.Request.Visit; the field facets' from the index. Both are
+// counted by package collapse in the collector's pass over the matches,
+// as indexer.Index.SearchGroups counts its facets.
 
 // Facet names, as URL parameters and in the response.
 const (
@@ -38,10 +41,12 @@ const (
 	facetValuesExpanded = 500
 )
 
-// facetValue is a facet's value with its counts.
+// facetValue is a facet's value with its counts: Clusters, grouped by
+// cluster (absent in the overview's lists), else Groups.
 type facetValue struct {
 	Value     string `json:"value"`
-	Clusters  int    `json:"clusters,omitempty"` // absent in the overview's lists
+	Clusters  int    `json:"clusters,omitempty"`
+	Groups    int    `json:"groups,omitempty"`
 	Documents int    `json:"documents"`
 }
 
@@ -81,7 +86,7 @@ func parseSelection(p url.Values) selection {
 	return sel
 }
 
-// values returns the facet values of a document.
+// values returns the catalog's facet values of a document.
 func (s *Server) values(c *catalog, m *collapse.Match) [4]string {
 	d := s.info(c, m.ID)
 	month := ""
@@ -91,47 +96,28 @@ func (s *Server) values(c *catalog, m *collapse.Match) [4]string {
 	return [4]string{d.site, d.lang, sizeBucket(s.clusterSize(c, m.Cluster)), month}
 }
 
-// counter counts facet values over a search's matches; safe for the
-// concurrent calls of a sharded search.
-type counter struct {
-	mu       sync.Mutex
-	docs     [4]map[string]int
-	clusters [4]map[string]map[string]struct{}
-}
-
-func newCounter() *counter {
-	c := &counter{}
-	for i := range c.docs {
-		c.docs[i] = map[string]int{}
-		c.clusters[i] = map[string]map[string]struct{}{}
-	}
-	return c
-}
-
-func (c *counter) add(vals [4]string, m *collapse.Match) {
-	cluster := m.Cluster
-	if cluster == "" { // a document without a cluster is one of its own
-		cluster = "\x00" + m.ID
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i, v := range vals {
-		c.docs[i][v]++
-		set := c.clusters[i][v]
-		if set == nil {
-			set = map[string]struct{}{}
-			c.clusters[i][v] = set
+// searchFacets are the facets a search counts: the catalog's (values
+// set by Visit) when all is set, then the index fields named.
+func searchFacets(all bool, fields []string) []collapse.Facet {
+	var fs []collapse.Facet
+	if all {
+		for _, name := range facetNames {
+			fs = append(fs, collapse.Facet{Name: name})
 		}
-		set[cluster] = struct{}{}
 	}
+	for _, f := range fields {
+		fs = append(fs, collapse.Facet{Name: f, Field: f})
+	}
+	return fs
 }
 
-// parseExpand reads the facets named by the expand parameters.
-func parseExpand(p url.Values) (map[string]bool, error) {
+// parseExpand reads the facets named by the expand parameters: the
+// catalog's, or fields, the index fields the search counts.
+func parseExpand(p url.Values, fields []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, name := range p["expand"] {
-		if !slices.Contains(facetNames, name) {
-			return nil, badRequest("parameter expand: want one of %s, got %q", strings.Join(facetNames, ", "), name)
+		if !slices.Contains(facetNames, name) && !slices.Contains(fields, name) {
+			return nil, badRequest("parameter expand: want one of %s or a facet_field, got %q", strings.Join(facetNames, ", "), name)
 		}
 		out[name] = true
 	}
@@ -146,27 +132,30 @@ func bucketLow(b string) int {
 	return n
 }
 
-// facets returns the counts by facet name, the facets in expand with
-// up to facetValuesExpanded values.
-func (c *counter) facets(expand map[string]bool) map[string]facet {
-	out := make(map[string]facet, len(facetNames))
-	for i, name := range facetNames {
-		vals := make([]facetValue, 0, len(c.docs[i]))
-		for v, n := range c.docs[i] {
-			vals = append(vals, facetValue{Value: v, Documents: n, Clusters: len(c.clusters[i][v])})
+// facets returns the counts by facet name, those in expand with up to
+// facetValuesExpanded values; byCluster puts the group counts in
+// Clusters, as a search grouped by cluster has them. The facets of index
+// fields leave out the documents without the field, as bleve's do.
+func facets(counts map[string][]api.FacetCount, expand map[string]bool, byCluster bool, fields []string) map[string]facet {
+	out := make(map[string]facet, len(counts))
+	for name, cs := range counts {
+		vals := make([]facetValue, 0, len(cs))
+		for _, c := range cs {
+			if c.Value == "" && slices.Contains(fields, name) {
+				continue
+			}
+			v := facetValue{Value: c.Value, Documents: c.Documents, Groups: c.Groups}
+			if byCluster {
+				v.Clusters, v.Groups = c.Groups, 0
+			}
+			vals = append(vals, v)
 		}
-		slices.SortFunc(vals, func(a, b facetValue) int {
-			switch name {
-			case facetDate: // newest first
-				return strings.Compare(b.Value, a.Value)
-			case facetSize:
-				return cmp.Compare(bucketLow(a.Value), bucketLow(b.Value))
-			}
-			if a.Clusters != b.Clusters {
-				return cmp.Compare(b.Clusters, a.Clusters)
-			}
-			return strings.Compare(a.Value, b.Value)
-		})
+		switch name {
+		case facetDate: // newest first
+			slices.SortFunc(vals, func(a, b facetValue) int { return strings.Compare(b.Value, a.Value) })
+		case facetSize:
+			slices.SortFunc(vals, func(a, b facetValue) int { return cmp.Compare(bucketLow(a.Value), bucketLow(b.Value)) })
+		} // the others come most groups first, then by value
 		n := facetValues
 		if expand[name] {
 			n = facetValuesExpanded

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,19 +24,24 @@ const (
 
 // searchResponse is the body of /api/search.
 type searchResponse struct {
-	Query         string  `json:"query"`
-	Syntax        string  `json:"syntax"`
-	Collapse      bool    `json:"collapse"`
-	Sort          string  `json:"sort"`
-	From          int     `json:"from"`
-	Size          int     `json:"size"`
-	Total         uint64  `json:"total"`
-	Clusters      int     `json:"clusters"`
-	ClustersExact bool    `json:"clusters_exact"`
+	Query         string `json:"query"`
+	Syntax        string `json:"syntax"`
+	Collapse      bool   `json:"collapse"`
+	Sort          string `json:"sort"`
+	From          int    `json:"from"`
+	Size          int    `json:"size"`
+	Total         uint64 `json:"total"`
+	Clusters      int    `json:"clusters"`
+	ClustersExact bool   `json:"clusters_exact"`
+	// CollapseField and FoldCopies are the search's grouping by a field
+	// (collapse.Request), Groups its number of groups (exact).
+	CollapseField string  `json:"collapse_field,omitempty"`
+	FoldCopies    bool    `json:"fold_copies,omitempty"`
+	Groups        int     `json:"groups,omitempty"`
 	TookMS        float64 `json:"took_ms"`
 	Hits          []hit   `json:"hits"`
-	// Facets, with facets=true: counts by facet name; Filters the facet
-	// values the search was narrowed to.
+	// Facets, with facets=true or facet_field: counts by facet name;
+	// Filters the facet values the search was narrowed to.
 	Facets  map[string]facet `json:"facets,omitempty"`
 	Filters selection        `json:"filters"`
 	// Parsed, for the boolean syntax, is the query as the parser read
@@ -61,7 +67,8 @@ type hit struct {
 // search serves GET /api/search?q=QUERY[&syntax=boolean|querystring]
 // [&collapse=true][&from=0][&size=10][&sort=relevance|newest|oldest]
 // [&facets=true][&expand=FACET][&site=HOST][&lang=LANG][&cluster_size=BUCKET]
-// [&date=YYYY-MM].
+// [&date=YYYY-MM][&collapse_field=FIELD][&fold_copies=true][&inner_size=N]
+// [&inner_sort=SORT][&facet_field=FIELD].
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	qs, err := stringParam(r, "q")
 	if err != nil {
@@ -82,7 +89,25 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	expand, err := parseExpand(p)
+	field := p.Get("collapse_field")
+	foldCopies, err := boolParam(r, "fold_copies", false)
+	if err != nil {
+		return err
+	}
+	innerSize, err := intParam(r, "inner_size", 0, 0, collapse.MaxInner)
+	if err != nil {
+		return err
+	}
+	if !fold && (field != "" || foldCopies || innerSize > 0) {
+		return badRequest("parameters collapse_field, fold_copies and inner_size need collapse=true")
+	}
+	facetFields := p["facet_field"]
+	for _, f := range facetFields {
+		if f == "" || slices.Contains(facetNames, f) {
+			return badRequest("parameter facet_field: want an index field other than %s, got %q", strings.Join(facetNames, ", "), f)
+		}
+	}
+	expand, err := parseExpand(p, facetFields)
 	if err != nil {
 		return err
 	}
@@ -118,23 +143,25 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	start := time.Now()
 	sel := parseSelection(p)
-	req := collapse.Request{Query: q, From: from, Size: size, Collapse: fold}
+	req := collapse.Request{Query: q, From: from, Size: size, Collapse: fold, Field: field, FoldCopies: foldCopies,
+		Inner: collapse.Inner{Size: innerSize, Sort: p.Get("inner_sort")}, Facets: searchFacets(withFacets, facetFields)}
+	if field != "" {
+		req.ClusterBound = -1 // groups counted exactly, as the Go API's
+	}
 	var cat *catalog
-	var count *counter
 	if withFacets || order != sortRelevance || len(sel) > 0 {
 		if cat, err = s.catalog(ctx, true); err != nil {
 			return err
-		}
-		if withFacets {
-			count = newCounter()
 		}
 		req.Visit = func(m *collapse.Match) bool {
 			vals := s.values(cat, m)
 			if !sel.passes(vals) {
 				return false
 			}
-			if count != nil {
-				count.add(vals, m)
+			// The catalog's facets come first (searchFacets); the
+			// inner-hit pass counts none.
+			if withFacets && len(m.Values) >= len(vals) {
+				copy(m.Values, vals[:])
 			}
 			if order != sortRelevance {
 				m.Score = dateScore(s.info(cat, m.ID).time, order == sortNewest)
@@ -144,6 +171,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := s.searcher.Search(ctx, req)
 	switch {
+	case errors.Is(err, collapse.ErrInvalidRequest):
+		return badRequest("%v", err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
 	case tooManyTerms(err):
@@ -179,10 +208,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	out := searchResponse{
 		Query: qs, Syntax: syntax.String(), Collapse: fold, Sort: order, From: from, Size: size,
 		Total: res.Total, Clusters: res.Clusters, ClustersExact: res.ClustersExact,
+		CollapseField: field, FoldCopies: foldCopies, Groups: res.Groups,
 		TookMS: float64(time.Since(start).Microseconds()) / 1000, Hits: hits, Filters: sel,
 	}
-	if count != nil {
-		out.Facets = count.facets(expand)
+	if res.Facets != nil {
+		out.Facets = facets(res.Facets, expand, field == "", facetFields)
 	}
 	if syntax == boolquery.Boolean {
 		if n, err := boolquery.Parse(qs); err == nil { // it parsed above

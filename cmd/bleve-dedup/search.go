@@ -21,6 +21,8 @@ type searchCmd struct {
 	syntax     string
 	size, from int
 	collapse   bool
+	field      string
+	foldCopies bool
 }
 
 func (o *searchCmd) AddFlags(fs *pflag.FlagSet) {
@@ -30,6 +32,8 @@ func (o *searchCmd) AddFlags(fs *pflag.FlagSet) {
 	o.format.AddFlags(fs, "one hit a line")
 	fs.StringVar(&o.syntax, "syntax", boolquery.Boolean.String(), "query syntax: boolean or querystring")
 	fs.BoolVar(&o.collapse, "collapse", true, "fold each duplicate cluster into one hit")
+	fs.StringVar(&o.field, "collapse-field", "", "fold by this keyword `FIELD` of the index instead: one hit per value (with --index)")
+	fs.BoolVar(&o.foldCopies, "fold-copies", false, "with --collapse-field: keep the best match of each duplicate cluster only, then group by the field")
 	fs.IntVar(&o.size, "size", collapse.DefaultSize, "hits per page")
 	fs.IntVar(&o.from, "from", 0, "hits to skip")
 }
@@ -51,6 +55,12 @@ AND and AND tighter than OR; bare terms search the title and the text:
 --syntax querystring takes bleve's query-string syntax instead. --from and
 --size page over clusters (over documents with --collapse=false).
 
+--collapse-field FIELD gives one hit per value of a keyword field instead
+(in an index of passages, the page each was cut from), with the number of
+matching documents of each; --fold-copies first keeps only the best match
+of each duplicate cluster, so that no page is listed for a passage that
+copies a better one.
+
 A plain bleve index brought under the filter with bleve-dedup adopt is
 searched in the fields adopt was given, with the store beside it
 (DIR.dedup) or the --store DIR adopt was given.`,
@@ -64,6 +74,9 @@ searched in the fields adopt was given, with the store beside it
 
   # One JSON object a hit, the second page of two
   bleve-dedup search --index /tmp/idx --format jsonl --size 2 --from 2 'library OR tide OR bees'
+
+  # One hit per URL, copies of a better match left out
+  bleve-dedup search --index /tmp/idx-mark --collapse-field url --fold-copies bees
 
   # Through a running serve, which holds the index
   bleve-dedup search --server http://127.0.0.1:8080 bees`,
@@ -79,6 +92,9 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 		return err
 	}
 	if err := notBoth(cmd, "index", "server", "the index a server holds is searched through it"); err != nil {
+		return err
+	}
+	if err := notBoth(cmd, "collapse-field", "server", "a server's search is folded by cluster here"); err != nil {
 		return err
 	}
 	syn, err := boolquery.ParseSyntax(o.syntax)
@@ -112,7 +128,7 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 			return err
 		}
 		res, err = collapse.NewWithFields(ix.Unwrap(), ix.Filter(), o.index.collapseFields()).Search(ctx, collapse.Request{
-			Query: q, Size: o.size, From: o.from, Collapse: o.collapse})
+			Query: q, Size: o.size, From: o.from, Collapse: o.collapse, Field: o.field, FoldCopies: o.foldCopies})
 		if err != nil {
 			return err
 		}
@@ -120,13 +136,34 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 	if o.format.jsonl {
 		enc := jsonLines(cmd.OutOrStdout())
 		for _, h := range res.Hits {
+			if o.field == "" {
+				h.Size = 0 // by cluster a line says Folded, as it always has
+			}
 			if err := enc.Encode(h); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
+	if o.field != "" {
+		return writeGroupsTable(cmd, res)
+	}
 	return writeHitsTable(cmd, res, o.collapse)
+}
+
+// writeGroupsTable prints the hits of a search folded by a field.
+func writeGroupsTable(cmd *cobra.Command, res *collapse.Result) error {
+	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCORE\tID\tGROUP\tMATCHES\tTITLE")
+	for _, h := range res.Hits {
+		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%d\t%s\n", h.Score, h.ID, h.Group, h.Size, h.Title)
+	}
+	bound := ""
+	if !res.ClustersExact {
+		bound = "at least "
+	}
+	fmt.Fprintf(tw, "(%d of %s%d groups, %d documents)\n", len(res.Hits), bound, res.Groups, res.Total)
+	return tw.Flush()
 }
 
 func writeHitsTable(cmd *cobra.Command, res *collapse.Result, collapsed bool) error {
