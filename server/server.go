@@ -211,6 +211,7 @@ func (s *Server) routes() map[string]http.Handler {
 		"/api/clusters":     get(s.clusters),
 		"/api/cluster":      get(s.cluster),
 		"/api/compare":      get(s.compare),
+		"/api/similar":      get(s.similar),
 		"/api/overview":     get(s.overview),
 		"/api/openapi.json": get(serveOpenAPI),
 		"/api/ingest":       handler(s.ingest),

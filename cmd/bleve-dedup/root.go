@@ -119,6 +119,7 @@ repairs what was cut).`,
 		newServeCmd(),
 		newExtractCmd(),
 		newCompareCmd(),
+		newSimilarCmd(),
 		newEvalCmd(),
 		newReclusterCmd(),
 	)

@@ -12,11 +12,12 @@ const PAGE_SIZES = [10, 20, 50, 100];
 // bookmarked, and walked with back and forward:
 //   q, syntax, collapse, sort, size, from, and the facet values (site,
 //   lang, cluster_size, date, each repeatable): a search;
-//   cluster: a cluster's page; doc: a document's page;
+//   cluster: a cluster's page; doc: a document's page; similar: the
+//   pages similar to a document;
 //   a and b (with cluster, optional): the comparison of two documents.
 const state = {
   q: "", syntax: "boolean", collapse: true, sort: "relevance", size: 10, from: 0,
-  filters: {}, cluster: "", doc: "", a: "", b: "",
+  filters: {}, cluster: "", doc: "", similar: "", a: "", b: "",
 };
 
 function stateToURL() {
@@ -40,6 +41,8 @@ function stateToURL() {
     p.set("cluster", state.cluster);
   } else if (state.doc) {
     p.set("doc", state.doc);
+  } else if (state.similar) {
+    p.set("similar", state.similar);
   }
   return u;
 }
@@ -58,6 +61,7 @@ function stateFromURL() {
   for (const f of FACETS) if (p.getAll(f).length) state.filters[f] = p.getAll(f);
   state.cluster = p.get("cluster") || "";
   state.doc = p.get("doc") || "";
+  state.similar = p.get("similar") || "";
   state.a = p.get("a") || "";
   state.b = p.get("b") || "";
   $("q").value = state.q;
@@ -74,7 +78,7 @@ function navigate() {
   show();
 }
 
-const VIEWS = ["overview", "search-view", "cluster-page", "doc-page", "cluster-view"];
+const VIEWS = ["overview", "search-view", "cluster-page", "doc-page", "similar-page", "cluster-view"];
 
 function only(view) {
   for (const v of VIEWS) $(v).hidden = v !== view;
@@ -88,6 +92,7 @@ async function show() {
   if (state.a && state.b) return openCompare();
   if (state.cluster) return openClusterPage(state.cluster);
   if (state.doc) return openDocPage(state.doc);
+  if (state.similar) return openSimilarPage(state.similar);
   if (state.q === "") return openOverview();
   return search();
 }
@@ -363,7 +368,8 @@ function renderHit(h, sort) {
   const meta = el("p", "meta");
   const where = h.site || h.url || h.id;
   const score = sort === "relevance" ? `score ${h.score.toFixed(3)}` : new Date(h.date).toLocaleDateString();
-  meta.append(`${where} · ${LANGS[h.lang] || h.lang} · ${score} · `, link("page", { doc: h.id }, "doc-link"));
+  meta.append(`${where} · ${LANGS[h.lang] || h.lang} · ${score} · `, link("page", { doc: h.id }, "doc-link"),
+    " · ", link("similar pages", { similar: h.id }, "similar-link"));
   if (h.cluster) meta.append(" · ", link(`cluster of ${h.cluster_size}`, { cluster: h.cluster }, "cluster-link"));
   li.append(meta);
   if (h.snippet && h.snippet.length) {
@@ -385,7 +391,7 @@ function renderHit(h, sort) {
       const cmp = el("button", "compare", "compare");
       cmp.type = "button";
       cmp.addEventListener("click", () => {
-        Object.assign(state, { cluster: h.cluster, a: h.id, b: m.id, doc: "" });
+        Object.assign(state, { cluster: h.cluster, a: h.id, b: m.id, doc: "", similar: "" });
         navigate();
       });
       item.append(" ", cmp);
@@ -580,7 +586,7 @@ function back() {
     history.back();
     return;
   }
-  Object.assign(state, { cluster: "", doc: "", a: "", b: "" });
+  Object.assign(state, { cluster: "", doc: "", similar: "", a: "", b: "" });
   navigate();
 }
 
@@ -715,7 +721,8 @@ async function openDocPage(id) {
   const h = $("doc-title");
   h.replaceChildren(external(d.title || "(untitled)", d.url));
   const meta = $("doc-meta");
-  meta.replaceChildren(`${d.id} · ${d.site || "no URL"} · ${fmtInt(d.chars)} characters · ${d.indexed ? "in the search index" : "suppressed"}`);
+  meta.replaceChildren(`${d.id} · ${d.site || "no URL"} · ${fmtInt(d.chars)} characters · ${d.indexed ? "in the search index" : "suppressed"} · `,
+    link("similar pages", { similar: d.id }, "similar-link"));
   if (d.cluster) {
     meta.append(" · ", link(`cluster of ${d.cluster_size}`, { cluster: d.cluster }, "cluster-link"));
     if (d.representative && d.representative !== d.id) meta.append(" · represented by ", link(d.representative, { doc: d.representative }));
@@ -732,6 +739,68 @@ async function openDocPage(id) {
     near.append(li);
   }
   if (!d.nearest.length) near.append(el("li", "meta", "no copy: this page is alone in its cluster"));
+}
+
+// --- Similar pages --------------------------------------------------------
+
+const GRADE_TITLES = {
+  copy: "the filter takes them for copies: the pair passes its near-duplicate test, or it put them in one cluster",
+  rewritten: "the same content below the copy thresholds: a story rewritten, or a page quoting much of the other (each holds 60% of the other's terms, or MinHash or the blocks agree)",
+  related: "they share some features (MinHash bands, blocks, feature-string pieces), and no more",
+};
+
+// listsText writes the posting lists two pages share, by kind.
+function listsText(l) {
+  const parts = [];
+  if (l.bands) parts.push(`${l.bands} MinHash ${l.bands === 1 ? "band" : "bands"}`);
+  if (l.blocks) parts.push(`${l.blocks} ${l.blocks === 1 ? "block" : "blocks"}`);
+  if (l.pieces) parts.push(`${l.pieces} feature-string ${l.pieces === 1 ? "piece" : "pieces"}`);
+  if (l.terms) parts.push(`${l.terms} ${l.terms === 1 ? "term" : "terms"}`);
+  return parts.length ? parts.join(", ") : "none: found through its cluster";
+}
+
+async function openSimilarPage(id) {
+  only("similar-page");
+  $("similar-title").textContent = `Pages similar to ${id}`;
+  $("similar-meta").replaceChildren();
+  const tbody = $("similar").tBodies[0];
+  tbody.replaceChildren();
+  let r;
+  try {
+    r = await api("api/similar", { id });
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  if (state.similar !== id) return; // the reader moved on meanwhile
+  $("similar-title").textContent = `Pages similar to ${r.title || id}`;
+  $("similar-meta").append(link("the page", { doc: id }, "doc-link"),
+    ` · ${r.similar.length} similar ${r.similar.length === 1 ? "page" : "pages"}, copies first, found through the posting lists of its features in ${r.took_ms.toFixed(1)} ms`);
+  r.similar.forEach((m, i) => {
+    const tr = el("tr", "similar-row");
+    tr.dataset.id = m.id;
+    tr.dataset.grade = m.grade;
+    const page = el("td");
+    page.append(link(m.title || m.id, { doc: m.id }), el("br"), external(m.url || m.id, m.url));
+    if (!m.indexed) page.append(" ", el("span", "suppressed", "(suppressed)"));
+    if (m.same_cluster) page.append(" ", el("span", "badge", "same cluster"));
+    const grade = el("span", `grade grade-${m.grade}`, m.grade);
+    grade.title = GRADE_TITLES[m.grade] || "";
+    const held = `${pct(m.holds)} of its terms / ${pct(m.held)} of theirs`;
+    const act = el("td");
+    act.append(link("compare", { a: id, b: m.id }, "compare-link"), " ", link("similar", { similar: m.id }, "similar-link"));
+    tr.append(el("td", "num", String(i + 1)), page, el("td", "", ""), el("td", "num", m.score.toFixed(3)),
+      el("td", "lists", listsText(m.lists)), el("td", "", held), el("td", "evidence", evidenceText(m.evidence)), act);
+    tr.children[2].append(grade);
+    tbody.append(tr);
+  });
+  if (!r.similar.length) {
+    const tr = el("tr");
+    const td = el("td", "meta", "no page shares a feature with this one");
+    td.colSpan = 8;
+    tr.append(td);
+    tbody.append(tr);
+  }
 }
 
 // --- Comparison -----------------------------------------------------------
@@ -858,7 +927,7 @@ document.addEventListener("DOMContentLoaded", () => {
     // that the keys typed next are shortcuts, not more query.
     $("q").blur();
     focusAfterSearch = true;
-    Object.assign(state, { q: $("q").value, syntax: $("syntax").value, collapse: $("collapse").checked, from: 0, cluster: "", doc: "", a: "", b: "" });
+    Object.assign(state, { q: $("q").value, syntax: $("syntax").value, collapse: $("collapse").checked, from: 0, cluster: "", doc: "", similar: "", a: "", b: "" });
     navigate();
   });
   $("sort").addEventListener("change", () => { state.sort = $("sort").value; state.from = 0; navigate(); });
@@ -875,7 +944,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("close-cluster").addEventListener("click", back);
   $("home").addEventListener("click", (ev) => {
     ev.preventDefault();
-    Object.assign(state, { q: "", filters: {}, from: 0, cluster: "", doc: "", a: "", b: "" });
+    Object.assign(state, { q: "", filters: {}, from: 0, cluster: "", doc: "", similar: "", a: "", b: "" });
     $("q").value = "";
     navigate();
   });
