@@ -2,8 +2,6 @@ package collapse_test
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
-	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
 // noFolds is a store that knows no cluster: the tests here look at hits.
@@ -21,41 +18,6 @@ type noFolds struct{}
 
 func (noFolds) Fold(hits, clusters []string, max int) ([]dedupfilter.Folded, error) {
 	return make([]dedupfilter.Folded, len(hits)), nil
-}
-
-// shardedIndexes writes n documents in clusters of 1 to 4 to one bleve
-// index and, split at random, to two more: the union and its shards.
-func shardedIndexes(t *testing.T, n int) (union, a, b bleve.Index) {
-	t.Helper()
-	open := func() bleve.Index {
-		idx, err := bleve.New(t.TempDir()+"/b", indexer.NewMapping())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { idx.Close() })
-		return idx
-	}
-	union, a, b = open(), open(), open()
-	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta")
-	r := rand.New(rand.NewPCG(11, 2))
-	for i, c := 0, 0; i < n; c++ {
-		text := words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
-		for range min(1+r.IntN(4), n-i) {
-			id := fmt.Sprintf("d%04d", i)
-			doc := map[string]any{indexer.FieldText: text, indexer.FieldCluster: fmt.Sprintf("%016x", c)}
-			shard := a
-			if r.IntN(2) == 1 {
-				shard = b
-			}
-			for _, idx := range []bleve.Index{union, shard} {
-				if err := idx.Index(id, doc); err != nil {
-					t.Fatal(err)
-				}
-			}
-			i++
-		}
-	}
-	return union, a, b
 }
 
 // pages pages through every cluster of q, size at a time.
@@ -81,7 +43,7 @@ func pages(t *testing.T, s *collapse.Searcher, q query.Query, size int) []string
 // one index holding all the documents, in the same order where scores do
 // not depend on the shard (match all: every score ties, ids decide).
 func TestSearchShards(t *testing.T) {
-	union, a, b := shardedIndexes(t, 240)
+	union, a, b := groupIndexes(t, 240)
 	one := collapse.New(union, noFolds{})
 	two := collapse.New(bleve.NewIndexAlias(a, b), noFolds{})
 	for _, q := range []query.Query{bleve.NewMatchAllQuery(), bleve.NewMatchQuery("alpha"), bleve.NewQueryStringQuery("beta gamma")} {

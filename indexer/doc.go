@@ -38,6 +38,10 @@
 // and paging (see Index); a context made with Uncollapsed searches every
 // document. Shards written by several processes into one shared store
 // are searched as one by Alias, or by Wrap over a bleve IndexAlias.
+// SearchGroups groups by any keyword field instead (one hit per source
+// page of a chunked index, with its best passages), its facets counting
+// documents and groups; Similar returns the documents nearest a page by
+// the filter's own evidence, from its posting lists.
 //
 // # Writes and crash repair
 //
