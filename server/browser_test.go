@@ -105,7 +105,7 @@ func TestBrowser(t *testing.T) {
 		{"status", strings.Contains(status, "of 3 clusters (5 matching documents"), status, "Results 1–3 of 3 clusters (5 matching documents, …)"},
 		{"hits", hits == 3, hits, 3},
 		{"first title", firstTitle == "Library Roof Becomes a Home for Bees, and for Volunteers", firstTitle, "Library Roof Becomes a Home for Bees, and for Volunteers"},
-		{"fold label", foldLabel == "2 similar pages", foldLabel, "2 similar pages"},
+		{"fold label", foldLabel == "2 copies", foldLabel, "2 copies"},
 		{"members", members == 2, members, 2},
 		{"members folded at first", hiddenBefore, hiddenBefore, true},
 		{"results hidden in the cluster view", resultsHidden, resultsHidden, true},

@@ -378,7 +378,7 @@ function renderHit(h, sort) {
     li.append(p);
   }
   if (h.folded > 0) {
-    const button = el("button", "fold", `${h.folded} similar ${h.folded === 1 ? "page" : "pages"}`);
+    const button = el("button", "fold", `${h.folded} ${h.folded === 1 ? "copy" : "copies"}`);
     button.type = "button";
     button.setAttribute("aria-expanded", "false");
     const list = el("ul", "members");
