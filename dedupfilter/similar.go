@@ -140,7 +140,8 @@ type Similar struct {
 // own keys, not the whole store: it compares at most o.Candidates
 // documents sharing the most lists with it (lists longer than
 // MaxPostings, the store's stop lists, are not read) and as many members
-// of its cluster, so its cost does not grow with the store.
+// of its cluster: its reads are bounded whatever the store's size (each
+// read costs a little more in a larger store).
 func (f *Filter) SimilarTo(id string, o SimilarOptions) ([]Similar, error) {
 	o, err := o.resolve()
 	if err != nil {

@@ -26,8 +26,8 @@ type SimilarRequest struct {
 // each with the filter's evidence and its grade (dedupfilter.GradeCopy,
 // GradeRewritten, GradeRelated): see dedupfilter.Filter.SimilarTo. It
 // reads the store's posting lists of the page's features, not the bleve
-// index, so its cost does not grow with the index; a document suppressed
-// from bleve as a copy is found too (Entry.Indexed false). Over an Alias
+// index: a bounded number of reads whatever the index's size; a document
+// suppressed from bleve as a copy is found too (Entry.Indexed false). Over an Alias
 // it reads the store the shards share. A text is analysed as the index
 // analyses its documents, within Options.MaxTextBytes, without its
 // site's template text left out.
