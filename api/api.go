@@ -12,18 +12,21 @@ import "time"
 
 // IngestSummary is the body of a POST /api/ingest response.
 type IngestSummary struct {
-	Read       int      `json:"read"`
-	Indexed    int      `json:"indexed"`
-	Duplicates int      `json:"duplicates"`
-	Unchanged  int      `json:"unchanged"`
-	Updated    int      `json:"updated"`
-	Truncated  int      `json:"truncated"`
-	NotHTML    int      `json:"not_html"`
-	BadStatus  int      `json:"bad_status"`
-	Errors     int      `json:"errors"`
-	ErrorList  []string `json:"error_list"`
-	ElapsedMS  int64    `json:"elapsed_ms"`
-	Error      string   `json:"error,omitempty"` // why the run stopped early
+	Read       int `json:"read"`
+	Indexed    int `json:"indexed"`
+	Duplicates int `json:"duplicates"`
+	// KeptDuplicates are the duplicates indexed all the same (mark; or
+	// text of their own the page kept does not hold): among Indexed.
+	KeptDuplicates int      `json:"kept_duplicates"`
+	Unchanged      int      `json:"unchanged"`
+	Updated        int      `json:"updated"`
+	Truncated      int      `json:"truncated"`
+	NotHTML        int      `json:"not_html"`
+	BadStatus      int      `json:"bad_status"`
+	Errors         int      `json:"errors"`
+	ErrorList      []string `json:"error_list"`
+	ElapsedMS      int64    `json:"elapsed_ms"`
+	Error          string   `json:"error,omitempty"` // why the run stopped early
 	// CutShort is set when the server stopped the run because it is
 	// stopping itself: the pages counted are indexed, the rest of the
 	// body was not read (send it again: unchanged pages are skipped).
@@ -36,6 +39,7 @@ func (s *IngestSummary) Add(o IngestSummary) {
 	s.Read += o.Read
 	s.Indexed += o.Indexed
 	s.Duplicates += o.Duplicates
+	s.KeptDuplicates += o.KeptDuplicates
 	s.Unchanged += o.Unchanged
 	s.Updated += o.Updated
 	s.Truncated += o.Truncated

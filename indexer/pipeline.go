@@ -92,7 +92,12 @@ type Stats struct {
 	// Duplicates are documents whose cluster another document represents:
 	// a re-indexed representative that keeps its place is not one.
 	Duplicates int
-	Errors     int // documents skipped with an error
+	// KeptDuplicates are the Duplicates written to bleve all the same:
+	// under mark every one; under suppress and replace those whose text
+	// the page kept does not hold (Options.CoverMin), which a search
+	// would otherwise lose.
+	KeptDuplicates int
+	Errors         int // documents skipped with an error
 	// Unchanged are documents skipped because the index holds them with
 	// the same content already (a run resumed after a crash or a stop).
 	Unchanged int
@@ -462,12 +467,16 @@ var errNotDecided = errors.New("indexer: not decided: the batch stopped before i
 // count adds the outcome of decs to st.
 func (st *Stats) count(decs []dedupfilter.Decision) {
 	for _, d := range decs {
-		if d.Duplicate && d.Representative != d.ID {
+		dup := d.Duplicate && d.Representative != d.ID
+		if dup {
 			st.Duplicates++
 		}
 		for _, op := range d.Ops {
 			if op.Kind == dedupfilter.OpIndex && op.ID == d.ID {
 				st.Indexed++
+				if dup {
+					st.KeptDuplicates++
+				}
 			}
 		}
 	}

@@ -287,7 +287,7 @@ func (s *Server) runIngest(ctx context.Context, pages iter.Seq2[page.Page, error
 	s.progress.update(st, true)
 	s.metrics.countIngest(st.Read, st.Indexed, st.Duplicates, st.Errors)
 	s.changed()
-	sum.Read, sum.Indexed, sum.Duplicates = st.Read, st.Indexed, st.Duplicates
+	sum.Read, sum.Indexed, sum.Duplicates, sum.KeptDuplicates = st.Read, st.Indexed, st.Duplicates, st.KeptDuplicates
 	sum.Unchanged, sum.Updated, sum.Truncated, sum.NotHTML, sum.BadStatus = st.Unchanged, st.Updated, st.Truncated, st.NotHTML, st.BadStatus
 	sum.Errors, sum.ElapsedMS = st.Errors, st.Elapsed.Milliseconds()
 	if sum.ErrorList == nil {

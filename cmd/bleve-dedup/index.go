@@ -193,7 +193,7 @@ func (o *indexCmd) send(cmd *cobra.Command, in *inputSet) error {
 	if n := sum.Errors - len(sum.ErrorList); n > 0 {
 		fmt.Fprintf(errw, "bleve-dedup: and %d more errors on the server\n", n)
 	}
-	st := indexer.Stats{Read: sum.Read + here.Read, Indexed: sum.Indexed, Duplicates: sum.Duplicates, Errors: sum.Errors + here.Errors,
+	st := indexer.Stats{Read: sum.Read + here.Read, Indexed: sum.Indexed, Duplicates: sum.Duplicates, KeptDuplicates: sum.KeptDuplicates, Errors: sum.Errors + here.Errors,
 		Unchanged: sum.Unchanged, Updated: sum.Updated, Truncated: sum.Truncated,
 		NotHTML: sum.NotHTML + here.NotHTML, BadStatus: sum.BadStatus + here.BadStatus,
 		Elapsed: time.Duration(sum.ElapsedMS) * time.Millisecond}
@@ -212,11 +212,15 @@ func countsLine(st indexer.Stats) string {
 	decided := st.Read - st.Unchanged - st.Errors - st.NotHTML - st.BadStatus
 	rest := fmt.Sprintf("unchanged %d + errors %d + skipped %d (not HTML %d, HTTP status %d); updated %d, truncated %d",
 		st.Unchanged, st.Errors, st.NotHTML+st.BadStatus, st.NotHTML, st.BadStatus, st.Updated, st.Truncated)
-	switch {
-	case st.Indexed+st.Duplicates == decided: // suppress, replace: a duplicate is kept out
-		return fmt.Sprintf("read %d = indexed %d + duplicates %d + %s", st.Read, st.Indexed, st.Duplicates, rest)
-	case st.Indexed == decided: // mark: a duplicate is indexed too, marked
-		return fmt.Sprintf("read %d = indexed %d (%d of them duplicates) + %s", st.Read, st.Indexed, st.Duplicates, rest)
+	left := st.Duplicates - st.KeptDuplicates // kept out of bleve
+	if st.Indexed+left == decided {
+		switch {
+		case left == 0 && st.Duplicates > 0: // mark: a duplicate is indexed too, marked
+			return fmt.Sprintf("read %d = indexed %d (%d of them duplicates) + %s", st.Read, st.Indexed, st.Duplicates, rest)
+		case st.KeptDuplicates > 0: // suppress, replace: those with text of their own stay
+			return fmt.Sprintf("read %d = indexed %d (%d of them duplicates with text of their own) + duplicates %d + %s", st.Read, st.Indexed, st.KeptDuplicates, left, rest)
+		}
+		return fmt.Sprintf("read %d = indexed %d + duplicates %d + %s", st.Read, st.Indexed, left, rest)
 	}
 	// Counts that do not add up (not met): none is hidden, none claimed
 	// to be the sum.
