@@ -280,10 +280,11 @@ async function search() {
   }
   results.start = res.from + 1;
   for (const h of res.hits) results.append(renderHit(h, res.sort));
-  const unit = res.collapse ? "clusters" : "documents";
+  const n = res.collapse ? res.clusters : res.total;
+  const unit = res.collapse ? (n === 1 ? "cluster" : "clusters") : (n === 1 ? "document" : "documents");
   const count = res.collapse ? (res.clusters_exact ? "" : "at least ") + fmtInt(res.clusters) : fmtInt(res.total);
   if (res.hits.length) {
-    s.textContent = `Results ${res.from + 1}–${res.from + res.hits.length} of ${count} ${unit} (${fmtInt(res.total)} matching documents, ${res.took_ms} ms)`;
+    s.textContent = `Results ${res.from + 1}–${res.from + res.hits.length} of ${count} ${unit} (${fmtInt(res.total)} matching ${res.total === 1 ? "document" : "documents"}, ${res.took_ms} ms)`;
   } else {
     s.textContent = res.total > 0 ? `No results on this page: ${count} ${unit} in all` : `No results for “${res.query}”`;
     renderNoResults(res);
