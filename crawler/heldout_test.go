@@ -254,9 +254,9 @@ func heldoutJudgement(rows [][]scoreRow, tps []topicProfile) []heldoutChoice {
 // were not chosen on: for each half of each split, the defaults' mean
 // precision there reaches the rule's floor and their mean F1 is no worse
 // (within f1Slack) than that of the setting the rule chooses on the
-// other half alone. If
-// a half's own choice did better on the other half, the defaults would
-// be fitted to the topics they were chosen on. The figures:
+// other half alone. If a half's own choice did better on the other half,
+// the defaults would be fitted to the topics they were chosen on. The
+// figures:
 // BenchmarkCrawlHeldout.
 func TestHeldoutJudgement(t *testing.T) {
 	if testing.Short() {
