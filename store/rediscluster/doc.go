@@ -116,7 +116,10 @@
 // in one pipeline on one connection, and WAIT holds the step until the
 // master's replica has it (a master without a replica is not waited for).
 // A step cut off by a failover fails the client; repeating the run redoes
-// the pages the store does not know. A page numbered but not decided for
+// the pages the store does not know. A step sent on a stale slot map (a
+// failover or a resharding since go-redis last read it) is not cut off:
+// what a node answers MOVED, ASK, TRYAGAIN, CLUSTERDOWN or LOADING it did
+// not execute, and the step sends it again where, or once, it is served. A page numbered but not decided for
 // an error stays numbered (other processes may have decided against it)
 // and is decided again, the same way, when the run is repeated.
 //

@@ -1,56 +1,6 @@
 package rediscluster
 
-import (
-	"context"
-	"errors"
-
-	"github.com/redis/go-redis/v9"
-)
-
-// scriptCalls are script runs queued on a pipeline by their digests; a
-// node that does not know a script yet answers NOSCRIPT, and those runs
-// are made again with the script's source.
-type scriptCalls []scriptCall
-
-type scriptCall struct {
-	script *redis.Script
-	keys   []string
-	args   []any
-	cmd    *redis.Cmd
-}
-
-func (sc *scriptCalls) run(ctx context.Context, pipe redis.Pipeliner, script *redis.Script, keys []string, args ...any) {
-	*sc = append(*sc, scriptCall{script, keys, args, script.EvalSha(ctx, pipe, keys, args...)})
-}
-
-// exec executes pipe, then, on a pipeline of again, the runs whose node
-// did not know the script.
-func (sc scriptCalls) exec(ctx context.Context, pipe redis.Pipeliner, again func() redis.Pipeliner) error {
-	_, err := pipe.Exec(ctx)
-	if err == nil || errors.Is(err, redis.Nil) {
-		return nil
-	}
-	var redo redis.Pipeliner
-	for i, call := range sc {
-		switch e := call.cmd.Err(); {
-		case redis.HasErrorPrefix(e, "NOSCRIPT"):
-			if redo == nil {
-				redo = again()
-			}
-			// The run's cmd, which the caller reads, takes the result.
-			sc[i].cmd = call.script.Eval(ctx, redo, call.keys, call.args...)
-		case e != nil && !errors.Is(e, redis.Nil):
-			return e
-		}
-	}
-	if redo == nil {
-		return err
-	}
-	if _, err := redo.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return err
-	}
-	return nil
-}
+import "github.com/redis/go-redis/v9"
 
 // Shared Lua: a posting family's address of a key (linear hashing over
 // the key's 32-bit fingerprint), and the comparison of two members' weights.

@@ -34,6 +34,11 @@ type Store struct {
 	ranks    rankCache
 	families familyCache
 	replicas replicaCounts
+
+	// nodes are clients of the nodes redirections named (see step.exec).
+	nodesMu sync.Mutex
+	nodes   map[string]*redis.Client
+	closed  bool
 }
 
 var (
@@ -345,8 +350,15 @@ func (s *Store) scan(ctx context.Context, pattern string, fn func(string) bool) 
 // Close implements store.Backend: it closes the client if Open made it;
 // the local store is the caller's.
 func (s *Store) Close() error {
-	if s.ownsClient {
-		return s.rdb.Close()
+	s.nodesMu.Lock()
+	var errs []error
+	for _, c := range s.nodes {
+		errs = append(errs, c.Close())
 	}
-	return nil
+	s.nodes, s.closed = nil, true
+	s.nodesMu.Unlock()
+	if s.ownsClient {
+		errs = append(errs, s.rdb.Close())
+	}
+	return errors.Join(errs...)
 }
