@@ -123,6 +123,10 @@ type SearchResult struct {
 	// lower bound; Clusters then counts clusters only when copies were
 	// folded first (else 0).
 	Groups int `json:"groups,omitempty"`
+	// ShardErrors, over shards searched as one, names the shards that
+	// did not answer (down, slow past their timeout) and why: the result
+	// is then of the others only.
+	ShardErrors map[string]string `json:"shard_errors,omitempty"`
 	// Facets are the counts of the facets the search asked for, by name,
 	// most groups first: the server answers with facets of its own form,
 	// so they are not read from its JSON.

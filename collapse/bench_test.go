@@ -22,22 +22,21 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 )
 
-// bench100kVersion keys the cached benchmark index; change it when the
+// benchVersion keys the cached benchmark indexes; change it when the
 // generator changes.
-const bench100kVersion = "v2"
+const benchVersion = "v2"
 
-const bench100kDocs = 100_000
-
-// open100k opens (building once, into a cache under os.TempDir()) an
-// index of 100,000 pages made of word runs of real English articles, in
+// openBench opens (building once, into a cache under os.TempDir()) an
+// index of docs pages made of word runs of real English articles, in
 // clusters as the mark policy leaves them: 70% singletons, the rest 2 to
 // 5 copies with 3% of their words changed. Each page is also a passage
 // of a source page (the keyword source: the stories c to c+3 of site k,
 // the copy number, are one page of that site), from a site (site).
-func open100k(b *testing.B) (*indexer.Index, []string) {
+// The index is built when the environment variable env is set.
+func openBench(b *testing.B, docs int, env string) (*indexer.Index, []string) {
 	b.Helper()
-	if os.Getenv("BLEVE_DEDUP_BENCH_100K") == "" {
-		b.Skip("set BLEVE_DEDUP_BENCH_100K=1 to build (once, a few minutes) and search a 100,000-page index")
+	if os.Getenv(env) == "" {
+		b.Skipf("set %s=1 to build (once: minutes a 100,000 pages) and search a %d-page index", env, docs)
 	}
 	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", "extract", "en", "ground-truth.json"))
 	if err != nil {
@@ -62,13 +61,13 @@ func open100k(b *testing.B) (*indexer.Index, []string) {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 		})...)
 	}
-	dir := filepath.Join(os.TempDir(), "bleve-dedup-bench-100k-"+bench100kVersion)
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("bleve-dedup-bench-%d-%s", docs, benchVersion))
 	done := filepath.Join(dir, "complete")
 	if _, err := os.Stat(done); err != nil {
 		if err := os.RemoveAll(dir); err != nil {
 			b.Fatal(err)
 		}
-		build100k(b, dir, words)
+		buildBench(b, dir, docs, words)
 		if err := os.WriteFile(done, nil, 0o644); err != nil {
 			b.Fatal(err)
 		}
@@ -83,7 +82,7 @@ func open100k(b *testing.B) (*indexer.Index, []string) {
 	return ix, words
 }
 
-func build100k(b *testing.B, dir string, words []string) {
+func buildBench(b *testing.B, dir string, docs int, words []string) {
 	start := time.Now()
 	o := indexer.Options{}
 	o.Policy = dedupfilter.Mark
@@ -92,9 +91,9 @@ func build100k(b *testing.B, dir string, words []string) {
 		b.Fatal(err)
 	}
 	defer ix.Close()
-	r := rand.New(rand.NewPCG(100_000, 1))
+	r := rand.New(rand.NewPCG(uint64(docs), 1))
 	batch := ix.Unwrap().NewBatch()
-	for n, c := 0, 0; n < bench100kDocs; c++ {
+	for n, c := 0, 0; n < docs; c++ {
 		length := 80 + r.IntN(400)
 		off := r.IntN(len(words) - length)
 		story := words[off : off+length]
@@ -102,7 +101,7 @@ func build100k(b *testing.B, dir string, words []string) {
 		if r.Float64() < 0.3 {
 			copies = 2 + r.IntN(4)
 		}
-		for k := range min(copies, bench100kDocs-n) {
+		for k := range min(copies, docs-n) {
 			text := slices.Clone(story)
 			if k > 0 {
 				for range len(text) * 3 / 100 {
@@ -132,7 +131,7 @@ func build100k(b *testing.B, dir string, words []string) {
 	if err := ix.Unwrap().Batch(batch); err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("built %d documents in %s", bench100kDocs, time.Since(start))
+	b.Logf("built %d documents in %s", docs, time.Since(start))
 }
 
 // benchQueries are boolean queries over words of every frequency: the
@@ -173,6 +172,12 @@ func benchQueries(b *testing.B, words []string) ([]query.Query, []string) {
 // searchFunc runs one query for a page of 10 hits.
 type searchFunc func(q query.Query) error
 
+// variant is a way of searching that the benchmarks time.
+type variant struct {
+	name string
+	fn   searchFunc
+}
+
 // BenchmarkCollapse100k measures, in one run over the same queries,
 // plain bleve search (without and with a term facet), Searcher.Search
 // (with the default cluster bound and with exact counting of every
@@ -184,7 +189,20 @@ type searchFunc func(q query.Query) error
 //
 //	BLEVE_DEDUP_BENCH_100K=1 go test ./collapse -run '^$' -bench Collapse100k -benchtime 3x
 func BenchmarkCollapse100k(b *testing.B) {
-	ix, words := open100k(b)
+	benchCollapse(b, 100_000, "BLEVE_DEDUP_BENCH_100K")
+}
+
+// BenchmarkCollapse1M is BenchmarkCollapse100k on 1,000,000 pages
+// (built once in about an hour), without over-fetching, whose searches
+// there take seconds each.
+//
+//	BLEVE_DEDUP_BENCH_1M=1 go test ./collapse -run '^$' -bench Collapse1M -benchtime 2x -timeout 3h
+func BenchmarkCollapse1M(b *testing.B) {
+	benchCollapse(b, 1_000_000, "BLEVE_DEDUP_BENCH_1M")
+}
+
+func benchCollapse(b *testing.B, docs int, env string) {
+	ix, words := openBench(b, docs, env)
 	searcher := collapse.New(ix.Unwrap(), ix.Filter())
 	qs, names := benchQueries(b, words)
 	ctx := context.Background()
@@ -202,10 +220,7 @@ func BenchmarkCollapse100k(b *testing.B) {
 		}
 	}
 	sites := []collapse.Facet{{Name: "site", Field: "site"}}
-	variants := []struct {
-		name string
-		fn   searchFunc
-	}{
+	variants := []variant{
 		{"plain", func(q query.Query) error {
 			req := bleve.NewSearchRequestOptions(q, 10, 0, false)
 			req.Fields = []string{indexer.FieldTitle, indexer.FieldURL}
@@ -235,6 +250,9 @@ func BenchmarkCollapse100k(b *testing.B) {
 			_, err := ix.SearchGroups(ctx, indexer.GroupRequest{SearchRequest: req, Field: "source", InnerSize: 3})
 			return err
 		}},
+	}
+	if docs > 100_000 {
+		variants = slices.DeleteFunc(variants, func(v variant) bool { return v.name == "overfetch" })
 	}
 	for _, q := range qs { // warm the caches, outside the timings
 		for _, v := range variants {

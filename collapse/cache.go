@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	index "github.com/blevesearch/bleve_index_api"
@@ -21,12 +22,20 @@ import (
 // while the segment is in the index: segments are immutable, so it never
 // goes stale (the idea of Lucene's global ordinals).
 
-// tableCache holds the field tables of an index's segments.
+// tableCache holds the field tables of the segments of an index, or of
+// the shards of an alias. A table unused for tableTTL is dropped: its
+// segment was merged away, or its field is no longer asked for. (A
+// snapshot's segments cannot tell which tables are stale: over an
+// alias, the other shards' tables are not in it, and dropping them made
+// every search of several shards build every table again.)
 type tableCache struct {
 	seed maphash.Seed // for value hashes, fixed per cache
 	mu   sync.Mutex
 	segs map[tableKey]*segTable
+	now  func() time.Time
 }
+
+const tableTTL = time.Minute
 
 type tableKey struct {
 	seg   segment.Segment
@@ -38,6 +47,7 @@ type segTable struct {
 	ords   []uint32 // local document number → 1 + index in keys; 0: none
 	keys   []string // the field's values
 	hashes []uint64 // their hashes
+	used   time.Time
 }
 
 // snapshotTable is one field's tables over the segments of an index
@@ -49,12 +59,11 @@ type snapshotTable struct {
 }
 
 func newTableCache() *tableCache {
-	return &tableCache{seed: maphash.MakeSeed(), segs: map[tableKey]*segTable{}}
+	return &tableCache{seed: maphash.MakeSeed(), segs: map[tableKey]*segTable{}, now: time.Now}
 }
 
 // forSnapshot returns field's tables over r's segments, building the
-// missing ones and dropping those of segments merged away since the last
-// call.
+// missing ones and dropping those unused for tableTTL.
 func (tc *tableCache) forSnapshot(r index.IndexReader, field string) (*snapshotTable, error) {
 	is, ok := r.(*scorch.IndexSnapshot)
 	if !ok {
@@ -62,14 +71,18 @@ func (tc *tableCache) forSnapshot(r index.IndexReader, field string) (*snapshotT
 	}
 	segs := is.Segments()
 	snap := &snapshotTable{offsets: make([]uint64, len(segs)), segs: make([]*segTable, len(segs))}
-	live := make(map[segment.Segment]bool, len(segs))
 	var dv index.DocValueReader
 	var next uint64
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	now := tc.now()
+	for k, st := range tc.segs {
+		if now.Sub(st.used) > tableTTL {
+			delete(tc.segs, k)
+		}
+	}
 	for i, ss := range segs {
 		seg := ss.Segment()
-		live[seg] = true
 		snap.offsets[i] = next
 		st := tc.segs[tableKey{seg, field}]
 		if st == nil {
@@ -85,13 +98,9 @@ func (tc *tableCache) forSnapshot(r index.IndexReader, field string) (*snapshotT
 			}
 			tc.segs[tableKey{seg, field}] = st
 		}
+		st.used = now
 		snap.segs[i] = st
 		next += seg.Count()
-	}
-	for k := range tc.segs {
-		if !live[k.seg] {
-			delete(tc.segs, k)
-		}
 	}
 	return snap, nil
 }

@@ -65,6 +65,12 @@ type collapser struct {
 	clusters *snapshotTable // of Fields.Cluster
 	ftables  []*snapshotTable
 	pool     *search.DocumentMatchPool
+
+	// remote: the state was answered by a shard in another process
+	// (fromShard); names, when set, records the group each counted hash
+	// stands for, for a shard answering one (export).
+	remote bool
+	names  map[uint64]GroupRef
 }
 
 // entry is, with fold, a cluster's best matching document so far.
@@ -206,6 +212,13 @@ func (c *collapser) collect(d *search.DocumentMatch) error {
 		for i, v := range c.values {
 			c.counts[i].add(v, gkey)
 		}
+		if c.names != nil {
+			if c.each {
+				c.names[gkey] = ref(cluster, n)
+			} else {
+				c.names[gkey] = ref(value, n)
+			}
+		}
 	}
 	full := len(c.heap) == c.k
 	competitive := !full || d.Score >= c.heap[0].score
@@ -222,6 +235,9 @@ func (c *collapser) collect(d *search.DocumentMatch) error {
 			c.exact = false
 		} else {
 			c.seen[key] = 1
+			if c.names != nil {
+				c.names[key] = ref(value, n)
+			}
 		}
 	}
 	if !competitive {

@@ -31,10 +31,24 @@
 // text, what a prompt built from them needs. Inner hits, group sizes and
 // facets count the passages left after folding.
 //
+// # Shards on other machines
+//
+// Over a bleve IndexAlias, each shard runs its own collector and the
+// shards' top groups, counts and facets are merged. A shard in another
+// process (package remote/shard) cannot run a collector here: it finds a
+// ShardCall in its search's context, sends the ShardRequest to its
+// server, which answers with Searcher.SearchShard, and hands the answer
+// back; the merge is the same, so results are exact over such shards
+// too. A Request.Visit function, and facets whose values it sets, run
+// in this process only: such a search fails over them (ErrNotSent). A
+// shard that does not answer (ErrShardUnavailable) is left out of the
+// result, which names it (Result.ShardErrors).
+//
 // The files follow bleve's search/collector: search.go has the request,
 // result and Searcher; collector.go the top-k of groups that replaces
 // bleve's top-n store (its heap of groups), the folding of copies and
-// the inner-hit pass; cache.go the per-segment field tables.
+// the inner-hit pass; cache.go the per-segment field tables; shard.go
+// what shards in another process are asked and answer.
 //
 // # Caveats
 //

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -15,51 +14,8 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/api"
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testindex"
 )
-
-// groupIndexes writes n passages to one bleve index and, split at random,
-// to two more: passages in clusters of 1 to 4 sharing their text, each
-// cut from a source page (field source; one in ten without), at a
-// position (pos) on it, from a site (site).
-func groupIndexes(t *testing.T, n int) (union, a, b bleve.Index) {
-	t.Helper()
-	open := func() bleve.Index {
-		idx, err := bleve.New(t.TempDir()+"/b", indexer.NewMapping())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { idx.Close() })
-		return idx
-	}
-	union, a, b = open(), open(), open()
-	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta")
-	r := rand.New(rand.NewPCG(17, 3))
-	for i, c := 0, 0; i < n; c++ {
-		text := words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
-		for range min(1+r.IntN(4), n-i) {
-			doc := map[string]any{
-				indexer.FieldText:    text,
-				indexer.FieldCluster: fmt.Sprintf("%016x", c),
-				"pos":                fmt.Sprintf("p%03d", r.IntN(50)),
-				"site":               fmt.Sprintf("site%d", r.IntN(5)),
-			}
-			if r.IntN(10) > 0 {
-				doc["source"] = fmt.Sprintf("s%03d", r.IntN(n/6))
-			}
-			shard := a
-			if r.IntN(2) == 1 {
-				shard = b
-			}
-			for _, idx := range []bleve.Index{union, shard} {
-				if err := idx.Index(fmt.Sprintf("d%04d", i), doc); err != nil {
-					t.Fatal(err)
-				}
-			}
-			i++
-		}
-	}
-	return union, a, b
-}
 
 // match is a matching document as the brute force sees it.
 type match struct {
@@ -194,7 +150,7 @@ func bruteSites(groups []bruteGroup) []api.FacetCount {
 // over two shards, and checks each page against the brute force: group
 // totals, hits and their group sizes, inner hits and site facets.
 func TestSearchGroupsMatchBruteForce(t *testing.T) {
-	union, a, b := groupIndexes(t, 400)
+	union, a, b := testindex.Split(t, 400)
 	indexes := []struct {
 		name string
 		idx  bleve.Index

@@ -3,7 +3,9 @@ package collapse
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"strings"
@@ -294,7 +296,11 @@ func (s *Searcher) plain(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("collapse: search: %w", err)
 	}
-	res := &Result{Total: bres.Total, MaxScore: bres.MaxScore, Hits: make([]Hit, 0, len(bres.Hits))}
+	failed, err := shardErrors(bres)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Total: bres.Total, MaxScore: bres.MaxScore, Hits: make([]Hit, 0, len(bres.Hits)), ShardErrors: failed}
 	for _, h := range bres.Hits {
 		res.Hits = append(res.Hits, Hit{
 			ID: h.ID, Score: h.Score, Members: []Member{},
@@ -311,8 +317,11 @@ func fieldString(f map[string]any, name string) string {
 	return s
 }
 
-// run searches req.Query once with a collapser per shard made by mk.
-func (s *Searcher) run(ctx context.Context, q query.Query, mk func(shard int) *collapser, handle func(c *collapser, sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error)) ([]*collapser, error) {
+// run searches q once with a collapser per shard made by mk; shards in
+// another process take part (nil: they cannot), by default each answer
+// becoming a shard's collapser. It returns the errors of the shards that
+// failed, by name, when others answered.
+func (s *Searcher) run(ctx context.Context, q query.Query, mk func(shard int) *collapser, handle func(c *collapser, sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error), part *remotePart) ([]*collapser, map[string]string, error) {
 	var mu sync.Mutex
 	var shards []*collapser
 	handler := func(sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
@@ -322,14 +331,48 @@ func (s *Searcher) run(ctx context.Context, q query.Query, mk func(shard int) *c
 		mu.Unlock()
 		return handle(c, sctx)
 	}
+	if part == nil {
+		part = &remotePart{err: fmt.Errorf("collapse: a shard's own shards: %w: %w", ErrNotSent, ErrInvalidRequest)}
+	}
+	if part.answer == nil {
+		part.answer = s.importer(mk, &mu, &shards)
+	}
 	ctx = context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, search.MakeDocumentMatchHandler(handler))
+	ctx = context.WithValue(ctx, shardCallKey{}, &ShardCall{part: part})
 	// The hook replaces bleve's top-n store, so bleve returns no hits of
 	// its own: size 0 keeps it from preallocating for them.
 	breq := bleve.NewSearchRequestOptions(q, 0, 0, false)
-	if _, err := s.index.SearchInContext(ctx, breq); err != nil {
-		return nil, fmt.Errorf("collapse: search: %w", err)
+	bres, err := s.index.SearchInContext(ctx, breq)
+	if err != nil {
+		return nil, nil, fmt.Errorf("collapse: search: %w", err)
 	}
-	return shards, nil
+	failed, err := shardErrors(bres)
+	return shards, failed, err
+}
+
+// shardErrors returns the errors of the shards of an alias that were
+// unavailable (ErrShardUnavailable) while others answered: bleve's alias
+// gives a partial result. It returns an error when none answered, or
+// when a shard failed otherwise (a query it refused, an error of its
+// own), as a search of that shard alone does.
+func shardErrors(bres *bleve.SearchResult) (map[string]string, error) {
+	if bres == nil || bres.Status == nil || bres.Status.Failed == 0 {
+		return nil, nil
+	}
+	failed := map[string]string{}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(bres.Status.Errors)) {
+		err := bres.Status.Errors[name]
+		if !errors.Is(err, ErrShardUnavailable) {
+			return nil, fmt.Errorf("collapse: search: %w", err)
+		}
+		failed[name] = err.Error()
+		errs = append(errs, err)
+	}
+	if bres.Status.Successful == 0 {
+		return nil, fmt.Errorf("collapse: no shard answered: %w", errors.Join(errs...))
+	}
+	return failed, nil
 }
 
 // newCollapser returns the collapser of req for shard.
@@ -357,13 +400,15 @@ func (s *Searcher) collapsed(ctx context.Context, req Request) (*Result, error) 
 	// best members in the shards, so each shard's top From+Size holds
 	// every group of the union's top From+Size.
 	_, sharded := s.index.(bleve.IndexAlias)
-	shards, err := s.run(ctx, req.Query, func(shard int) *collapser { return s.newCollapser(req, shard, sharded) },
+	shards, failed, err := s.run(ctx, req.Query, func(shard int) *collapser { return s.newCollapser(req, shard, sharded) },
 		func(c *collapser, sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
 			return c.handler(sctx)
-		})
+		}, s.remotePart(&req, req.Query))
 	if err != nil {
 		return nil, err
 	}
+	// A shard in another process answers as a shard of an alias does.
+	sharded = sharded || slices.ContainsFunc(shards, func(c *collapser) bool { return c.remote })
 	var res *Result
 	var keys []uint64
 	var kept map[uint64][]string
@@ -391,6 +436,7 @@ func (s *Searcher) collapsed(ctx context.Context, req Request) (*Result, error) 
 	if !req.FoldCopies {
 		res.Facets = facetResult(req.Facets, shards)
 	}
+	res.ShardErrors = failed
 	if !req.Collapse { // every document a hit of its own, as plain's
 		res.Clusters, res.ClustersExact = 0, false
 		return res, nil
@@ -399,9 +445,14 @@ func (s *Searcher) collapsed(ctx context.Context, req Request) (*Result, error) 
 		res.Groups, res.Clusters = res.Clusters, 0
 	}
 	if req.Inner.Size > 0 {
-		if err := s.inner(ctx, req, res.Hits, keys, kept); err != nil {
+		failed, err := s.inner(ctx, req, res.Hits, keys, kept)
+		if err != nil {
 			return nil, err
 		}
+		if res.ShardErrors == nil && len(failed) > 0 {
+			res.ShardErrors = map[string]string{}
+		}
+		maps.Copy(res.ShardErrors, failed)
 	}
 	if req.Field != "" {
 		return res, nil
@@ -574,11 +625,9 @@ func countsResult(facets []Facet, counts []facetCounts) map[string][]api.FacetCo
 // matches in their groups (kept: with FoldCopies, the ids left in each),
 // led by the groups' documents (restricted).
 // A hit whose group is its document alone is its own inner hit.
-func (s *Searcher) inner(ctx context.Context, req Request, hits []Hit, keys []uint64, kept map[uint64][]string) error {
-	field := cmp.Or(req.Field, s.fields.Cluster)
+func (s *Searcher) inner(ctx context.Context, req Request, hits []Hit, keys []uint64, kept map[uint64][]string) (map[string]string, error) {
 	want := map[uint64]bool{}
-	var filters []query.Query
-	var ids []string
+	var values, ids []string
 	for i, h := range hits {
 		value := h.Group
 		if req.Field == "" {
@@ -589,21 +638,15 @@ func (s *Searcher) inner(ctx context.Context, req Request, hits []Hit, keys []ui
 			continue
 		}
 		want[keys[i]] = true
+		values = append(values, value)
 		if req.FoldCopies {
 			ids = append(ids, kept[keys[i]]...)
-			continue
 		}
-		t := query.NewTermQuery(value)
-		t.SetField(field)
-		filters = append(filters, t)
 	}
 	if len(want) == 0 {
-		return nil
+		return nil, nil
 	}
-	q := restricted{query: req.Query, filter: query.NewDisjunctionQuery(filters)}
-	if req.FoldCopies {
-		q.filter = query.NewDocIDQuery(ids)
-	}
+	q := restricted{query: req.Query, filter: s.innerFilter(req, values, ids)}
 	desc := strings.HasPrefix(req.Inner.Sort, "-")
 	sortBy := strings.TrimPrefix(req.Inner.Sort, "-")
 	byField := sortBy != "" && sortBy != "_score"
@@ -611,10 +654,73 @@ func (s *Searcher) inner(ctx context.Context, req Request, hits []Hit, keys []ui
 		desc = req.Inner.Sort != "_score"
 		sortBy = ""
 	}
+	part := s.remotePart(&req, req.Query)
+	part.req.Inner = &ShardInner{Groups: values, IDs: ids, Sort: sortBy}
+	found, failed, err := s.innerPass(ctx, q, req, sortBy, want, part)
+	if err != nil {
+		return nil, err
+	}
+	var all []*api.InnerHit
+	for i := range hits {
+		ms := found[keys[i]]
+		if len(ms) == 0 {
+			continue
+		}
+		slices.SortFunc(ms, func(a, b innerMatch) int { return compareInner(a, b, byField, desc) })
+		ms = ms[:min(len(ms), req.Inner.Size)]
+		hits[i].Inner = make([]api.InnerHit, len(ms))
+		for j, m := range ms {
+			hits[i].Inner[j] = api.InnerHit{ID: m.id, Score: m.score, Cluster: m.cluster}
+			all = append(all, &hits[i].Inner[j])
+		}
+	}
+	return failed, s.loadInnerFields(ctx, all)
+}
+
+// innerFilter restricts the inner-hit pass to the documents of the
+// groups of values (with FoldCopies, to ids, those left in them).
+func (s *Searcher) innerFilter(req Request, values, ids []string) query.Query {
+	if req.FoldCopies {
+		return query.NewDocIDQuery(ids)
+	}
+	field := cmp.Or(req.Field, s.fields.Cluster)
+	filters := make([]query.Query, len(values))
+	for i, v := range values {
+		t := query.NewTermQuery(v)
+		t.SetField(field)
+		filters[i] = t
+	}
+	return query.NewDisjunctionQuery(filters)
+}
+
+// innerPass collects the matches of q in the groups want, by group,
+// with their values of the field sortBy ("": none); shards in another
+// process take part through part, answering with their matches.
+func (s *Searcher) innerPass(ctx context.Context, q query.Query, req Request, sortBy string, want map[uint64]bool, part *remotePart) (map[uint64][]innerMatch, map[string]string, error) {
 	_, sharded := s.index.(bleve.IndexAlias)
 	found := map[uint64][]innerMatch{}
 	var mu sync.Mutex
-	_, err := s.run(ctx, q, func(shard int) *collapser {
+	if part != nil {
+		part.answer = func(rs []ShardResult) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, r := range rs {
+				for _, m := range r.Inner {
+					k := maphash.String(s.tables.seed, m.Group)
+					if !want[k] {
+						continue
+					}
+					im := innerMatch{id: m.ID, score: m.Score, cluster: m.Cluster}
+					if m.Sort != nil {
+						im.sort = []byte(*m.Sort)
+					}
+					found[k] = append(found[k], im)
+				}
+			}
+			return nil
+		}
+	}
+	_, failed, err := s.run(ctx, q, func(shard int) *collapser {
 		r := req
 		r.Facets = nil
 		return s.newCollapser(r, shard, sharded)
@@ -634,25 +740,8 @@ func (s *Searcher) inner(ctx context.Context, req Request, hits []Hit, keys []ui
 			}
 			return h(d)
 		}, ok, nil
-	})
-	if err != nil {
-		return err
-	}
-	var all []*api.InnerHit
-	for i := range hits {
-		ms := found[keys[i]]
-		if len(ms) == 0 {
-			continue
-		}
-		slices.SortFunc(ms, func(a, b innerMatch) int { return compareInner(a, b, byField, desc) })
-		ms = ms[:min(len(ms), req.Inner.Size)]
-		hits[i].Inner = make([]api.InnerHit, len(ms))
-		for j, m := range ms {
-			hits[i].Inner[j] = api.InnerHit{ID: m.id, Score: m.score, Cluster: m.cluster}
-			all = append(all, &hits[i].Inner[j])
-		}
-	}
-	return s.loadInnerFields(ctx, all)
+	}, part)
+	return found, failed, err
 }
 
 // loadFields reads the hits' titles and URLs from bleve's stored fields.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testindex"
 )
 
 // noFolds is a store that knows no cluster: the tests here look at hits.
@@ -43,7 +44,7 @@ func pages(t *testing.T, s *collapse.Searcher, q query.Query, size int) []string
 // one index holding all the documents, in the same order where scores do
 // not depend on the shard (match all: every score ties, ids decide).
 func TestSearchShards(t *testing.T) {
-	union, a, b := groupIndexes(t, 240)
+	union, a, b := testindex.Split(t, 240)
 	one := collapse.New(union, noFolds{})
 	two := collapse.New(bleve.NewIndexAlias(a, b), noFolds{})
 	for _, q := range []query.Query{bleve.NewMatchAllQuery(), bleve.NewMatchQuery("alpha"), bleve.NewQueryStringQuery("beta gamma")} {

@@ -37,7 +37,8 @@
 // Search and SearchInContext return one hit per cluster with exact totals
 // and paging (see Index); a context made with Uncollapsed searches every
 // document. Shards written by several processes into one shared store
-// are searched as one by Alias, or by Wrap over a bleve IndexAlias.
+// are searched as one by Alias, or by Wrap over a bleve IndexAlias;
+// AliasWith adds shards served on other machines (package remote/shard).
 // SearchGroups groups by any keyword field instead (one hit per source
 // page of a chunked index, with its best passages), its facets counting
 // documents and groups; Similar returns the documents nearest a page by

@@ -15,6 +15,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/bleve-dedup/bleve-dedup/collapse"
@@ -63,6 +64,7 @@ type Index struct {
 	searcher *collapse.Searcher
 	// shards are the indexes an Alias searches as one (nil otherwise).
 	shards []*Index
+	others []bleve.Index // searched beside shards (AliasWith)
 
 	// batches makes NewBatch's batches and hands back their documents
 	// with their data (nil over an alias of several indexes).
@@ -178,22 +180,31 @@ func checkWrapDir(dir string, idx bleve.Index) error {
 // the shard that added it. It writes nothing (write through each shard);
 // Close closes every shard. One shard is returned as it is.
 func Alias(shards ...*Index) (*Index, error) {
-	switch {
-	case len(shards) == 0:
-		return nil, fmt.Errorf("indexer: Alias of no index: %w", ErrInvalidOptions)
-	case len(shards) == 1:
+	if len(shards) == 1 {
 		return shards[0], nil
 	}
-	bs := make([]bleve.Index, len(shards))
+	return AliasWith(shards)
+}
+
+// AliasWith is Alias with other bleve indexes searched beside the
+// shards: shards written by other processes into the same shared store,
+// such as shards served on other machines (package remote/shard). Their
+// documents' payloads are read there, not through Doc. Close closes the
+// shards and the others.
+func AliasWith(shards []*Index, others ...bleve.Index) (*Index, error) {
+	if len(shards) == 0 {
+		return nil, fmt.Errorf("indexer: Alias of no index: %w", ErrInvalidOptions)
+	}
+	bs := make([]bleve.Index, len(shards), len(shards)+len(others))
 	for i, s := range shards {
 		if s.opts.shared == "" || s.opts.shared != shards[0].opts.shared {
-			return nil, fmt.Errorf("indexer: Alias of %d indexes without one shared store: each has clusters of its own: %w", len(shards), ErrInvalidOptions)
+			return nil, fmt.Errorf("indexer: Alias of %d indexes without one shared store: each has clusters of its own: %w", len(shards)+len(others), ErrInvalidOptions)
 		}
 		bs[i] = s.wrapped
 	}
 	first := shards[0]
-	alias := bleve.NewIndexAlias(bs...)
-	ix := &Index{wrapped: alias, ix: first.ix, opts: first.opts, fields: first.fields, shards: shards}
+	alias := bleve.NewIndexAlias(append(bs, others...)...)
+	ix := &Index{wrapped: alias, ix: first.ix, opts: first.opts, fields: first.fields, shards: shards, others: others}
 	ix.searcher = collapse.NewWithFields(alias, first.ix.filter, collapse.Fields{Cluster: FieldCluster, Title: first.opts.TitleField, URL: first.opts.URLField})
 	return ix, nil
 }
@@ -235,6 +246,15 @@ func (w *Index) Repaired() int {
 	return n
 }
 
+// Mapping returns the index mapping: over an Alias, its first shard's
+// (a bleve alias has none), which every shard shares.
+func (w *Index) Mapping() mapping.IndexMapping {
+	if w.shards != nil {
+		return w.shards[0].Mapping()
+	}
+	return w.wrapped.Mapping()
+}
+
 // Unwrap returns the bleve index. Reading it directly sees a batch once
 // the batch's bleve write has ended, which any read through the Index
 // (DocCount, for one) waits for. Writing it directly bypasses the filter.
@@ -248,6 +268,9 @@ func (w *Index) Close() error {
 		if w.shards != nil {
 			for _, s := range w.shards {
 				err = errors.Join(err, s.Close())
+			}
+			for _, o := range w.others {
+				err = errors.Join(err, o.Close())
 			}
 		} else {
 			err = w.settle()

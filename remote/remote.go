@@ -57,9 +57,15 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, v any) 
 	if err != nil {
 		return fmt.Errorf("remote: %w", err)
 	}
+	return c.do(req, v)
+}
+
+// do sends req, with the token, and decodes its JSON answer into v.
+func (c *Client) do(req *http.Request, v any) error {
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
+	u := req.URL
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return fmt.Errorf("remote: %w", err)
@@ -70,7 +76,7 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, v any) 
 		return fmt.Errorf("remote: %s: %w", u, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return answerError(u.String(), resp.Status, body)
+		return answerError(u.String(), resp.StatusCode, resp.Status, body)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return fmt.Errorf("remote: %s: %w", u, err)
@@ -78,14 +84,41 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, v any) 
 	return nil
 }
 
+// PostJSON posts in, in JSON, to path and decodes the JSON answer into
+// out: the call of an endpoint this package has no method for (the
+// shard endpoints package remote/shard calls).
+func (c *Client) PostJSON(ctx context.Context, path string, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("remote: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(path).String(), bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("remote: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return c.do(req, out)
+}
+
+// StatusError is the error of an answer that is not 200 OK: its status
+// and the server's message (ErrServer).
+type StatusError struct {
+	Code int
+	Msg  string
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("%s: %s", ErrServer, e.Msg) }
+
+func (e *StatusError) Unwrap() error { return ErrServer }
+
 // answerError is the error of an answer that is not 200 OK: the
 // server's own message when it gave one.
-func answerError(u, status string, body []byte) error {
+func answerError(u string, code int, status string, body []byte) error {
 	var e struct{ Error string }
 	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		return fmt.Errorf("remote: %w: %s", ErrServer, e.Error)
+		return fmt.Errorf("remote: %w", &StatusError{Code: code, Msg: e.Error})
 	}
-	return fmt.Errorf("remote: %s: %w: %s", u, ErrServer, status)
+	return fmt.Errorf("remote: %s: %w", u, &StatusError{Code: code, Msg: status})
 }
 
 // Query is a search a Client asks for, as GET /api/search takes it.
@@ -209,7 +242,7 @@ func (c *Client) post(ctx context.Context, body *pageBody) (api.IngestSummary, e
 			}
 		}
 		if json.Unmarshal(data, &sum) != nil || (resp.StatusCode != http.StatusOK && sum.Error == "" && resp.StatusCode != http.StatusRequestEntityTooLarge) {
-			return api.IngestSummary{}, answerError(u, resp.Status, data)
+			return api.IngestSummary{}, answerError(u, resp.StatusCode, resp.Status, data)
 		}
 		if sum.Error != "" {
 			return sum, fmt.Errorf("remote: %w: %s", ErrServer, sum.Error)

@@ -49,6 +49,11 @@ type searchResponse struct {
 	// grouped otherwise than its writer meant, or took a lower-case
 	// "and" for a word.
 	Parsed string `json:"parsed,omitempty"`
+	// ShardErrors names the shards on other machines that did not
+	// answer, and why: the result is the other shards'. Notice says
+	// what the search left out.
+	ShardErrors map[string]string `json:"shard_errors,omitempty"`
+	Notice      string            `json:"notice,omitempty"`
 }
 
 // hit is a search hit with its snippet and what the catalog knows of it.
@@ -170,15 +175,19 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	res, err := s.searcher.Search(ctx, req)
-	switch {
-	case errors.Is(err, collapse.ErrInvalidRequest):
-		return badRequest("%v", err)
-	case errors.Is(err, context.DeadlineExceeded):
-		return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
-	case tooManyTerms(err):
-		return badRequest("query opens more than %d term searchers: use fewer terms, or wildcards that match fewer words", s.opts.MaxQueryTerms)
-	case err != nil:
-		return err
+	var notice string
+	if errors.Is(err, collapse.ErrNotSent) && withFacets && len(sel) == 0 && order == sortRelevance {
+		// Shards on other machines count no facets of the catalog's:
+		// answer without them, saying so.
+		req.Visit, req.Facets = nil, searchFacets(false, facetFields)
+		res, err = s.searcher.Search(ctx, req)
+		notice = "facets of site, language and date are not counted over shards on other machines (serve --remote)"
+	}
+	if errors.Is(err, collapse.ErrNotSent) {
+		return badRequest("%v: filters, date order and facets of site, language and date are searched only over shards in this process, not over serve --remote ones", err)
+	}
+	if err != nil {
+		return searchError(err, s.opts.MaxQueryTerms)
 	}
 	var snips map[string][]snippet.Segment
 	if s.opts.Snippets {
@@ -210,6 +219,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		Total: res.Total, Clusters: res.Clusters, ClustersExact: res.ClustersExact,
 		CollapseField: field, FoldCopies: foldCopies, Groups: res.Groups,
 		TookMS: float64(time.Since(start).Microseconds()) / 1000, Hits: hits, Filters: sel,
+		ShardErrors: res.ShardErrors, Notice: notice,
 	}
 	if res.Facets != nil {
 		out.Facets = facets(res.Facets, expand, field == "", facetFields)
@@ -278,4 +288,18 @@ func boolParam(r *http.Request, name string, def bool) (bool, error) {
 		return false, badRequest("parameter %s: want true or false, got %q", name, v)
 	}
 	return b, nil
+}
+
+// searchError is the answer to a search that failed: the request's
+// fault, a timeout, or the server's.
+func searchError(err error, maxTerms int) error {
+	switch {
+	case errors.Is(err, collapse.ErrInvalidRequest):
+		return badRequest("%v", err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return &httpError{status: http.StatusServiceUnavailable, msg: "search timed out"}
+	case tooManyTerms(err):
+		return badRequest("query opens more than %d term searchers: use fewer terms, or wildcards that match fewer words", maxTerms)
+	}
+	return err
 }

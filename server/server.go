@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/collapse"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 )
 
@@ -134,8 +136,10 @@ type Index interface {
 	// the Server collapses itself.
 	Unwrap() bleve.Index
 	// SearchFields are the fields a query term without a field name
-	// looks in.
+	// looks in; Mapping analyses them (that of the shards: an alias of
+	// bleve's has none).
 	SearchFields() []string
+	Mapping() mapping.IndexMapping
 	// Filter reads the clusters and the documents' metadata.
 	Filter() *dedupfilter.Filter
 	// Doc reads a document with its payload.
@@ -205,7 +209,8 @@ func New(ix Index, opts Options) (*Server, error) {
 // routes are the endpoints besides the page's files; those under /api/
 // are described in openapi.json.
 func (s *Server) routes() map[string]http.Handler {
-	return map[string]http.Handler{
+	r := (&shards{index: s.ix.Unwrap(), searcher: s.searcher, opts: s.opts}).routes()
+	maps.Copy(r, map[string]http.Handler{
 		"/api/search":       get(s.search),
 		"/api/doc":          get(s.doc),
 		"/api/clusters":     get(s.clusters),
@@ -218,7 +223,8 @@ func (s *Server) routes() map[string]http.Handler {
 		"/healthz":          get(s.healthz),
 		"/readyz":           get(s.readyz),
 		"/metrics":          get(func(w http.ResponseWriter, r *http.Request) error { s.metricsHandler().ServeHTTP(w, r); return nil }),
-	}
+	})
+	return r
 }
 
 // Serve answers on ln until ctx is done, then stops gracefully: a running
@@ -318,7 +324,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Other requests carry no body; a client sending one gets it cut off.
-	if r.URL.Path != "/api/ingest" {
+	if r.URL.Path != "/api/ingest" && !strings.HasPrefix(r.URL.Path, "/api/shard/") {
 		r.Body = http.MaxBytesReader(w, r.Body, 0)
 	}
 	s.mux.ServeHTTP(w, r)

@@ -21,7 +21,7 @@ func (s *Server) snippets(q query.Query, hits []api.Hit) (map[string][]snippet.S
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	terms := snippet.Terms(q, s.ix.Unwrap().Mapping(), s.ix.SearchFields())
+	terms := snippet.Terms(q, s.ix.Mapping(), s.ix.SearchFields())
 	out := make(map[string][]snippet.Segment, len(hits))
 	for _, h := range hits {
 		e, err := s.ix.Doc(h.ID)

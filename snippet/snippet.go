@@ -73,6 +73,10 @@ func Terms(q query.Query, m mapping.IndexMapping, fields []string) []Term {
 		if !textField(field) {
 			return
 		}
+		if m == nil { // no mapping to read analyzers from
+			add(Term{Text: strings.ToLower(text)})
+			return
+		}
 		if analyzer == "" {
 			if field == "" {
 				field = m.DefaultSearchField()

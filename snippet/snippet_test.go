@@ -67,6 +67,13 @@ func TestTerms(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Terms = %+v, want %+v (the NOT clause and other fields left out)", got, want)
 	}
+	// Without a mapping (a bleve alias has none), a match query's text
+	// is one term, lower-cased.
+	got = Terms(q, nil, []string{"text"})
+	want = []Term{{Text: "library bees"}, {Text: "hon", Prefix: true}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Terms without a mapping = %+v, want %+v", got, want)
+	}
 }
 
 // show writes segments with marks in brackets.

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -29,6 +30,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 	"github.com/bleve-dedup/bleve-dedup/page"
 	"github.com/bleve-dedup/bleve-dedup/remote"
+	"github.com/bleve-dedup/bleve-dedup/remote/shard"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
 )
 
@@ -485,6 +487,10 @@ type indexFlags struct {
 	// adopted is the record of the adopted indexes open opened (see
 	// adoptFile), the zero one for indexes of bleve-dedup's own.
 	adopted adoptRecord
+	// remotes are shards served on other machines, searched with dirs
+	// (readsRemote).
+	remotes       []string
+	remoteTimeout time.Duration
 }
 
 // AddFlags adds --index, described by usage, and --store.
@@ -506,6 +512,12 @@ func (f *indexFlags) addStore(fs *pflag.FlagSet) {
 // adopted with bleve-dedup adopt (dups, search, serve).
 func (f *indexFlags) readsAdopted() {
 	f.fs.Lookup("store").Usage += "; for a plain bleve index brought under the filter with bleve-dedup adopt, the store's `DIR` when it is not DIR.dedup beside it"
+}
+
+// readsRemote adds --remote and --remote-timeout (search, serve).
+func (f *indexFlags) readsRemote() {
+	f.fs.StringArrayVar(&f.remotes, "remote", nil, "`URL` of a shard served by bleve-dedup serve on another machine, written into the same --store, searched with the --index shards (repeat for more)")
+	f.fs.DurationVar(&f.remoteTimeout, "remote-timeout", shard.DefaultTimeout, "longest wait for a --remote shard's answer: past it a search answers without that shard, and says so")
 }
 
 // collapseFields are the fields a collapsed search of the indexes open
@@ -596,9 +608,23 @@ func (f *indexFlags) open() (*indexer.Index, error) {
 		}
 		shards = append(shards, ix)
 	}
-	ix, err := indexer.Alias(shards...)
+	if len(f.remotes) == 0 {
+		ix, err := indexer.Alias(shards...)
+		if err != nil {
+			err = closeAll(err)
+		}
+		return ix, err
+	}
+	others := make([]bleve.Index, len(f.remotes))
+	for i, u := range f.remotes {
+		var err error
+		if others[i], err = shard.New(u, shard.Options{Timeout: f.remoteTimeout}); err != nil {
+			return nil, closeAll(fmt.Errorf("--remote: %w", err))
+		}
+	}
+	ix, err := indexer.AliasWith(shards, others...)
 	if err != nil {
-		err = closeAll(err)
+		err = closeAll(fmt.Errorf("--remote: %w", err))
 	}
 	return ix, err
 }

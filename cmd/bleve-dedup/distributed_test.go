@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
+	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,8 +75,10 @@ func TestShardsShareAStore(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for from := 0; ; from += 2 {
+		// Every page: a wildcard would open more term searchers than a
+		// search may.
 		out, err := runCmd(t, "search", "--index", a, "--index", b, "--store", store, "--format", "jsonl",
-			"--syntax", "querystring", "--size", "2", "--from", fmt.Sprint(from), "*")
+			"--size", "2", "--from", fmt.Sprint(from), "NOT zzzqxj")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,5 +137,83 @@ func TestShardRemembersItsStore(t *testing.T) {
 	out, err := runCmd(t, "index", "--index", dir, "--store", "redis://127.0.0.1:1/elsewhere", zh)
 	if err == nil || !strings.Contains(out+err.Error(), store) || !strings.Contains(out+err.Error(), "redis://127.0.0.1:1/elsewhere") {
 		t.Errorf("another --store: %v\n%s\nwant a refusal naming both stores", err, out)
+	}
+}
+
+// TestSearchRemoteShard: a shard served by serve on another machine,
+// searched with --remote beside a local one, gives the pages of the same
+// search of both shards opened locally, line for line (clusters, folded
+// members, scores), and serve --remote serves them; a shard no server
+// answers for leaves the local shard's hits and a line naming it.
+func TestSearchRemoteShard(t *testing.T) {
+	addrs := os.Getenv(redisEnv)
+	if addrs == "" {
+		t.Skipf("%s names no Redis Cluster (scripts/test.sh starts one)", redisEnv)
+	}
+	store := fmt.Sprintf("redis://%s/cmdtest-%x", addrs, rand.Uint64())
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	for _, sh := range []struct{ dir, input string }{{a, "en"}, {b, "zh"}} {
+		if out, err := runCmd(t, "index", "--index", sh.dir, "--store", store, "--policy", "mark", filepath.Join(pagesDir, sh.input)); err != nil {
+			t.Fatalf("index %s: %v\n%s", sh.input, err, out)
+		}
+	}
+	const query = "bees OR tide OR 图书馆 OR 绿道 OR the"
+	search := func(shards ...string) []string {
+		var pages []string
+		for from := 0; from < 12; from += 3 {
+			args := append([]string{"search", "--format", "jsonl", "--size", "3", "--from", fmt.Sprint(from)}, shards...)
+			out, err := runCmd(t, append(args, query)...)
+			if err != nil {
+				t.Fatalf("%v: %v\n%s", args, err, out)
+			}
+			pages = append(pages, out)
+		}
+		return pages
+	}
+	want := search("--index", a, "--index", b, "--store", store)
+
+	url := startServe(t, "--index", b)
+	got := search("--index", a, "--remote", url)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("page %d with --remote:\n%s\nwant (both shards local):\n%s", i+1, got[i], want[i])
+		}
+	}
+	down, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + down.Addr().String()
+	down.Close()
+	out, err := runCmd(t, "search", "--index", a, "--remote", closed, "--remote-timeout", "2s", query)
+	if err != nil || !strings.Contains(out, closed) || !strings.Contains(out, "did not answer") {
+		t.Errorf("search with the remote shard stopped: %v\n%s\nwant the local shard's hits and a line naming %s", err, out, closed)
+	}
+	// A server with the remote shard: hits of both, a snippet of the
+	// local shard's text (read through the shards' mapping).
+	front := startServe(t, "--index", a, "--remote", url)
+	resp, err := http.Get(front + "api/search?q=" + neturl.QueryEscape("bees OR 图书馆"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Hits []struct {
+			ID      string           `json:"id"`
+			Snippet []map[string]any `json:"snippet"`
+		} `json:"hits"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	var ids []string
+	snippets := 0
+	for _, h := range body.Hits {
+		ids = append(ids, h.ID)
+		if len(h.Snippet) > 0 {
+			snippets++
+		}
+	}
+	if err != nil || resp.StatusCode != 200 || !slices.Contains(ids, "hedong-news/library-night") ||
+		!slices.Contains(ids, "bee-archive/library-bees") || snippets == 0 {
+		t.Errorf("serve --remote: status %d, %v, hits %v with %d snippets; want hits of both shards, snippets of the local one's", resp.StatusCode, err, ids, snippets)
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -28,6 +30,7 @@ type searchCmd struct {
 func (o *searchCmd) AddFlags(fs *pflag.FlagSet) {
 	o.index.AddFlags(fs, "the index directory `DIR` (or a plain bleve index adopted with bleve-dedup adopt); several, with --store, are shards searched together")
 	o.index.readsAdopted()
+	o.index.readsRemote()
 	o.server.AddFlags(fs, "search through the JSON API of the running serve at this `URL` (an index it holds cannot be opened here)")
 	o.format.AddFlags(fs, "one hit a line")
 	fs.StringVar(&o.syntax, "syntax", boolquery.Boolean.String(), "query syntax: boolean or querystring")
@@ -97,6 +100,9 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 	if err := notBoth(cmd, "collapse-field", "server", "a server's search is folded by cluster here"); err != nil {
 		return err
 	}
+	if err := notBoth(cmd, "remote", "server", "a server searches its own --remote shards"); err != nil {
+		return err
+	}
 	syn, err := boolquery.ParseSyntax(o.syntax)
 	if err != nil {
 		return fmt.Errorf("--syntax: %w", err)
@@ -132,6 +138,10 @@ func (o *searchCmd) run(cmd *cobra.Command, qs string) error {
 		if err != nil {
 			return err
 		}
+	}
+	// A partial answer says so, apart from the hits a program reads.
+	for _, name := range slices.Sorted(maps.Keys(res.ShardErrors)) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: shard %s did not answer, the hits are the other shards': %s\n", name, res.ShardErrors[name])
 	}
 	if o.format.jsonl {
 		enc := jsonLines(cmd.OutOrStdout())

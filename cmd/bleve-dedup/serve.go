@@ -35,6 +35,7 @@ type serveCmd struct {
 func (o *serveCmd) AddFlags(fs *pflag.FlagSet) {
 	o.index.AddFlags(fs, "the index directory `DIR` (or a plain bleve index adopted with bleve-dedup adopt); several, with --store, are shards searched together (with --ingest, one, created when absent)")
 	o.index.readsAdopted()
+	o.index.readsRemote()
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	o.opts = server.DefaultOptions()
 	fs.DurationVar(&o.opts.SearchTimeout, "search-timeout", o.opts.SearchTimeout, "longest time one search may run")

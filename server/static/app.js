@@ -289,6 +289,10 @@ async function search() {
     s.textContent = res.total > 0 ? `No results on this page: ${count} ${unit} in all` : `No results for “${res.query}”`;
     renderNoResults(res);
   }
+  // A partial answer says so: shards that did not answer, parts left out.
+  const missing = Object.keys(res.shard_errors || {});
+  if (missing.length) s.textContent += ` — without ${missing.length === 1 ? "shard" : "shards"} ${missing.join(", ")}, which did not answer`;
+  if (res.notice) s.textContent += ` — ${res.notice}`;
   $("view-options").hidden = res.hits.length === 0;
   renderFacets(res.facets || {});
   renderFilters();

@@ -5,8 +5,13 @@ package testindex
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
@@ -87,4 +92,51 @@ func IngestServer(tb testing.TB, change func(*server.Ingest)) (*indexer.Index, *
 	}
 	tb.Cleanup(srv.Close)
 	return ix, srv
+}
+
+// Split writes n passages to one bleve index and, split at random, to
+// two more (the shards of an alias): passages in clusters of 1 to 4
+// sharing their text, each with a title and URL, cut from a source page
+// (field source; one in ten without), at a position (pos) on it, from a
+// site (site). The indexes close when the test ends.
+func Split(t *testing.T, n int) (union, a, b bleve.Index) {
+	t.Helper()
+	open := func() bleve.Index {
+		idx, err := bleve.New(t.TempDir()+"/b", indexer.NewMapping())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { idx.Close() })
+		return idx
+	}
+	union, a, b = open(), open(), open()
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta")
+	r := rand.New(rand.NewPCG(17, 3))
+	for i, c := 0, 0; i < n; c++ {
+		text := words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
+		for range min(1+r.IntN(4), n-i) {
+			doc := map[string]any{
+				indexer.FieldText:    text,
+				indexer.FieldTitle:   fmt.Sprintf("passage %d", i),
+				indexer.FieldURL:     fmt.Sprintf("https://example.com/%d", i),
+				indexer.FieldCluster: fmt.Sprintf("%016x", c),
+				"pos":                fmt.Sprintf("p%03d", r.IntN(50)),
+				"site":               fmt.Sprintf("site%d", r.IntN(5)),
+			}
+			if r.IntN(10) > 0 {
+				doc["source"] = fmt.Sprintf("s%03d", r.IntN(n/6))
+			}
+			shard := a
+			if r.IntN(2) == 1 {
+				shard = b
+			}
+			for _, idx := range []bleve.Index{union, shard} {
+				if err := idx.Index(fmt.Sprintf("d%04d", i), doc); err != nil {
+					t.Fatal(err)
+				}
+			}
+			i++
+		}
+	}
+	return union, a, b
 }
