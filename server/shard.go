@@ -121,7 +121,6 @@ func (s *shards) context(r *http.Request) (context.Context, context.CancelFunc) 
 	return context.WithTimeout(ctx, s.opts.SearchTimeout)
 }
 
-
 // readShardBody decodes r's JSON body, of at most maxShardBody bytes,
 // into v.
 func readShardBody(r *http.Request, v any) error {
