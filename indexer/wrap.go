@@ -746,14 +746,23 @@ func (w *Index) paragraphsOf(payload []byte) ([]string, error) {
 	return paras, err
 }
 
-// paragraphsOf cuts plain text into paragraphs at line breaks.
+// paragraphsOf cuts plain texts into paragraphs at line breaks.
 func paragraphsOf(texts []string) []string {
 	var out []string
 	for _, t := range texts {
-		for line := range strings.Lines(t) {
-			if line = strings.TrimSpace(line); line != "" {
-				out = append(out, line)
-			}
+		out = append(out, Paragraphs(t)...)
+	}
+	return out
+}
+
+// Paragraphs cuts a plain text into paragraphs at line breaks, blank
+// lines left out: how a text field is read (Options.TextFields), and
+// what SimilarRequest.Paragraphs takes.
+func Paragraphs(text string) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
 		}
 	}
 	return out

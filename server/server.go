@@ -216,7 +216,7 @@ func (s *Server) routes() map[string]http.Handler {
 		"/api/clusters":     get(s.clusters),
 		"/api/cluster":      get(s.cluster),
 		"/api/compare":      get(s.compare),
-		"/api/similar":      get(s.similar),
+		"/api/similar":      handler(s.similar),
 		"/api/overview":     get(s.overview),
 		"/api/openapi.json": get(serveOpenAPI),
 		"/api/ingest":       handler(s.ingest),
@@ -324,7 +324,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Other requests carry no body; a client sending one gets it cut off.
-	if r.URL.Path != "/api/ingest" && !strings.HasPrefix(r.URL.Path, "/api/shard/") {
+	if r.URL.Path != "/api/ingest" && r.URL.Path != "/api/similar" && !strings.HasPrefix(r.URL.Path, "/api/shard/") {
 		r.Body = http.MaxBytesReader(w, r.Body, 0)
 	}
 	s.mux.ServeHTTP(w, r)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -49,26 +50,70 @@ type similarPage struct {
 	Evidence *verdict `json:"evidence"`
 }
 
-// similar serves GET /api/similar?id=ID[&k=10]: the documents most
-// similar to a stored one, by the filter's evidence, copies first (see
-// indexer.Index.Similar).
+// maxSimilarBody bounds the body of POST /api/similar: a page's text.
+const maxSimilarBody = 4 << 20
+
+// similarText is the body of POST /api/similar: a page the index need
+// not hold.
+type similarText struct {
+	// Text is the page's main text, paragraphs apart by blank lines or
+	// line breaks.
+	Text string `json:"text"`
+	URL  string `json:"url"`
+	K    int    `json:"k"`
+}
+
+// similar serves GET /api/similar?id=ID[&k=10], the documents most
+// similar to a stored one, and POST /api/similar with a similarText,
+// those most similar to a text: by the filter's evidence, copies first
+// (see indexer.Index.Similar).
 func (s *Server) similar(w http.ResponseWriter, r *http.Request) error {
-	id, err := stringParam(r, "id")
-	if err != nil {
-		return err
-	}
-	k, err := intParam(r, "k", dedupfilter.DefaultSimilarK, 1, s.opts.MaxPageSize)
-	if err != nil {
-		return err
+	var id string
+	var req indexer.SimilarRequest
+	var err error
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		if id, err = stringParam(r, "id"); err != nil {
+			return err
+		}
+		if req.K, err = intParam(r, "k", dedupfilter.DefaultSimilarK, 1, s.opts.MaxPageSize); err != nil {
+			return err
+		}
+		req.ID = id
+	case http.MethodPost:
+		var body similarText
+		dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxSimilarBody))
+		if err := dec.Decode(&body); err != nil {
+			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+				return &httpError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("body larger than %d bytes", maxSimilarBody)}
+			}
+			return badRequest("body: %v", err)
+		}
+		if body.K == 0 {
+			body.K = dedupfilter.DefaultSimilarK
+		}
+		if body.K < 1 || body.K > s.opts.MaxPageSize {
+			return badRequest("k %d: want 1 to %d", body.K, s.opts.MaxPageSize)
+		}
+		req = indexer.SimilarRequest{Paragraphs: indexer.Paragraphs(body.Text), URL: body.URL, K: body.K}
+		if len(req.Paragraphs) == 0 {
+			return badRequest("text: empty")
+		}
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		return &httpError{status: http.StatusMethodNotAllowed, msg: "method " + r.Method + " not allowed"}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.SearchTimeout)
 	defer cancel()
 	start := time.Now()
 	var found []dedupfilter.Similar
-	if si, ok := s.ix.(similarIndex); ok {
-		found, err = si.Similar(ctx, indexer.SimilarRequest{ID: id, K: k})
-	} else {
-		found, err = s.ix.Filter().SimilarTo(id, dedupfilter.SimilarOptions{K: k})
+	switch si, ok := s.ix.(similarIndex); {
+	case ok:
+		found, err = si.Similar(ctx, req)
+	case id == "":
+		return &httpError{status: http.StatusNotImplemented, msg: "this index finds pages similar to its own documents only"}
+	default:
+		found, err = s.ix.Filter().SimilarTo(id, dedupfilter.SimilarOptions{K: req.K})
 	}
 	switch {
 	case errors.Is(err, dedupfilter.ErrNotFound):
@@ -79,8 +124,8 @@ func (s *Server) similar(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	o := s.ix.Filter().Options().Options
-	out := similarResponse{ID: id, K: k, Similar: make([]similarPage, len(found))}
-	if e, err := s.ix.Filter().Meta(id); err == nil {
+	out := similarResponse{ID: id, K: req.K, Similar: make([]similarPage, len(found))}
+	if e, err := s.ix.Filter().Meta(id); id != "" && err == nil {
 		out.Title = e.Title
 	}
 	for i, f := range found {

@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"encoding/json"
+	"net/http/httptest"
+	"strings"
 	"net/http"
 	"net/url"
 	"testing"
@@ -99,7 +101,8 @@ func TestAPISimilarErrors(t *testing.T) {
 		{"GET", "/api/similar?id=" + url.QueryEscape(beesID) + "&k=101", http.StatusBadRequest},
 		{"GET", "/api/similar?id=" + url.QueryEscape(beesID) + "&k=ten", http.StatusBadRequest},
 		{"GET", "/api/similar?id=no-such-page", http.StatusNotFound},
-		{"POST", "/api/similar?id=" + url.QueryEscape(beesID), http.StatusMethodNotAllowed},
+		{"POST", "/api/similar?id=" + url.QueryEscape(beesID), http.StatusBadRequest}, // no body
+		{"DELETE", "/api/similar?id=" + url.QueryEscape(beesID), http.StatusMethodNotAllowed},
 	}
 	for _, tt := range tests {
 		r := do(t, s, tt.method, tt.target)
@@ -109,6 +112,43 @@ func TestAPISimilarErrors(t *testing.T) {
 		}
 		if msg, _ := decode(t, r.body)["error"].(string); msg == "" {
 			t.Errorf("%s %s: got %s, want an error message", tt.method, tt.target, r.body)
+		}
+	}
+}
+
+// TestAPISimilarText: POST /api/similar with a page's text finds the
+// page itself and its copies, as copies; a bad body is refused.
+func TestAPISimilarText(t *testing.T) {
+	s := newServer(t, fixture(t), server.DefaultOptions())
+	var doc struct{ Text string }
+	if err := json.Unmarshal([]byte(do(t, s, "GET", "/api/doc?id="+url.QueryEscape(beesID)).body), &doc); err != nil || doc.Text == "" {
+		t.Fatalf("the page's text: %v", err)
+	}
+	post := func(body string) response {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, localRequest("POST", "/api/similar", strings.NewReader(body)))
+		return response{rec.Code, rec.Header(), rec.Body.String()}
+	}
+	b, _ := json.Marshal(map[string]any{"text": doc.Text, "k": 3})
+	r := post(string(b))
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d (%s), want 200", r.status, r.body)
+	}
+	var body similarBody
+	if err := json.Unmarshal([]byte(r.body), &body); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range body.Similar {
+		got = append(got, x.ID+" "+x.Grade)
+	}
+	want := []string{beesID + " copy", "en/daily-reader/rooftop-hives-reprint copy", "en/bee-archive/library-bees copy"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") || body.K != 3 || body.ID != "" {
+		t.Errorf("similar to the page's text: k %d, id %q, %q; want k 3, no id, %q", body.K, body.ID, got, want)
+	}
+	for _, bad := range []string{`{"text": ""}`, `{"text": "bees", "k": 101}`, `{"text": 3}`, `not json`} {
+		if r := post(bad); r.status != http.StatusBadRequest {
+			t.Errorf("POST %s: status %d (%s), want 400", bad, r.status, r.body)
 		}
 	}
 }

@@ -173,10 +173,5 @@ func readText(path string, r io.Reader) (paras []string, url string, err error) 
 	if len(b) > page.DefaultMaxBytes {
 		return nil, "", fmt.Errorf("--text -: more than %d bytes", page.DefaultMaxBytes)
 	}
-	for line := range strings.Lines(string(b)) {
-		if line = strings.TrimSpace(line); line != "" {
-			paras = append(paras, line)
-		}
-	}
-	return paras, "", nil
+	return indexer.Paragraphs(string(b)), "", nil
 }
