@@ -2,10 +2,10 @@ package server_test
 
 import (
 	"encoding/json"
-	"net/http/httptest"
-	"strings"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/server"

@@ -57,6 +57,7 @@ type config struct {
 	rounds          int
 	latency, jitter time.Duration
 	timeout         time.Duration
+	load            time.Duration
 }
 
 func main() {
@@ -69,6 +70,7 @@ func main() {
 	flag.DurationVar(&c.latency, "latency", time.Millisecond, "delay each way through the proxy")
 	flag.DurationVar(&c.jitter, "jitter", 200*time.Microsecond, "up to this much more delay, at random, each way")
 	flag.DurationVar(&c.timeout, "timeout", time.Second, "a remote shard's timeout (the hung shard's search takes it)")
+	flag.DurationVar(&c.load, "load", 0, "after the rest, load one shard's server this long at each of 1, 2, 4, 8 and 16 clients searching at once (collapsed by cluster, the default bound): queries a second and p99")
 	flag.Parse()
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "shardbench:", err)
@@ -192,7 +194,55 @@ func run(c config) error {
 		p50, p99 := percentile(lat[i], 50), percentile(lat[i], 99)
 		fmt.Printf("%-18s %9.2f %9.2f %9.2f %9.2f\n", w.name, ms(p50), ms(p99), float64(p50)/float64(l50), float64(p99)/float64(l99))
 	}
-	return faults(c, shards, direct, request(bleve.NewMatchAllQuery()))
+	if err := faults(c, shards, direct, request(bleve.NewMatchAllQuery())); err != nil {
+		return err
+	}
+	if c.load > 0 {
+		return load(c, direct[0], qs)
+	}
+	return nil
+}
+
+// load searches one shard through its server with n clients at once,
+// each searching the next query as soon as its last is answered, and
+// prints the queries answered a second and their latency percentiles.
+func load(c config, remote bleve.Index, qs []query.Query) error {
+	s := collapse.New(remote, noFolds{})
+	fmt.Printf("one shard's server, %d documents, each client searching without pause for %s:\n", docCount(remote), c.load)
+	fmt.Printf("%-8s %10s %9s %9s\n", "clients", "queries/s", "p50 ms", "p99 ms")
+	for _, n := range []int{1, 2, 4, 8, 16} {
+		lat := make([][]time.Duration, n)
+		errs := make([]error, n)
+		end := time.Now().Add(c.load)
+		done := make(chan int)
+		for i := range n {
+			go func() {
+				defer func() { done <- i }()
+				for j := i; time.Now().Before(end); j++ {
+					start := time.Now()
+					if _, err := s.Search(context.Background(), collapse.Request{Query: qs[j%len(qs)], Size: 10, Collapse: true}); err != nil {
+						errs[i] = err
+						return
+					}
+					lat[i] = append(lat[i], time.Since(start))
+				}
+			}()
+		}
+		for range n {
+			<-done
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		all := slices.Concat(lat...)
+		fmt.Printf("%-8d %10.1f %9.2f %9.2f\n", n, float64(len(all))/c.load.Seconds(), ms(percentile(all, 50)), ms(percentile(all, 99)))
+	}
+	return nil
+}
+
+func docCount(idx bleve.Index) uint64 {
+	n, _ := idx.DocCount()
+	return n
 }
 
 // faults searches with the last shard down, then hung.
