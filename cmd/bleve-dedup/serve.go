@@ -216,6 +216,9 @@ func (o *serveCmd) open(token string) (interface {
 	if !o.ingest {
 		return o.index.open()
 	}
+	if len(o.index.remotes) > 0 {
+		return nil, errors.New("--ingest takes pages into one local index: serve the --remote shards from a server without --ingest")
+	}
 	dir, err := o.index.dir()
 	if err != nil {
 		return nil, fmt.Errorf("--ingest: %w", err)

@@ -114,6 +114,9 @@ func TestServeCmdErrors(t *testing.T) {
 		{"an empty token file", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--token-file", empty}, "is empty"},
 		{"a size without its unit", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--ingest-max-body", "256M"}, "ambiguous"},
 		{"a bad allowed host", "", []string{"serve", "--index", fixtureIndex(t), "--addr", "127.0.0.1:0", "--allowed-hosts", "*.example.com"}, "AllowedHosts entry"},
+		{"ingest with remote shards", "", []string{"serve", "--ingest", "--index", t.TempDir(), "--remote", "http://127.0.0.1:1"}, "serve the --remote shards from a server without --ingest"},
+		{"a remote shard of an index without a shared store", "", []string{"serve", "--index", fixtureIndex(t), "--remote", "http://127.0.0.1:1"}, "without one shared store"},
+		{"a remote shard that is no URL", "", []string{"serve", "--index", fixtureIndex(t), "--remote", "ftp://x"}, "want an http:// or https:// URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
