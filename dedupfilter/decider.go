@@ -54,7 +54,10 @@ type DeciderOptions struct {
 // batches (the indexer's write lock), as the site tables' plans must be
 // committed in the order they are made. A re-decided cluster gets a new
 // id. With a shared store, a cluster with members another process added
-// is not re-decided: their text is that process'.
+// is not re-decided: their text is that process'. Nor, from then on, is
+// one that another process' page joins while it is re-decided: its
+// members not redone yet keep their places (with their features
+// analysed again).
 type Decider struct {
 	o        DeciderOptions
 	filter   *Filter

@@ -494,10 +494,21 @@ func (f *Filter) add(p *prepared, pl *plan, batch bool, ao addOptions) (Decision
 	if posted {
 		own = w.seq
 	}
-	if err := w.place(d.ID, rec, old, cluster, founder, rule, own, ao.fresh); err != nil {
+	// Decided afresh (its cluster re-decided, which held only this
+	// process' pages when that began), a page whose cluster another
+	// process' page has joined since keeps its cluster and its role
+	// there: that page's process decided it against them, and a
+	// representative leaving would promote it where it is not indexed.
+	keep := false
+	if ao.fresh && old != nil && f.backend.Shared() {
+		if keep, err = w.joinedBeside(d.ID, old.Cluster); err != nil {
+			return Decision{}, err
+		}
+	}
+	if err := w.place(d.ID, rec, old, cluster, founder, rule, own, ao.fresh, keep); err != nil {
 		return Decision{}, err
 	}
-	if rule.Take && !rule.Mark {
+	if rule.Take && !rule.Mark && !keep {
 		if err := w.rehold(rec.Cluster, d.ID, p.sig); err != nil {
 			return Decision{}, err
 		}

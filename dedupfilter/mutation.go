@@ -130,11 +130,11 @@ func (o Options) prefer(a, b *store.Record) bool {
 }
 
 // place puts the document (rec, not yet written) in a cluster: its old
-// one if it is re-added and stays (not when fresh), else the match's
-// cluster (created with founder as its representative if it does not
-// exist yet, on a shared store) under rule, else a new one, numbered
+// one if it is re-added and stays (not when fresh, unless keep), else the
+// match's cluster (created with founder as its representative if it does
+// not exist yet, on a shared store) under rule, else a new one, numbered
 // cluster when not 0.
-func (w *mutation) place(id string, rec, old *store.Record, match string, founder *store.Member, rule store.Rule, cluster uint64, fresh bool) error {
+func (w *mutation) place(id string, rec, old *store.Record, match string, founder *store.Member, rule store.Rule, cluster uint64, fresh, keep bool) error {
 	if old != nil {
 		// A re-added document keeps its cluster, and its role in it, when it
 		// still matches inside it or has no match and is alone: re-indexing
@@ -143,7 +143,7 @@ func (w *mutation) place(id string, rec, old *store.Record, match string, founde
 		if err != nil {
 			return err
 		}
-		stay = stay && !fresh
+		stay = keep || stay && !fresh
 		if err := w.unpost(old); err != nil {
 			return err
 		}
@@ -199,6 +199,14 @@ func (w *mutation) cover(sig similarity.Signature, match string, v similarity.Ve
 	rep, err := w.st.Representative(cluster)
 	if errors.Is(err, ErrNotFound) && founder != nil {
 		rep, err = founder.ID, nil // (a shared store's cluster of its founder alone)
+	}
+	if errors.Is(err, ErrNotFound) && w.f.backend.Shared() {
+		// A shared store's cluster gone since the page's batch read its
+		// match in it (its last member left, and its founder is no longer
+		// there to make it again from): the page joins it as its only
+		// member (see store/rediscluster) and keeps its place in the index.
+		rule.Mark = true
+		return rule, nil
 	}
 	if err != nil {
 		return rule, fmt.Errorf("dedupfilter: cluster %s: %w", cluster, err)
@@ -296,6 +304,36 @@ func (w *mutation) rehold(cluster, id string, sig similarity.Signature) error {
 	return nil
 }
 
+// joinedBeside reports whether cluster c, where id is, holds a member
+// that is not this process' recorded page: on a shared store, another
+// process' page (or one whose process has not recorded it yet) that
+// joined it.
+func (w *mutation) joinedBeside(id, c string) (bool, error) {
+	members, err := w.st.Members(c)
+	if err != nil {
+		return false, fmt.Errorf("dedupfilter: cluster %s: %w", c, err)
+	}
+	if err := w.st.Prefetch(store.Reads{IDs: members}); err != nil {
+		return false, fmt.Errorf("dedupfilter: %w", err)
+	}
+	for _, m := range members {
+		if m == id {
+			continue
+		}
+		if _, err := w.st.Record(m, false); errors.Is(err, ErrNotFound) {
+			return true, nil
+		} else if err != nil {
+			return false, fmt.Errorf("dedupfilter: %w", err)
+		}
+		if local, err := w.st.HasPayload(m); err != nil {
+			return false, fmt.Errorf("dedupfilter: %w", err)
+		} else if !local {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // stays reports whether re-added id remains in its old cluster: its match
 // is in it, or it has no match and is the only member.
 func (w *mutation) stays(id string, old *store.Record, match string) (bool, error) {
@@ -323,12 +361,22 @@ func (w *mutation) leave(id string, rec *store.Record) (string, error) {
 			return "", err
 		}
 		// The members left out for the one that left are left out for
-		// the promoted one only if it holds their text.
-		pr, err := w.record(res.Promoted)
+		// the promoted one only if it holds their text. On a shared store
+		// the promoted one may be another process' page that joined the
+		// cluster and whose record (or, decided again, signature) that
+		// process has not written yet: the members stay as they are.
+		shared := w.f.backend.Shared()
+		pr, err := w.st.Record(res.Promoted, true)
+		if errors.Is(err, ErrNotFound) && shared {
+			return res.Representative, nil
+		}
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("dedupfilter: %w", err)
 		}
 		_, sig, err := readSignature(w.st, pr.Seq)
+		if errors.Is(err, ErrNotFound) && shared {
+			return res.Representative, nil
+		}
 		if err != nil {
 			return "", fmt.Errorf("dedupfilter: representative %q: %w", res.Promoted, err)
 		}

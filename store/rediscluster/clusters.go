@@ -20,7 +20,10 @@ import (
 // promoting and Replace weigh). A cluster of its founder alone has no
 // hash: its number is the founder's sequence number, whose signature
 // names the founder, and the founder's record names the cluster. The
-// clusters with a hash are listed in {P}:clusters, by number.
+// clusters with a hash are listed in {P}:clusters, by number. A cluster
+// its founder alone, or its last member, left is a hash with one field,
+// "x" (the page that left): no cluster, which a later join makes again
+// without that page (see leaveScript).
 
 // clusterKey names cluster c's hash.
 func (s *Store) clusterKey(c string) (string, uint64, error) {
@@ -53,30 +56,41 @@ func ruleCode(r store.Rule) string {
 }
 
 // join runs joinScript; a cluster it may make is listed in the same step
-// (a listing of a cluster that does not exist is passed over).
+// (a listing of a cluster that does not exist is passed over), or, when
+// it made one again that its founder had left (which it cannot know
+// before), in a step after it.
 func (s *Store) join(ctx context.Context, c string, m store.Member, founder *store.Member, rule store.Rule) (store.JoinResult, error) {
 	key, n, err := s.clusterKey(c)
 	if err != nil {
 		return store.JoinResult{}, err
 	}
-	if founder == nil && n == m.Seq && !rule.Replace && !rule.Take {
+	own := n == m.Seq
+	if founder == nil && own && !rule.Replace && !rule.Take {
 		// m founds the cluster numbered as itself: alone, it needs no hash;
 		// joined already (by a process that planned m's decision too), it
 		// represents it all the same, since only Replace demotes.
 		return store.JoinResult{Representative: m.ID, Indexed: true}, nil
 	}
 	st := s.step(ctx)
+	list := s.tagged("clusters")
+	listed := false
 	fid, fw := "", ""
 	if founder != nil && founder.ID != m.ID {
 		fid, fw = founder.ID, weights(*founder)
-		list := s.tagged("clusters")
+	}
+	if fid != "" || !own {
 		node, err := st.on(list)
 		if err != nil {
 			return store.JoinResult{}, err
 		}
 		node.pipe.ZAdd(ctx, list, redis.Z{Score: float64(n), Member: seqName(n)})
+		listed = true
 	}
-	result, err := st.script(joinScript, []string{key}, m.ID, weights(m), fid, fw, ruleCode(rule))
+	ownArg := "0"
+	if own {
+		ownArg = "1"
+	}
+	result, err := st.script(joinScript, []string{key}, m.ID, weights(m), fid, fw, ruleCode(rule), ownArg)
 	if err == nil {
 		err = st.exec()
 	}
@@ -93,6 +107,17 @@ func (s *Store) join(ctx context.Context, c string, m store.Member, founder *sto
 	rep, _ := res[0].(string)
 	indexed, _ := res[1].(int64)
 	demoted, _ := res[2].(string)
+	if made, _ := res[3].(int64); made == 1 && !listed {
+		st := s.step(ctx)
+		node, err := st.on(list)
+		if err != nil {
+			return store.JoinResult{}, err
+		}
+		node.pipe.ZAdd(ctx, list, redis.Z{Score: float64(n), Member: seqName(n)})
+		if err := st.exec(); err != nil {
+			return store.JoinResult{}, err
+		}
+	}
 	return store.JoinResult{Representative: rep, Indexed: indexed == 1, Demoted: demoted}, nil
 }
 
@@ -134,14 +159,14 @@ func (s *Store) leave(ctx context.Context, c, id string, rule store.Rule) (store
 	return store.LeaveResult{Representative: rep, Promoted: promoted}, nil
 }
 
-// hasHash reports whether cluster c has a hash.
+// hasHash reports whether cluster c has a hash (not the mark of a
+// cluster left, see leaveScript).
 func (s *Store) hasHash(ctx context.Context, c string) (bool, error) {
 	key, _, err := s.clusterKey(c)
 	if err != nil {
 		return false, err
 	}
-	n, err := s.rdb.Exists(ctx, key).Result()
-	return n == 1, err
+	return s.rdb.HExists(ctx, key, "r").Result()
 }
 
 // idOf reads the id a signature starts with (see package store's key
@@ -204,10 +229,12 @@ func (t *txn) cluster(c string) (rep string, members []string, exists bool, err 
 		return "", nil, false, err
 	}
 	if len(all) > 0 {
-		exists = true
+		// A hash without "r" is the mark of a cluster left (see
+		// leaveScript): gone, founder and all.
 		rep = all["r"]
+		exists = rep != ""
 		for f := range all {
-			if id, ok := strings.CutPrefix(f, "m:"); ok {
+			if id, ok := strings.CutPrefix(f, "m:"); ok && exists {
 				members = append(members, id)
 			}
 		}
@@ -429,15 +456,16 @@ func (t *txn) walk(lo, hi uint64) ([]string, error) {
 		return nil, err
 	}
 	// Listed clusters whose hash exists (a process that died between
-	// deleting a hash and its listing leaves the listing).
+	// deleting a hash and its listing leaves the listing; a cluster left
+	// keeps a mark, a hash without "r").
 	pipe := t.s.rdb.Pipeline()
-	listed := map[uint64]*redis.IntCmd{}
+	listed := map[uint64]*redis.BoolCmd{}
 	for _, m := range hashed {
 		n, err := strconv.ParseUint(m, 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("cluster list member %q: %w", m, store.ErrCorrupt)
 		}
-		listed[n] = pipe.Exists(ctx, t.s.prefix+"c:{"+m+"}")
+		listed[n] = pipe.HExists(ctx, t.s.prefix+"c:{"+m+"}", "r")
 	}
 	// The founders alone: a signature numbered n whose document's record
 	// names cluster n.
@@ -452,7 +480,7 @@ func (t *txn) walk(lo, hi uint64) ([]string, error) {
 	}
 	has := map[uint64]bool{}
 	for n, c := range listed {
-		has[n] = c.Val() == 1
+		has[n] = c.Val()
 	}
 	founders := map[uint64]string{}
 	var names []string

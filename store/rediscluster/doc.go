@@ -11,7 +11,8 @@
 //	P:s:{<g>}       the signatures of document versions 64g to 64g+63, field seq mod 64
 //	                (package dedupfilter's encoding: the id first)
 //	P:c:{<n>}       cluster n, once it has two members: its representative and members
-//	                (whether each is indexed, and what promotion and Replace weigh)
+//	                (whether each is indexed, and what promotion and Replace weigh);
+//	                once its last member, or its founder alone, left: a mark, field "x"
 //	{P}:seq         sequence numbers (INCRBY), which cluster numbers share
 //	{P}:rank        ranks (INCRBY, in one script with {P}:nums)
 //	{P}:nums        the numbered batches: first sequence number, size, first rank
@@ -79,9 +80,15 @@
 // the one Replace prefers) taking its place. A cluster is numbered as its
 // founder, so two processes working out the same founding name the same
 // cluster; a joiner whose match founded a cluster alone (which has no
-// hash) makes its hash with the founder in it. Whether a member is in the
-// search index is kept with its cluster, so promoting or demoting another
-// process' document is one write where the decision is made.
+// hash) makes its hash with the founder in it. A founder can leave its
+// cluster (its page re-added or deleted) after a joiner read it there and
+// before the joiner's join: the leave marks the cluster on its key (a
+// hash with only "x"), and the join, on the same key, then makes the
+// cluster again with the joiner alone rather than bringing the founder
+// back into a cluster it left (it would be listed in two). Whether a
+// member is in the search index is kept with its cluster, so promoting or
+// demoting another process' document is one write where the decision is
+// made.
 //
 // What truly conflicts still goes one at a time: the joins and leaves of
 // one cluster (Redis runs one script at a time on a slot), and the

@@ -299,22 +299,61 @@ func (s *Store) RankedPostings(keys [][]byte) ([]store.RankedList, error) {
 	return out, nil
 }
 
-// Withdraw implements store.Sequencer.
+// Withdraw implements store.Sequencer: it deletes the signatures, and
+// takes each version out of the cluster numbered as it, which other
+// processes may have joined naming it founder (withdrawScript).
 func (s *Store) Withdraw(seqs []uint64) error {
 	if len(seqs) == 0 {
 		return nil
 	}
 	st := s.step(context.Background())
-	for _, seq := range seqs {
+	results := make([]func() *redis.Cmd, len(seqs))
+	for i, seq := range seqs {
 		r := s.sigRef(seq)
 		node, err := st.on(r.key)
 		if err != nil {
 			return fmt.Errorf("rediscluster: withdraw: %w", err)
 		}
 		node.pipe.HDel(st.ctx, r.key, r.field)
+		// Out of the cluster numbered as it, which others may have joined
+		// naming it founder (see withdrawScript).
+		key, _, err := s.clusterKey(store.ClusterID(seq))
+		if err != nil {
+			return fmt.Errorf("rediscluster: withdraw: %w", err)
+		}
+		if results[i], err = st.script(withdrawScript, []string{key}, strconv.FormatUint(seq, 10)); err != nil {
+			return fmt.Errorf("rediscluster: withdraw: %w", err)
+		}
 	}
 	if err := st.exec(); err != nil {
 		return fmt.Errorf("rediscluster: withdraw: %w", err)
+	}
+	var gone []uint64
+	for i, seq := range seqs {
+		res, err := results[i]().Slice()
+		if err != nil {
+			return fmt.Errorf("rediscluster: withdraw: %w", err)
+		}
+		if len(res) != 3 {
+			return fmt.Errorf("rediscluster: withdraw: reply %v: %w", res, store.ErrCorrupt)
+		}
+		if deleted, _ := res[2].(int64); deleted == 1 {
+			gone = append(gone, seq)
+		}
+	}
+	if len(gone) > 0 {
+		st := s.step(context.Background())
+		list := s.tagged("clusters")
+		node, err := st.on(list)
+		if err != nil {
+			return fmt.Errorf("rediscluster: withdraw: %w", err)
+		}
+		for _, seq := range gone {
+			node.pipe.ZRem(st.ctx, list, seqName(seq))
+		}
+		if err := st.exec(); err != nil {
+			return fmt.Errorf("rediscluster: withdraw: %w", err)
+		}
 	}
 	return nil
 }

@@ -160,20 +160,31 @@ end
 // id, its weights "<seq>,<time µs>,<runes>", the founder's id and weights
 // (the cluster is made with the founder as its representative if it does
 // not exist; a cluster of its founder alone has no hash, so an empty
-// founder, or the document itself, makes nothing), and the rule: 's'
-// suppress, 'm' mark, 'r' replace by the newer, 'l' by the longer, 't'
-// take the representative's place (it leaves the index), 'T' take it
-// under mark (it stays). It
-// returns the representative afterwards, whether the document is
-// indexed, the representative it replaced ("" if none), and whether the
-// cluster's hash was made.
+// founder, or the document itself, makes nothing when the cluster is
+// numbered as the document, ARGV[6] "1"), the rule: 's' suppress, 'm'
+// mark, 'r' replace by the newer, 'l' by the longer, 't' take the
+// representative's place (it leaves the index), 'T' take it under mark
+// (it stays), and whether the cluster is numbered as the document. A
+// cluster its founder or its last member left (a hash without "r", see
+// leaveScript), or one with no hash and no founder named, is made with
+// the document alone, its representative: a founder that left is not
+// brought back. It returns the representative afterwards, whether the
+// document is indexed, the representative it replaced ("" if none), and
+// whether the cluster's hash was made.
 var joinScript = redis.NewScript(luaMembers + `
-local key, id, w, fid, fw, rule = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local key, id, w, fid, fw, rule, own = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local made = 0
-if redis.call('EXISTS', key) == 0 then
-  if fid == '' or fid == id then return {id, 1, '', 0} end
-  redis.call('HSET', key, 'r', fid, 'm:' .. fid, '1,' .. fw)
-  made = 1
+if redis.call('HEXISTS', key, 'r') == 0 then
+  local left = redis.call('EXISTS', key) == 1
+  if not left and fid ~= '' and fid ~= id then
+    redis.call('HSET', key, 'r', fid, 'm:' .. fid, '1,' .. fw)
+    made = 1
+  elseif not left and own == '1' then
+    return {id, 1, '', 0}
+  else
+    redis.call('HSET', key, 'r', id, 'm:' .. id, '1,' .. w)
+    return {id, 1, '', 1}
+  end
 end
 local rep = redis.call('HGET', key, 'r')
 local cur = redis.call('HGET', key, 'm:' .. id)
@@ -206,37 +217,74 @@ redis.call('HSET', key, 'm:' .. id, flag .. ',' .. w)
 return {rep, tonumber(flag), demoted, made}
 `)
 
-// leaveScript removes a member (ARGV[1]) from a cluster (KEYS[1]) and
-// repairs it: when it represented the cluster, the earliest member left
-// (ARGV[2] 'r' or 'l': the one replace prefers) takes its place and is
-// indexed. It returns the representative afterwards ("" when the cluster
-// is gone), the member promoted into the search index ("" if none), and
-// whether the cluster's hash was deleted.
-var leaveScript = redis.NewScript(luaMembers + `
-local key, id, rule = KEYS[1], ARGV[1], ARGV[2]
-if redis.call('EXISTS', key) == 0 then return {'', '', 0} end
-local rep = redis.call('HGET', key, 'r') or ''
-if redis.call('HDEL', key, 'm:' .. id) == 0 or rep ~= id then return {rep, '', 0} end
+// luaLeave removes a member (id) from a cluster (key) and repairs it:
+// when it represented the cluster, the earliest member left (rule 'r' or
+// 'l': the one replace prefers) takes its place and is indexed. A cluster
+// left by its last member, or by its founder alone (it has no hash),
+// keeps a mark: a hash whose only field, "x", names the page that left.
+// A process that read the cluster before and joins it after (joinScript,
+// naming the founder) then makes it again without the page that left,
+// not with it: that page is in another cluster now. It returns the
+// representative afterwards ("" when the cluster is gone), the member
+// promoted into the search index ("" if none), and whether the cluster's
+// hash was deleted.
+const luaLeave = luaMembers + `
+local function leave(key, id, rule)
+  if redis.call('EXISTS', key) == 0 then
+    redis.call('HSET', key, 'x', id)
+    return {'', '', 0}
+  end
+  local rep = redis.call('HGET', key, 'r') or ''
+  if redis.call('HDEL', key, 'm:' .. id) == 0 or rep ~= id then return {rep, '', 0} end
+  local all = redis.call('HGETALL', key)
+  local best, bw
+  for i = 1, #all, 2 do
+    local f, a = all[i], all[i + 1]
+    if string.sub(f, 1, 2) == 'm:' then
+      local better = best == nil
+      if not better and (rule == 'r' or rule == 'l') then
+        better = prefer(a, bw, rule)
+      elseif not better then
+        better = weights(a) < weights(bw)
+      end
+      if better then best, bw = string.sub(f, 3), a end
+    end
+  end
+  if best == nil then
+    redis.call('DEL', key)
+    redis.call('HSET', key, 'x', id)
+    return {'', '', 1}
+  end
+  redis.call('HSET', key, 'r', best)
+  if string.sub(bw, 1, 1) == '1' then return {best, '', 0} end
+  redis.call('HSET', key, 'm:' .. best, '1' .. string.sub(bw, 2))
+  return {best, best, 0}
+end
+`
+
+// leaveScript removes a member (ARGV[1]) from a cluster (KEYS[1]) under
+// the rule ARGV[2] (see luaLeave).
+var leaveScript = redis.NewScript(luaLeave + `
+return leave(KEYS[1], ARGV[1], ARGV[2])
+`)
+
+// withdrawScript takes a page version that will not be decided, numbered
+// ARGV[1], out of the cluster numbered as it (KEYS[1]): other processes
+// that read it numbered, and not decided, worked out that it founds this
+// cluster and may have joined it, naming it founder; it is decided
+// again under another number, so it leaves (see luaLeave; the earliest
+// member takes its place), and a process joining later makes the
+// cluster without it. A member of the cluster under the same id and
+// another number (a later version of the page) stays.
+var withdrawScript = redis.NewScript(luaLeave + `
+local key, seq = KEYS[1], ARGV[1]
+if redis.call('EXISTS', key) == 0 then return leave(key, '#' .. seq, 's') end
 local all = redis.call('HGETALL', key)
-local best, bw
 for i = 1, #all, 2 do
   local f, a = all[i], all[i + 1]
-  if string.sub(f, 1, 2) == 'm:' then
-    local better = best == nil
-    if not better and (rule == 'r' or rule == 'l') then
-      better = prefer(a, bw, rule)
-    elseif not better then
-      better = weights(a) < weights(bw)
-    end
-    if better then best, bw = string.sub(f, 3), a end
+  if string.sub(f, 1, 2) == 'm:' and string.match(a, '^%d,(%d+),') == seq then
+    return leave(key, string.sub(f, 3), 's')
   end
 end
-if best == nil then
-  redis.call('DEL', key)
-  return {'', '', 1}
-end
-redis.call('HSET', key, 'r', best)
-if string.sub(bw, 1, 1) == '1' then return {best, '', 0} end
-redis.call('HSET', key, 'm:' .. best, '1' .. string.sub(bw, 2))
-return {best, best, 0}
+return {redis.call('HGET', key, 'r') or '', '', 0}
 `)

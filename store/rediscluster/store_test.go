@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -182,5 +183,108 @@ func TestNoLocal(t *testing.T) {
 	defer tx.Discard()
 	if err := tx.Commit(); !errors.Is(err, store.ErrReadOnly) {
 		t.Errorf("Commit = %v, want ErrReadOnly", err)
+	}
+}
+
+// TestFounderLeft: a page that joins a cluster naming its founder (as it
+// read the cluster) does not bring the founder back once the founder has
+// left it, whether the founder was alone (no hash) or the cluster's last
+// members left: the founder is in another cluster by then, and would be
+// listed in two. The page makes the cluster again as its only member;
+// the cluster left is no cluster meanwhile.
+func TestFounderLeft(t *testing.T) {
+	s := storetest.Redis(t, storetest.RedisAddrs(t), "")
+	t0 := time.Unix(1700000000, 0).UTC()
+	member := func(id string, seq uint64) store.Member {
+		return store.Member{ID: id, Seq: seq, Time: t0, Runes: 100}
+	}
+	mutate := func(fn func(tx store.Txn) error) {
+		t.Helper()
+		tx := s.Begin()
+		defer tx.Discard()
+		if err := errors.Join(fn(tx), tx.Commit()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	join := func(c string, m store.Member, founder *store.Member) store.JoinResult {
+		t.Helper()
+		var res store.JoinResult
+		mutate(func(tx store.Txn) error {
+			var err error
+			res, err = tx.Join(c, m, founder, store.Rule{})
+			return errors.Join(err, tx.PutRecord(m.ID, &store.Record{Seq: m.Seq, Time: t0, Runes: 100, Cluster: c}))
+		})
+		return res
+	}
+	leave := func(c, id string) {
+		t.Helper()
+		mutate(func(tx store.Txn) error {
+			_, err := tx.Leave(c, id, store.Rule{})
+			return err
+		})
+	}
+	members := func(c string) []string {
+		t.Helper()
+		var ms []string
+		if err := s.Read(func(tx store.Txn) (err error) { ms, err = tx.Members(c); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
+	gone := func(c string) {
+		t.Helper()
+		err := s.Read(func(tx store.Txn) error { _, err := tx.Representative(c); return err })
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("cluster %s left by all: Representative error %v, want ErrNotFound", c, err)
+		}
+		if ms := members(c); len(ms) != 0 {
+			t.Errorf("cluster %s left by all: members %v", c, ms)
+		}
+	}
+
+	// f founds cluster 10 alone, then leaves it; p read it there.
+	f := member("f", 10)
+	c := store.ClusterID(10)
+	join(c, f, nil)
+	leave(c, "f")
+	gone(c)
+	if res := join(c, member("p", 30), &f); res.Representative != "p" || !res.Indexed {
+		t.Errorf("p joining the cluster f left alone: %+v, want p representing it, indexed", res)
+	}
+	if ms := members(c); !slices.Equal(ms, []string{"p"}) {
+		t.Errorf("cluster f left alone, joined by p: members %v, want p", ms)
+	}
+
+	// g founds cluster 40, q joins it, both leave; r read it with g.
+	g := member("g", 40)
+	c2 := store.ClusterID(40)
+	join(c2, g, nil)
+	join(c2, member("q", 41), &g)
+	if ms := members(c2); !slices.Equal(ms, []string{"g", "q"}) {
+		t.Fatalf("cluster 40: members %v, want g, q", ms)
+	}
+	leave(c2, "g")
+	leave(c2, "q")
+	gone(c2)
+	if res := join(c2, member("r", 50), &g); res.Representative != "r" {
+		t.Errorf("r joining the cluster g and q left: %+v, want r representing it", res)
+	}
+	if ms := members(c2); !slices.Equal(ms, []string{"r"}) {
+		t.Errorf("cluster g and q left, joined by r: members %v, want r", ms)
+	}
+
+	// Listed once each, with the members above; the marks of clusters left
+	// are no clusters.
+	c3 := store.ClusterID(60)
+	join(c3, member("h", 60), nil)
+	leave(c3, "h")
+	var listed []string
+	if err := s.Read(func(tx store.Txn) error {
+		return tx.Clusters("", func(id string) error { listed = append(listed, id); return nil })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{c, c2}; !slices.Equal(listed, want) {
+		t.Errorf("clusters %v, want %v", listed, want)
 	}
 }
