@@ -139,11 +139,13 @@ func (ix *engine) commitThen(docs []staged, applied func(error)) ([]dedupfilter.
 		}
 		return decs, decideErr
 	}
-	// This batch's documents are analysed while bleve writes the one
-	// before.
-	bdocs, err := ix.bleveDocs(ops, docs)
+	// This batch's documents are analysed for bleve, and written, while
+	// the next batch is decided; analysed once bleve has the one before,
+	// so that one batch of analysed documents (their term vectors, many
+	// times their text) is held at a time, as bleve's own Batch holds.
 	ix.applyMu.Lock()
 	go func() {
+		bdocs, err := ix.bleveDocs(ops, docs)
 		if err == nil {
 			err = ix.write(ops, bdocs)
 		}
@@ -173,7 +175,10 @@ func (ix *engine) decideBatch(docs []staged) ([]dedupfilter.Decision, []dedupfil
 	decs, ops, err := ix.decider.Decide(items, func(kv store.KV, i int) error {
 		return setURLOwner(kv, docs[i].urlKey, docs[i].Doc.ID)
 	})
-	if err != nil {
+	switch {
+	case err != nil && ix.shared != "":
+		err = fmt.Errorf("indexer: store %s: %w", ix.shared, err)
+	case err != nil:
 		err = fmt.Errorf("indexer: %w", err)
 	}
 	return decs, ops, err

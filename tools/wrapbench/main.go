@@ -21,6 +21,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
@@ -72,6 +73,7 @@ func main() {
 	modesFlag := flag.String("modes", "wrap,plain,adopt", "the modes to run, comma-separated")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the runs to this file")
 	textOnly := flag.Bool("text", false, "index each page's main text (extracted before the runs) instead of its HTML")
+	flag.StringVar(&memProfile, "memprofile", "", "write the heap in use at the end of each run's writes, before the index closes, to this file (the last run's)")
 	flag.Parse()
 	if *profile != "" {
 		f, err := os.Create(*profile)
@@ -227,6 +229,11 @@ func measure(mode, dir string, docs []doc, batch int, textOnly bool, gold eval.C
 		return rn, err
 	}
 	rn.wall, rn.cpu = time.Since(start), cpuTime()-cpu0
+	if memProfile != "" {
+		if err := writeHeap(memProfile); err != nil {
+			return rn, err
+		}
+	}
 	if w != nil && gold != nil {
 		pred, err := eval.Predicted(w.Filter())
 		if err != nil {
@@ -236,6 +243,19 @@ func measure(mode, dir string, docs []doc, batch int, textOnly bool, gold eval.C
 		rn.scores = &s
 	}
 	return rn, target.Close()
+}
+
+// memProfile is -memprofile.
+var memProfile string
+
+// writeHeap writes the heap profile, after a collection, to path.
+func writeHeap(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	return errors.Join(pprof.WriteHeapProfile(f), f.Close())
 }
 
 // write indexes docs into idx in batches.
