@@ -228,6 +228,7 @@ type Document struct {
 type engine struct {
 	bleve    bleve.Index
 	local    *embedded.Local // the process' own keys: payloads, site tables, URL owners
+	shared   string          // the shared store's URL, named in errors of decisions; "": embedded
 	filter   *dedupfilter.Filter
 	analyzer *analyzer.Analyzer
 	decider  *dedupfilter.Decider // the filter's decisions, with each site's template text left out
@@ -396,7 +397,7 @@ func (ix *engine) openStore(dir string, c config) error {
 		if err != nil {
 			return openError(dir, err)
 		}
-		ix.local = local
+		ix.local, ix.shared = local, c.shared
 		if backend, err = rediscluster.Open(c.shared, local); err != nil {
 			return fmt.Errorf("indexer: %w", err)
 		}

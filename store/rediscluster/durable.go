@@ -134,11 +134,27 @@ func (st *step) exec() error {
 		for _, r := range redos {
 			pause, moved = pause || r.pause, moved || r.moved
 		}
-		if cc, ok := st.s.rdb.(*redis.ClusterClient); ok && moved {
+		cc, cluster := st.s.rdb.(*redis.ClusterClient)
+		if cluster && (moved || pause) {
 			cc.ReloadState(st.ctx)
 		}
 		if pause {
 			time.Sleep(min(time.Duration(round+1)*100*time.Millisecond, redoPause))
+		}
+		if cluster {
+			// A command refused where it was sent goes where the slot map,
+			// reloaded, says its key is served now: a node whose map is
+			// stale (a master just removed) may refuse it for long.
+			for i, r := range redos {
+				if !r.pause {
+					continue
+				}
+				if key, ok := firstKey(r.cmd); ok {
+					if c, err := cc.MasterForKey(st.ctx, key); err == nil {
+						redos[i].c = c
+					}
+				}
+			}
 		}
 		nodes = map[string]*nodeStep{}
 		again := &step{s: st.s, ctx: st.ctx, nodes: nodes}
@@ -153,6 +169,21 @@ func (st *step) exec() error {
 			}
 		}
 	}
+}
+
+// firstKey returns the key of a command a step queues: the first
+// argument, or a script run's first key.
+func firstKey(cmd redis.Cmder) (string, bool) {
+	a := cmd.Args()
+	i := 1
+	if name := strings.ToLower(cmd.Name()); name == "evalsha" || name == "eval" {
+		i = 3
+	}
+	if len(a) <= i {
+		return "", false
+	}
+	key, ok := a[i].(string)
+	return key, ok
 }
 
 // execNodes executes the pipelines of nodes at once, each followed by

@@ -71,7 +71,12 @@ func Open(url string, local Local) (*Store, error) {
 const readTimeout = 3 * time.Minute
 
 func open(url string, addrs []string, prefix string, local Local) (*Store, error) {
-	var rdb redis.UniversalClient = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ReadTimeout: readTimeout})
+	// A command refused while the cluster changes (CLUSTERDOWN as a node
+	// forgets a removed master, TRYAGAIN, LOADING) is tried again for
+	// about 15 s, the pauses growing to 1 s, rather than go-redis' 3
+	// tries in about a second.
+	var rdb redis.UniversalClient = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ReadTimeout: readTimeout,
+		MaxRedirects: 20, MaxRetryBackoff: time.Second})
 	err := rdb.Ping(context.Background()).Err()
 	if err != nil && strings.Contains(err.Error(), "cluster support disabled") && len(addrs) == 1 {
 		rdb.Close()
