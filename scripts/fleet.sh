@@ -126,10 +126,10 @@ busiest() { # busiest BEFORE AFTER: the largest master's CPU seconds between the
 	done
 	echo "scale=2; $m / $(getconf CLK_TCK)" | bc
 }
-drop() { # drop PREFIX: delete a run's keys
+drop() { # drop PREFIX: delete a run's keys, one UNLINK a key (a node's keys span slots: CROSSSLOT)
 	for m in $masters; do
 		for pat in "$1:*" "{$1}:*"; do
-			redis-cli -h "${m%:*}" -p "${m#*:}" --scan --pattern "$pat" | xargs -r -n 500 redis-cli -h "${m%:*}" -p "${m#*:}" unlink >/dev/null
+			redis-cli -h "${m%:*}" -p "${m#*:}" --scan --pattern "$pat" | sed "s/^/UNLINK /" | redis-cli -h "${m%:*}" -p "${m#*:}" >/dev/null
 		done
 	done
 }
@@ -173,9 +173,9 @@ for d in $DESIGNS; do
 				if [ -z "$line" ] && [ "$status" = ok ]; then
 					status="failed: indexer $k: no summary"
 				fi
-				r=$(echo "$line" | sed -nE 's/^read ([0-9]+),.*/\1/p')
-				i=$(echo "$line" | sed -nE 's/.*indexed ([0-9]+),.*/\1/p')
-				u=$(echo "$line" | sed -nE 's/.*duplicates ([0-9]+),.*/\1/p')
+				r=$(echo "$line" | sed -nE 's/^read ([0-9]+)[ ,].*/\1/p')
+				i=$(echo "$line" | sed -nE 's/.*indexed ([0-9]+)[ ,].*/\1/p')
+				u=$(echo "$line" | sed -nE 's/.*duplicates ([0-9]+)[ ,].*/\1/p')
 				read_pages=$((read_pages + ${r:-0}))
 				decided=$((decided + ${i:-0} + ${u:-0}))
 				used=$(echo "$used + $(cg_cpu "fleet-$k")" | bc)
