@@ -452,13 +452,14 @@ func (b *builder) text(s []byte) {
 		}
 		c := s[i]
 		size := 1
-		var sp bool
+		var sp, invalid bool
 		if c < utf8.RuneSelf {
 			sp = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
 		} else {
 			var r rune
 			r, size = utf8.DecodeRune(s[i:])
 			sp = unicode.IsSpace(r)
+			invalid = r == utf8.RuneError && size == 1
 		}
 		if sp {
 			b.space = true
@@ -474,7 +475,13 @@ func (b *builder) text(s []byte) {
 				b.bufEl = b.stack[len(b.stack)-1].el
 			}
 			b.space, b.lastLink = false, inLink
-			b.buf = append(b.buf, s[i:i+size]...)
+			if invalid {
+				// A byte that is no character is one: stray bytes of two
+				// text tokens side by side would otherwise make one.
+				b.buf = utf8.AppendRune(b.buf, utf8.RuneError)
+			} else {
+				b.buf = append(b.buf, s[i:i+size]...)
+			}
 			b.runes++
 			if inLink {
 				b.links++
