@@ -36,6 +36,21 @@ type similarBody struct {
 
 const beesID = "en/harbor-gazette/library-bees"
 
+// readSimilar decodes an answer of /api/similar, and lists its pages as
+// "ID grade".
+func readSimilar(t *testing.T, answer string) (similarBody, []string) {
+	t.Helper()
+	var body similarBody
+	if err := json.Unmarshal([]byte(answer), &body); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range body.Similar {
+		got = append(got, x.ID+" "+x.Grade)
+	}
+	return body, got
+}
+
 func TestAPISimilar(t *testing.T) {
 	s := newServer(t, fixture(t), server.DefaultOptions())
 	tests := []struct {
@@ -57,13 +72,8 @@ func TestAPISimilar(t *testing.T) {
 			if r.status != http.StatusOK {
 				t.Fatalf("status %d (%s), want 200", r.status, r.body)
 			}
-			var body similarBody
-			if err := json.Unmarshal([]byte(r.body), &body); err != nil {
-				t.Fatal(err)
-			}
-			var got []string
+			body, got := readSimilar(t, r.body)
 			for _, x := range body.Similar {
-				got = append(got, x.ID+" "+x.Grade)
 				if len(x.Evidence.Scores) == 0 {
 					t.Errorf("%s: no scores in the evidence", x.ID)
 				}
@@ -134,14 +144,7 @@ func TestAPISimilarText(t *testing.T) {
 	if r.status != http.StatusOK {
 		t.Fatalf("status %d (%s), want 200", r.status, r.body)
 	}
-	var body similarBody
-	if err := json.Unmarshal([]byte(r.body), &body); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, x := range body.Similar {
-		got = append(got, x.ID+" "+x.Grade)
-	}
+	body, got := readSimilar(t, r.body)
 	want := []string{beesID + " copy", "en/daily-reader/rooftop-hives-reprint copy", "en/bee-archive/library-bees copy"}
 	if strings.Join(got, ", ") != strings.Join(want, ", ") || body.K != 3 || body.ID != "" {
 		t.Errorf("similar to the page's text: k %d, id %q, %q; want k 3, no id, %q", body.K, body.ID, got, want)
