@@ -171,7 +171,7 @@ func TestSearchGroupsMatchBruteForce(t *testing.T) {
 	}
 	const size, innerSize = 7, 3
 	for _, ix := range indexes {
-		s := collapse.New(ix.idx, noFolds{})
+		s := collapse.New(ix.idx, testindex.NoFolds{})
 		for _, q := range queries {
 			ms := allMatches(t, ix.idx, q)
 			for _, m := range modes {

@@ -403,7 +403,7 @@ func (s *Searcher) collapsed(ctx context.Context, req Request) (*Result, error) 
 	shards, failed, err := s.run(ctx, req.Query, func(shard int) *collapser { return s.newCollapser(req, shard, sharded) },
 		func(c *collapser, sctx *search.SearchContext) (search.DocumentMatchHandler, bool, error) {
 			return c.handler(sctx)
-		}, s.remotePart(&req, req.Query))
+		}, s.shardPart(&req, req.Query))
 	if err != nil {
 		return nil, err
 	}
@@ -654,7 +654,7 @@ func (s *Searcher) inner(ctx context.Context, req Request, hits []Hit, keys []ui
 		desc = req.Inner.Sort != "_score"
 		sortBy = ""
 	}
-	part := s.remotePart(&req, req.Query)
+	part := s.shardPart(&req, req.Query)
 	part.req.Inner = &ShardInner{Groups: values, IDs: ids, Sort: sortBy}
 	found, failed, err := s.innerPass(ctx, q, req, sortBy, want, part)
 	if err != nil {

@@ -161,9 +161,9 @@ type remotePart struct {
 	answer func([]ShardResult) error
 }
 
-// remotePart returns the part of req, searching q, for shards in another
+// shardPart returns the part of req, searching q, for shards in another
 // process.
-func (s *Searcher) remotePart(req *Request, q query.Query) *remotePart {
+func (s *Searcher) shardPart(req *Request, q query.Query) *remotePart {
 	p := &remotePart{req: ShardRequest{K: req.From + req.Size, Collapse: req.Collapse, Field: req.Field, FoldCopies: req.FoldCopies, ClusterBound: req.ClusterBound}}
 	if req.Visit != nil {
 		p.err = fmt.Errorf("collapse: a Visit function: %w: %w", ErrNotSent, ErrInvalidRequest)

@@ -10,16 +10,8 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/bleve-dedup/bleve-dedup/collapse"
-	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testindex"
 )
-
-// noFolds is a store that knows no cluster: the tests here look at hits.
-type noFolds struct{}
-
-func (noFolds) Fold(hits, clusters []string, max int) ([]dedupfilter.Folded, error) {
-	return make([]dedupfilter.Folded, len(hits)), nil
-}
 
 // pages pages through every cluster of q, size at a time.
 func pages(t *testing.T, s *collapse.Searcher, q query.Query, size int) []string {
@@ -45,8 +37,8 @@ func pages(t *testing.T, s *collapse.Searcher, q query.Query, size int) []string
 // not depend on the shard (match all: every score ties, ids decide).
 func TestSearchShards(t *testing.T) {
 	union, a, b := testindex.Split(t, 240)
-	one := collapse.New(union, noFolds{})
-	two := collapse.New(bleve.NewIndexAlias(a, b), noFolds{})
+	one := collapse.New(union, testindex.NoFolds{})
+	two := collapse.New(bleve.NewIndexAlias(a, b), testindex.NoFolds{})
 	for _, q := range []query.Query{bleve.NewMatchAllQuery(), bleve.NewMatchQuery("alpha"), bleve.NewQueryStringQuery("beta gamma")} {
 		want := pages(t, one, q, 7)
 		got := pages(t, two, q, 7)

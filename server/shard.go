@@ -127,11 +127,15 @@ func readShardBody(r *http.Request, v any) error {
 	if r.Method != http.MethodPost {
 		return &httpError{status: http.StatusMethodNotAllowed, msg: "method " + r.Method + " not allowed: POST a JSON body"}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxShardBody))
-	if err := dec.Decode(v); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return &httpError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("body larger than %d bytes", maxShardBody)}
+	return decodeBody(r, v, maxShardBody)
+}
+
+// decodeBody decodes r's JSON body, of at most max bytes, into v: 413
+// past max, 400 for what is not v's JSON.
+func decodeBody(r *http.Request, v any, max int64) error {
+	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, max)).Decode(v); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return &httpError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("body larger than %d bytes", max)}
 		}
 		return badRequest("body: %v", err)
 	}

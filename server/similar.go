@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -82,12 +81,8 @@ func (s *Server) similar(w http.ResponseWriter, r *http.Request) error {
 		req.ID = id
 	case http.MethodPost:
 		var body similarText
-		dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxSimilarBody))
-		if err := dec.Decode(&body); err != nil {
-			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-				return &httpError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("body larger than %d bytes", maxSimilarBody)}
-			}
-			return badRequest("body: %v", err)
+		if err := decodeBody(r, &body, maxSimilarBody); err != nil {
+			return err
 		}
 		if body.K == 0 {
 			body.K = dedupfilter.DefaultSimilarK

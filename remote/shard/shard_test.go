@@ -14,24 +14,15 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/bleve-dedup/bleve-dedup/collapse"
-	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/internal/testkit/testindex"
 	"github.com/bleve-dedup/bleve-dedup/remote/shard"
 	"github.com/bleve-dedup/bleve-dedup/server"
 )
 
-// noFolds is a store that knows no cluster: folded members come from the
-// store in the searching process, alike whatever the shards are.
-type noFolds struct{}
-
-func (noFolds) Fold(hits, clusters []string, max int) ([]dedupfilter.Folded, error) {
-	return make([]dedupfilter.Folded, len(hits)), nil
-}
-
 // serve serves idx's shard endpoints, through h when set.
 func serve(t *testing.T, idx bleve.Index, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
-	var h http.Handler = server.ShardHandler(idx, collapse.New(idx, noFolds{}), server.DefaultOptions())
+	var h http.Handler = server.ShardHandler(idx, collapse.New(idx, testindex.NoFolds{}), server.DefaultOptions())
 	if wrap != nil {
 		h = wrap(h)
 	}
@@ -55,9 +46,9 @@ func remote(t *testing.T, url string, o shard.Options) *shard.Index {
 // counts, facet counts, every page.
 func TestCollapseRemote(t *testing.T) {
 	_, a, b := testindex.Split(t, 300)
-	local := collapse.New(bleve.NewIndexAlias(a, b), noFolds{})
-	mixed := collapse.New(bleve.NewIndexAlias(a, remote(t, serve(t, b, nil), shard.Options{})), noFolds{})
-	far := collapse.New(bleve.NewIndexAlias(remote(t, serve(t, a, nil), shard.Options{}), remote(t, serve(t, b, nil), shard.Options{})), noFolds{})
+	local := collapse.New(bleve.NewIndexAlias(a, b), testindex.NoFolds{})
+	mixed := collapse.New(bleve.NewIndexAlias(a, remote(t, serve(t, b, nil), shard.Options{})), testindex.NoFolds{})
+	far := collapse.New(bleve.NewIndexAlias(remote(t, serve(t, a, nil), shard.Options{}), remote(t, serve(t, b, nil), shard.Options{})), testindex.NoFolds{})
 	sites := []collapse.Facet{{Name: "site", Field: "site"}}
 	requests := []struct {
 		name string
@@ -122,7 +113,7 @@ func TestRemoteFaults(t *testing.T) {
 		})
 	})
 	const timeout = 300 * time.Millisecond
-	alone := collapse.New(a, noFolds{})
+	alone := collapse.New(a, testindex.NoFolds{})
 	want, err := alone.Search(context.Background(), collapse.Request{Query: bleve.NewMatchAllQuery(), Collapse: true})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +122,7 @@ func TestRemoteFaults(t *testing.T) {
 		{"down", downURL, "connection refused"},
 		{"slow", slowURL, "no answer within"},
 	} {
-		s := collapse.New(bleve.NewIndexAlias(a, remote(t, tt.url, shard.Options{Timeout: timeout})), noFolds{})
+		s := collapse.New(bleve.NewIndexAlias(a, remote(t, tt.url, shard.Options{Timeout: timeout})), testindex.NoFolds{})
 		for _, req := range []collapse.Request{{Collapse: true}, {}} {
 			req.Query = bleve.NewMatchAllQuery()
 			start := time.Now()
@@ -161,14 +152,14 @@ func TestRemoteFaults(t *testing.T) {
 		w.Write([]byte(`{"error":"query opens more than 1024 term searchers"}`))
 	}))
 	defer refusing.Close()
-	s := collapse.New(bleve.NewIndexAlias(a, remote(t, refusing.URL, shard.Options{})), noFolds{})
+	s := collapse.New(bleve.NewIndexAlias(a, remote(t, refusing.URL, shard.Options{})), testindex.NoFolds{})
 	for _, req := range []collapse.Request{{Collapse: true}, {}} {
 		req.Query = bleve.NewMatchAllQuery()
 		if res, err := s.Search(context.Background(), req); err == nil || !strings.Contains(err.Error(), "1024 term searchers") {
 			t.Errorf("a shard refusing the query, collapse %v: %v, %+v; want its refusal", req.Collapse, err, res)
 		}
 	}
-	s = collapse.New(bleve.NewIndexAlias(a, remote(t, serve(t, b, nil), shard.Options{})), noFolds{})
+	s = collapse.New(bleve.NewIndexAlias(a, remote(t, serve(t, b, nil), shard.Options{})), testindex.NoFolds{})
 	_, err = s.Search(context.Background(), collapse.Request{Query: bleve.NewMatchAllQuery(), Collapse: true, Visit: func(*collapse.Match) bool { return true }})
 	if !errors.Is(err, collapse.ErrNotSent) || !errors.Is(err, collapse.ErrInvalidRequest) {
 		t.Errorf("a Visit function over a remote shard: %v, want ErrNotSent and ErrInvalidRequest", err)

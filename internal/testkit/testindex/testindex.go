@@ -140,3 +140,13 @@ func Split(t *testing.T, n int) (union, a, b bleve.Index) {
 	}
 	return union, a, b
 }
+
+// NoFolds is a store that knows no cluster (a collapse.Store): folded
+// members come from the store, alike whatever the shards, and tests of
+// hits leave them out.
+type NoFolds struct{}
+
+// Fold returns no member for any hit.
+func (NoFolds) Fold(hits, clusters []string, max int) ([]dedupfilter.Folded, error) {
+	return make([]dedupfilter.Folded, len(hits)), nil
+}
