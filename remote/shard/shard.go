@@ -114,6 +114,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if err := x.down(); err != nil {
 		return nil, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, x.timeout)
 	defer cancel()
 	if call, ok := collapse.ShardCallFrom(ctx); ok {
@@ -123,7 +124,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		}
 		var a CollapseAnswer
 		if err := x.client.PostJSON(ctx, PathCollapse, sreq, &a); err != nil {
-			return nil, x.failed(ctx, err)
+			return nil, x.failed(parent, ctx, err)
 		}
 		if err := call.Answer(a.Shards); err != nil {
 			return nil, fmt.Errorf("shard %s: %w", x.name, err)
@@ -132,7 +133,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	}
 	res := &bleve.SearchResult{Status: &bleve.SearchStatus{Errors: bleve.IndexErrMap{}}}
 	if err := x.client.PostJSON(ctx, PathSearch, req, res); err != nil {
-		return nil, x.failed(ctx, err)
+		return nil, x.failed(parent, ctx, err)
 	}
 	for i := range res.Hits {
 		res.Hits[i].Index = x.name
@@ -140,13 +141,19 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	return res, nil
 }
 
-// failed is the error of a call that failed: unavailable
-// (collapse.ErrShardUnavailable), the shard then taken for down for a
-// timeout, unless the shard refused the request itself (a 4xx answer: a
+// failed is the error of a call within parent that failed:
+// unavailable (collapse.ErrShardUnavailable), the shard then taken for
+// down for a timeout, unless parent itself ended or the shard refused
+// the request itself (a 4xx answer: a
 // query it cannot run, which fails a search of it alone too).
-func (x *Index) failed(ctx context.Context, err error) error {
+func (x *Index) failed(parent, ctx context.Context, err error) error {
 	if se, ok := errors.AsType[*remote.StatusError](err); ok && se.Code >= 400 && se.Code < 500 {
 		return fmt.Errorf("shard %s: %w", x.name, err)
+	}
+	if perr := parent.Err(); perr != nil {
+		// The search itself was cancelled or ran out of time: the shard
+		// is not to blame, and stays up.
+		return fmt.Errorf("shard %s: %w", x.name, perr)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		err = fmt.Errorf("shard %s: no answer within %s: %w: %w", x.name, x.timeout, collapse.ErrShardUnavailable, context.DeadlineExceeded)
@@ -185,7 +192,7 @@ func (x *Index) DocCount() (uint64, error) {
 		Documents uint64 `json:"documents"`
 	}
 	if err := x.client.PostJSON(ctx, PathCount, struct{}{}, &a); err != nil {
-		return 0, x.failed(ctx, err)
+		return 0, x.failed(context.Background(), ctx, err)
 	}
 	return a.Documents, nil
 }

@@ -145,6 +145,15 @@ func TestRemoteFaults(t *testing.T) {
 			}
 		}
 	}
+	// A search cancelled by its caller does not take a shard for down.
+	healthy := remote(t, serve(t, b, nil), shard.Options{})
+	s := collapse.New(bleve.NewIndexAlias(a, healthy), testindex.NoFolds{})
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.Search(cancelled, collapse.Request{Query: bleve.NewMatchAllQuery(), Collapse: true})
+	if res, err := s.Search(context.Background(), collapse.Request{Query: bleve.NewMatchAllQuery(), Collapse: true}); err != nil || len(res.ShardErrors) > 0 {
+		t.Errorf("after a cancelled search: %v, shard errors %v; want the shard searched", err, res.ShardErrors)
+	}
 	// A shard refusing the query fails the search, as a search of it
 	// alone fails: its part is not merely missing.
 	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -152,7 +161,7 @@ func TestRemoteFaults(t *testing.T) {
 		w.Write([]byte(`{"error":"query opens more than 1024 term searchers"}`))
 	}))
 	defer refusing.Close()
-	s := collapse.New(bleve.NewIndexAlias(a, remote(t, refusing.URL, shard.Options{})), testindex.NoFolds{})
+	s = collapse.New(bleve.NewIndexAlias(a, remote(t, refusing.URL, shard.Options{})), testindex.NoFolds{})
 	for _, req := range []collapse.Request{{Collapse: true}, {}} {
 		req.Query = bleve.NewMatchAllQuery()
 		if res, err := s.Search(context.Background(), req); err == nil || !strings.Contains(err.Error(), "1024 term searchers") {
