@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"github.com/bleve-dedup/bleve-dedup/similarity"
 	"github.com/bleve-dedup/bleve-dedup/sitetext"
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
@@ -22,7 +23,9 @@ type DeciderOptions struct {
 		View(fn func(store.KV) error) error
 		Update(fn func(store.KV) error) error
 	}
-	// Analyzer computes the features of the paragraphs a site plan keeps.
+	// Analyzer computes the features of the paragraphs a site plan keeps
+	// (the character frequencies only when the filter's measures read
+	// them: see analyzer.Analyzer.WithoutCharFreq).
 	Analyzer *analyzer.Analyzer
 	// Site recognises the template text; nil analyses pages whole.
 	Site *sitetext.Table
@@ -66,6 +69,9 @@ type Decider struct {
 
 // NewDecider returns a Decider making f's decisions with o.
 func NewDecider(f *Filter, o DeciderOptions) *Decider {
+	if o.Analyzer != nil && !f.opts.Decides(similarity.CharFreq) {
+		o.Analyzer = o.Analyzer.WithoutCharFreq()
+	}
 	dc := &Decider{o: o, filter: f}
 	if o.Site != nil {
 		dc.siteVals = sitetext.NewCache(o.CacheSize)

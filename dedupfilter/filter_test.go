@@ -418,11 +418,14 @@ func TestPrepareInParallelMatchesAdd(t *testing.T) {
 // AddBatch decides as Add one document after another, and a document Add
 // refuses fails the batch before any is decided.
 func TestAddBatchMatchesAdd(t *testing.T) {
-	docs := newCorpus(11).clusters(t, testAnalyzer(t), 10, 3)
+	docs := newCorpus(11).clusters(t, testAnalyzer(t), 15, 3)
 	serial, f := openTest(t, nil), openTest(t, nil)
 	batch := make([]Doc, len(docs))
 	for i, d := range docs {
 		batch[i] = d.doc
+	}
+	if len(batch) <= planAhead {
+		t.Fatalf("%d documents: the batch must outgrow a plan's window (%d)", len(batch), planAhead)
 	}
 	bad := append(slices.Clone(batch[:3]), Doc{ID: "x"})
 	if decs, err := f.AddBatch(bad); !errors.Is(err, ErrInvalidDocument) || len(decs) != 0 || !f.Empty() {

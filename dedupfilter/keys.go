@@ -1,6 +1,8 @@
 package dedupfilter
 
 import (
+	"iter"
+	"maps"
 	"slices"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
@@ -51,11 +53,7 @@ func (o Options) postingKeys(sig similarity.Signature, terms map[string]int) [][
 		}
 	}
 	if o.TermsPerDoc > 0 && terms != nil {
-		names := make([]string, 0, len(terms))
-		for t := range terms {
-			names = append(names, t)
-		}
-		for _, h := range bottomK(names, o.TermsPerDoc) {
+		for _, h := range bottomK(maps.Keys(terms), o.TermsPerDoc) {
 			out = append(out, store.PostingKey(kindTerm, h))
 		}
 	}
@@ -91,21 +89,28 @@ func (o Options) lookupKeys(s analyzer.Structure, own [][]byte) [][]byte {
 	return out
 }
 
-// bottomK hashes the distinct strings and keeps the k smallest hashes: a
-// consistent sample, so two texts sharing most strings share most of their
-// samples, independent of corpus statistics.
-func bottomK(s []string, k int) []uint64 {
-	if k == 0 || len(s) == 0 {
+// bottomK hashes the distinct strings and keeps the k smallest hashes,
+// ascending: a consistent sample, so two texts sharing most strings share
+// most of their samples, independent of corpus statistics. It selects
+// rather than sorts: a page has hundreds of terms and k is a few.
+func bottomK(s iter.Seq[string], k int) []uint64 {
+	if k == 0 {
 		return nil
 	}
-	hs := make([]uint64, 0, len(s))
-	for _, x := range s {
-		hs = append(hs, similarity.HashString(x))
-	}
-	slices.Sort(hs)
-	hs = slices.Compact(hs)
-	if len(hs) > k {
-		hs = hs[:k]
+	hs := make([]uint64, 0, k)
+	for x := range s {
+		h := similarity.HashString(x)
+		if len(hs) == k && h >= hs[k-1] {
+			continue
+		}
+		i, found := slices.BinarySearch(hs, h)
+		if found {
+			continue
+		}
+		if len(hs) == k {
+			hs = hs[:k-1]
+		}
+		hs = slices.Insert(hs, i, h)
 	}
 	return hs
 }

@@ -3,6 +3,8 @@ package dedupfilter
 import (
 	"crypto/sha1"
 	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
@@ -37,6 +39,25 @@ func TestPostingKeys(t *testing.T) {
 		}
 		if !maps.Equal(got, tt.want) {
 			t.Errorf("terms=%d pieces=%d: posting kinds %v, want %v", tt.terms, tt.pieces, got, tt.want)
+		}
+	}
+}
+
+func TestBottomK(t *testing.T) {
+	words := strings.Fields("a b c d e f g h i j k l m n o p q r s t u v w x y z a b c alpha beta gamma")
+	for _, k := range []int{0, 1, 8, 40} {
+		for _, n := range []int{0, 1, 5, len(words)} {
+			var want []uint64
+			for _, w := range words[:n] {
+				want = append(want, similarity.HashString(w))
+			}
+			slices.Sort(want)
+			want = slices.Compact(want)
+			want = want[:min(k, len(want))]
+			got := bottomK(slices.Values(words[:n]), k)
+			if !slices.Equal(got, want) && len(got)+len(want) > 0 {
+				t.Errorf("bottomK(%d words, %d) = %x, want %x", n, k, got, want)
+			}
 		}
 	}
 }

@@ -152,10 +152,11 @@ func newSignature(f *analyzer.Features, sketch int) Signature {
 		h := uint32(HashString(p))
 		sig.pieces32[i], sig.pieces[i] = h, uint16(h)
 	}
-	sig.terms = termSetOf(f.Terms, nil, sketch)
+	exact := exactTerms(f.Terms)
+	sig.terms = termSetOf(exact, sketch)
 	sig.numbers, sig.numberCount = numbersOf(f.Numbers)
 	if len(f.Left) > 0 {
-		w := termSetOf(f.Terms, f.Left, sketch)
+		w := termSetOf(mergeTerms(exact, exactTerms(f.Left)), sketch)
 		sig.whole = &w
 	}
 	for i, b := range f.Blocks {
@@ -167,30 +168,51 @@ func newSignature(f *analyzer.Features, sketch int) Signature {
 	return sig
 }
 
-// termSetOf returns the term set of the terms of terms and more, kept
-// as a sketch of sketch bins past that many distinct terms (0: exact).
-func termSetOf(terms, more map[string]int, sketch int) termSet {
-	// Sorted by hash as hash<<32|frequency, which sorts without a
-	// comparison function: twice as fast as sorting the pairs.
-	packed := make([]uint64, 0, len(terms)+len(more))
-	for _, m := range []map[string]int{terms, more} {
-		for t, n := range m {
-			packed = append(packed, HashString(t)<<32|uint64(min(n, math.MaxUint32)))
-		}
+// exactTerms returns the distinct terms of terms with their
+// frequencies, sorted by hash.
+func exactTerms(terms map[string]int) []termFreq {
+	packed := make([]uint64, 0, len(terms))
+	for t, n := range terms {
+		packed = append(packed, HashString(t)<<32|uint64(min(n, math.MaxUint32)))
 	}
-	slices.Sort(packed)
-	var set termSet
+	slices.Sort(packed) // by hash: hash<<32|frequency sorts without a comparison function
 	exact := make([]termFreq, 0, len(packed))
 	for _, p := range packed {
 		t := termFreq{uint32(p >> 32), int(uint32(p))}
-		set.total += t.tf
 		if n := len(exact); n > 0 && exact[n-1].hash == t.hash {
-			exact[n-1].tf += t.tf // one term in both maps, or two colliding, counts as one
+			exact[n-1].tf += t.tf // two terms colliding count as one
 		} else {
 			exact = append(exact, t)
 		}
 	}
-	set.distinct = len(exact)
+	return exact
+}
+
+// mergeTerms returns the union of two exact term lists, a term in both
+// counted with both frequencies.
+func mergeTerms(a, b []termFreq) []termFreq {
+	out := make([]termFreq, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].hash < b[0].hash:
+			out, a = append(out, a[0]), a[1:]
+		case a[0].hash > b[0].hash:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out = append(out, termFreq{a[0].hash, a[0].tf + b[0].tf})
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// termSetOf returns the term set of exact, kept as a sketch of sketch
+// bins past that many distinct terms (0: exact).
+func termSetOf(exact []termFreq, sketch int) termSet {
+	set := termSet{distinct: len(exact)}
+	for _, t := range exact {
+		set.total += t.tf
+	}
 	if sketch > 0 && len(exact) > sketch {
 		set.bins = sketchOf(exact, sketch)
 	} else {
