@@ -241,13 +241,13 @@ func runChild(ctx context.Context, cc childConfig, log io.Writer) error {
 	fmt.Fprintf(log, "%s: indexed %d pages in %.1fs (settled %.1fs, CPU %.1fs), %d duplicates, %d errors\n",
 		cc.Mode, st.Read, res.IngestS, res.SettledS, res.CPUS, st.Duplicates, st.Errors)
 
-	if cc.Mode == modeDedup && cc.Labels != "" {
+	if filtered(cc.Mode) && cc.Labels != "" {
 		if err := score(e, cc.Labels, &res); err != nil {
 			return err
 		}
 		fmt.Fprintf(log, "%s: P %.4f R %.4f F1 %.4f ARI %.4f\n", cc.Mode, res.Eval.Precision, res.Eval.Recall, res.Eval.F1, res.Eval.ARI)
 	}
-	if cc.Mode == modeDedup {
+	if filtered(cc.Mode) {
 		l, err := e.lost(eval.LostShare)
 		if err != nil {
 			return err

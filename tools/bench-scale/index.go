@@ -27,12 +27,17 @@ import (
 
 // The modes a child process runs.
 const (
-	modeDedup   = "dedup"   // indexer.Index with the filter
-	modePlain   = "plain"   // bleve.New with indexer.NewMapping()
-	modeDefault = "default" // bleve.New with bleve.NewIndexMapping()
+	modeDedup    = "dedup"    // indexer.Index with the filter, policy -policy
+	modeSuppress = "suppress" // indexer.Index with the filter, policy suppress
+	modeNoDedup  = "nodedup"  // indexer.Index without the filter (index --no-dedup)
+	modePlain    = "plain"    // bleve.New with indexer.NewMapping()
+	modeDefault  = "default"  // bleve.New with bleve.NewIndexMapping()
 )
 
-var allModes = []string{modeDedup, modePlain, modeDefault}
+var allModes = []string{modeDedup, modeSuppress, modeNoDedup, modePlain, modeDefault}
+
+// filtered reports whether mode indexes through the filter.
+func filtered(mode string) bool { return mode == modeDedup || mode == modeSuppress }
 
 // errNoSearch is returned by engines that do not take part in the search
 // benchmark.
@@ -85,9 +90,12 @@ func openEngine(mode, dir, policy, bleveConfig string) (engine, error) {
 		}
 	}
 	switch mode {
-	case modeDedup:
-		o := indexer.Options{}
+	case modeDedup, modeSuppress, modeNoDedup:
+		o := indexer.Options{NoDedup: mode == modeNoDedup}
 		o.BleveConfig = scorchConfig
+		if mode == modeSuppress {
+			policy = "suppress"
+		}
 		p, err := dedupfilter.ParsePolicy(policy)
 		if err != nil {
 			return nil, fmt.Errorf("bench-scale: --policy: %w", err)

@@ -78,6 +78,10 @@ type modeSummary struct {
 	IndexErrors   int     `json:"errors"`
 	Repetitions   int     `json:"repetitions"`
 	IngestSpreadS float64 `json:"ingest_spread_s"` // max - min over repetitions
+	// Eval and LostContent are the first repetition's, in the modes
+	// through the filter.
+	Eval        *eval.Scores `json:"eval,omitempty"`
+	LostContent *lostContent `json:"lost_content,omitempty"`
 }
 
 // ratio compares the dedup mode with a plain one: above 1, dedup is slower.
@@ -132,10 +136,14 @@ func (rp *report) summarize() {
 			s.Eval, s.LostContent, s.Search = rs[0].Eval, rs[0].LostContent, rs[0].Search
 		}
 	}
-	if d, ok := byMode[modeDedup]; ok {
-		for _, other := range []string{modePlain, modeDefault} {
+	for _, mode := range []string{modeDedup, modeSuppress} {
+		d, ok := byMode[mode]
+		if !ok {
+			continue
+		}
+		for _, other := range []string{modeNoDedup, modePlain, modeDefault} {
 			if o, ok := byMode[other]; ok {
-				s.Ratios = append(s.Ratios, ratio{Name: modeDedup + "/" + other,
+				s.Ratios = append(s.Ratios, ratio{Name: mode + "/" + other,
 					Ingest: d.IngestS / o.IngestS, Settled: d.SettledS / o.SettledS, CPU: d.CPUS / o.CPUS})
 			}
 		}
@@ -170,6 +178,8 @@ func summarize(mode string, rs []modeResult) modeSummary {
 		IndexedBleve: first.Ingest.Indexed,
 		IndexErrors:  first.Ingest.Errors,
 		Repetitions:  len(rs),
+		Eval:         first.Eval,
+		LostContent:  first.LostContent,
 	}
 	lo, hi := rs[0].IngestS, rs[0].IngestS
 	for _, r := range rs {
@@ -303,8 +313,15 @@ func (rp *report) text(w io.Writer) error {
 			fmt.Fprintf(w, "%-14s time to last batch %s, to settled index %s, CPU %s\n", r.Name, ratioS(r.Ingest), ratioS(r.Settled), ratioS(r.CPU))
 		}
 	}
-	if s.Eval != nil || s.LostContent != nil {
+	if s.Eval != nil || s.LostContent != nil || len(s.Modes) > 0 && slices.ContainsFunc(s.Modes, func(m modeSummary) bool { return m.Eval != nil }) {
 		fmt.Fprintln(w)
+	}
+	for _, m := range s.Modes {
+		if m.Mode == modeSuppress && m.Eval != nil && m.LostContent != nil {
+			e, l := m.Eval, m.LostContent
+			fmt.Fprintf(w, "suppress: precision %.4f  recall %.4f; lost content %d of %d pages left out (lowest share %.2f)\n",
+				e.Precision, e.Recall, l.Lost, l.LeftOut, l.MinShare)
+		}
 	}
 	if e := s.Eval; e != nil {
 		fmt.Fprintf(w, "clusters vs labels: precision %.4f  recall %.4f  F1 %.4f  ARI %.4f  (%d docs, %d gold pairs, %d predicted, %d true)\n",

@@ -13,7 +13,7 @@ import (
 // indexing rate of each tenth, its CPU time per page, memory, and bytes on
 // disk — one colour per mode, values averaged over repetitions.
 
-var modeColors = map[string]string{modeDedup: "#d62728", modePlain: "#1f77b4", modeDefault: "#2ca02c"}
+var modeColors = map[string]string{modeDedup: "#d62728", modeSuppress: "#9467bd", modeNoDedup: "#ff7f0e", modePlain: "#1f77b4", modeDefault: "#2ca02c"}
 
 type series struct {
 	label, color, dash string
@@ -74,7 +74,7 @@ func plot(w io.Writer, rp *report) {
 			series{m + " RssFile", c, "6 4", mean(m, func(s sample) float64 { return float64(s.RSSFile) / mb })},
 			series{m + " Go heap live", c, "2 3", mean(m, func(s sample) float64 { return float64(s.HeapLive) / mb })})
 		disk = append(disk, series{m + " bleve", c, "", mean(m, func(s sample) float64 { return float64(s.BleveBytes) / mb })})
-		if m == modeDedup {
+		if filtered(m) {
 			disk = append(disk, series{m + " store", c, "6 4", mean(m, func(s sample) float64 { return float64(s.StoreBytes) / mb })})
 		}
 	}
