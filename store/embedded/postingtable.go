@@ -44,17 +44,28 @@ import (
 // cleanly: any other file (a crash may leave the table ahead of or behind
 // the store) is rebuilt from the store at open, which takes about as long
 // as reading every document record.
+//
+// A table grows (or is rehashed) without stalling the writes: the new
+// table takes every write at once, and the old one's slots move over a
+// few at a time with each later write (moveRate a reserved slot), while
+// lookups read both. Slots move in index order, which is the order of
+// their home slots in the new table too, so moving writes it almost
+// sequentially. A table still moving when closed cleanly finishes first.
 type postingTable struct {
-	mu      sync.RWMutex // writes and rehashes hold it; lookups read-lock it
-	path    string       // "" for anonymous memory
-	data    mmap.MMap    // header page, then the slots
-	file    *os.File     // nil for anonymous memory
-	ro      bool         // a read-only file: never written
-	log     int          // log2 of the number of slots
-	used    uint64       // slots not empty: postings, markers, tombstones
-	entries uint64       // postings (not markers)
-	lists   uint64       // keys with a posting or a marker
-	markers uint64       // full lists
+	mu    sync.RWMutex // writes and rehashes hold it; lookups read-lock it
+	path  string       // "" for anonymous memory
+	ro    bool         // a read-only file: never written
+	slots              // the table
+	// old is the table whose slots are moving into slots, or nil; its
+	// slots below moved have moved, and left of the rest hold a posting
+	// or a marker. Its file is path+".old".
+	old     *slots
+	moved   uint64
+	left    uint64
+	used    uint64 // slots of the table not empty: postings, markers, tombstones
+	entries uint64 // postings (not markers), in both tables
+	lists   uint64 // keys with a posting or a marker
+	markers uint64 // full lists
 	// seq is the store's mutation counter the table is current with: set
 	// by the store before a clean close, checked at open, so that a table
 	// is not trusted beside another store, or one changed without it.
@@ -74,6 +85,10 @@ const (
 	// dropped) once its used slots pass maxLoad: linear probing stays
 	// short below about 0.7.
 	maxLoad = 0.7
+	// moveRate is how many of the old table's slots move with each slot
+	// a write reserves: the old table has moved long before the new one
+	// fills (at most half its slots hold what moves in).
+	moveRate = 8
 	// Header layout: magic, log2 of the slot count (1 byte), clean flag
 	// (1 byte), then the counters and the store's seq.
 	offTableLog   = len(postingTableMagic)
@@ -102,6 +117,40 @@ func fingerprint(key []byte) uint32 {
 	return uint32(store.Hash(key)>>32%0xfffffffe) + 1
 }
 
+// slots is a table's memory: a header page, then 2^log slots.
+type slots struct {
+	data mmap.MMap
+	file *os.File // nil for anonymous memory
+	log  int
+}
+
+// newSlots maps an empty table of 2^log slots: anonymous memory for path
+// "", else a new file at path+".new" that the caller renames.
+func newSlots(path string, log int) (slots, error) {
+	size := postingTableHeader + 8<<log
+	next := slots{log: log}
+	var err error
+	if path == "" {
+		next.data, err = mmap.MapRegion(nil, size, mmap.RDWR, mmap.ANON, 0)
+	} else {
+		next.data, next.file, err = mapNewFile(path+".new", size)
+	}
+	return next, err
+}
+
+// unmap unmaps the slots and closes their file.
+func (s *slots) unmap() error {
+	var errs []error
+	if s.data != nil {
+		errs = append(errs, s.data.Unmap())
+	}
+	if s.file != nil {
+		errs = append(errs, s.file.Close())
+	}
+	s.data, s.file = nil, nil
+	return errors.Join(errs...)
+}
+
 // openPostingTable opens the table at path ("" for anonymous memory), or
 // builds it from db (the markers and records of the store) unless the file
 // was closed cleanly with the store at seq. A read-only table is never
@@ -110,6 +159,13 @@ func fingerprint(key []byte) uint32 {
 func openPostingTable(path string, db *badger.DB, readOnly bool, seq uint64) (*postingTable, error) {
 	t := &postingTable{path: path, seq: seq}
 	if path != "" {
+		if !readOnly {
+			// A growth's old table that a crash left (the table then
+			// is not trusted either).
+			if err := os.Remove(path + ".old"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("embedded: posting table: %w", err)
+			}
+		}
 		trusted, err := t.openFile(readOnly)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("embedded: posting table %s: %w", path, err), t.close(false))
@@ -181,7 +237,7 @@ func (t *postingTable) openFile(readOnly bool) (trusted bool, err error) {
 // build fills a new table with the store's lists: its full-list markers,
 // then the posting keys of every document record.
 func (t *postingTable) build(db *badger.DB) error {
-	err := t.remap(minTableLog)
+	err := t.grow(minTableLog)
 	if err == nil {
 		err = db.View(func(txn *badger.Txn) error {
 			err := eachValue(txn, store.NSPosting, func(k, v []byte) error {
@@ -225,45 +281,60 @@ func (t *postingTable) change(c postingChange) error {
 	return t.applyLocked(c)
 }
 
-// remap puts an empty table of 2^log slots in place of the current one (a
-// file written beside it and renamed over it), moving its postings and
-// markers over. On error the current one stays.
-func (t *postingTable) remap(log int) error {
-	size := postingTableHeader + 8<<log
-	next := &postingTable{path: t.path, log: log}
-	var err error
-	if t.path == "" {
-		next.data, err = mmap.MapRegion(nil, size, mmap.RDWR, mmap.ANON, 0)
-	} else {
-		next.data, next.file, err = mapNewFile(t.path+".new", size)
+// grow puts an empty table of 2^log slots in place of the current one,
+// whose slots then move to it (moveSome); a growth still under way
+// finishes first. A file is written beside the current one and renamed
+// over it, the current one renamed to path+".old". On error the current
+// one stays.
+func (t *postingTable) grow(log int) error {
+	if err := t.moveSome(^uint64(0)); err != nil {
+		return err
 	}
+	next, err := newSlots(t.path, log)
 	if err != nil {
 		return err
 	}
+	if t.path != "" {
+		if t.file != nil {
+			err = os.Rename(t.path, t.path+".old")
+		}
+		if err == nil {
+			err = os.Rename(t.path+".new", t.path)
+		}
+		if err != nil {
+			return errors.Join(err, next.unmap())
+		}
+	}
 	if t.data != nil {
-		slots := t.data[postingTableHeader:]
-		for i := 0; i < len(slots); i += 8 {
-			if s := binary.LittleEndian.Uint64(slots[i:]); s != 0 && s != tombstone {
-				next.put(s)
-			}
+		old := t.slots
+		t.old, t.moved, t.left = &old, 0, t.entries+t.markers
+	}
+	t.slots, t.used = next, 0
+	t.writeHeader(false) // (not synced: a file without a clean header is rebuilt anyway)
+	return t.moveSome(0)
+}
+
+// moveSome moves up to n of the old table's slots into the table, and
+// lets the old table go once all have moved.
+func (t *postingTable) moveSome(n uint64) error {
+	if t.old == nil {
+		return nil
+	}
+	for end := t.moved + min(n, t.old.size()-t.moved); t.moved < end; t.moved++ {
+		if s := t.old.slot(t.moved); s != 0 && s != tombstone {
+			t.put(s)
+			t.left--
 		}
 	}
-	next.writeHeader(false) // (not synced: a file without a clean header is rebuilt anyway)
-	if next.file != nil {
-		if err := os.Rename(t.path+".new", t.path); err != nil {
-			return errors.Join(err, next.close(false))
-		}
+	if t.moved < t.old.size() {
+		return nil
 	}
-	old, oldFile := t.data, t.file
-	t.data, t.file, t.log, t.used = next.data, next.file, next.log, next.used
-	var errs []error
-	if old != nil {
-		errs = append(errs, old.Unmap())
+	err := t.old.unmap()
+	if t.path != "" {
+		err = errors.Join(err, os.Remove(t.path+".old"))
 	}
-	if oldFile != nil { // renamed over: nothing to flush
-		errs = append(errs, oldFile.Close())
-	}
-	return errors.Join(errs...)
+	t.old = nil
+	return err
 }
 
 // mapNewFile creates (or truncates) the file at path with size bytes,
@@ -306,26 +377,26 @@ func (t *postingTable) writeHeader(clean bool) {
 	binary.LittleEndian.PutUint64(c[32:], t.seq)
 }
 
-func (t *postingTable) slot(i uint64) uint64 {
+func (t *slots) slot(i uint64) uint64 {
 	return binary.LittleEndian.Uint64(t.data[postingTableHeader+8*i:])
 }
 
-func (t *postingTable) setSlot(i, s uint64) {
+func (t *slots) setSlot(i, s uint64) {
 	binary.LittleEndian.PutUint64(t.data[postingTableHeader+8*i:], s)
 }
 
 // home is the first slot of fingerprint fp's run (Fibonacci hashing: the
 // top bits of the product).
-func (t *postingTable) home(fp uint32) uint64 {
+func (t *slots) home(fp uint32) uint64 {
 	return uint64(fp) * 0x9e3779b97f4a7c15 >> (64 - t.log)
 }
 
-func (t *postingTable) size() uint64 { return 1 << t.log }
+func (t *slots) size() uint64 { return 1 << t.log }
 
 // probe calls fn with each slot of fp's run (from its home to the first
 // empty slot), and returns that empty slot, or size() when every slot is
 // used (only a damaged file can be so full).
-func (t *postingTable) probe(fp uint32, fn func(i, s uint64)) uint64 {
+func (t *slots) probe(fp uint32, fn func(i, s uint64)) uint64 {
 	i := t.home(fp)
 	for range t.size() {
 		s := t.slot(i)
@@ -336,6 +407,18 @@ func (t *postingTable) probe(fp uint32, fn func(i, s uint64)) uint64 {
 		i = (i + 1) & (t.size() - 1)
 	}
 	return t.size()
+}
+
+// probeOld calls fn with each slot of fp's run in the old table that has
+// not moved yet.
+func (t *postingTable) probeOld(fp uint32, fn func(i, s uint64)) {
+	if t.old != nil {
+		t.old.probe(fp, func(i, s uint64) {
+			if i >= t.moved && s != tombstone {
+				fn(i, s)
+			}
+		})
+	}
 }
 
 // put writes slot value s in the first free slot of its run (a new table:
@@ -361,12 +444,15 @@ func (t *postingTable) getAll(keys [][]byte) []store.PostingList {
 	var touch uint64
 	for _, fp := range fps {
 		touch |= t.slot(t.home(fp))
+		if t.old != nil {
+			touch |= t.old.slot(t.old.home(fp))
+		}
 	}
 	out := make([]store.PostingList, len(keys))
 	seqs := make([]uint64, 0, 8*len(keys)) // the lists' postings, each list a slice of it
 	for i, fp := range fps {
 		from := len(seqs)
-		t.probe(fp, func(_, s uint64) {
+		each := func(_, s uint64) {
 			switch {
 			case uint32(s>>32) != fp:
 			case s&fullMarker == fullMarker:
@@ -374,7 +460,9 @@ func (t *postingTable) getAll(keys [][]byte) []store.PostingList {
 			default:
 				seqs = append(seqs, s&fullMarker)
 			}
-		})
+		}
+		t.probe(fp, each)
+		t.probeOld(fp, each)
 		if out[i].Full {
 			seqs = seqs[:from]
 			continue
@@ -404,7 +492,10 @@ func (t *postingTable) reserve(n int) error {
 }
 
 func (t *postingTable) reserveLocked(n int) error {
-	if float64(t.used+uint64(n)) <= maxLoad*float64(t.size()) {
+	if err := t.moveSome(moveRate * uint64(n)); err != nil {
+		return fmt.Errorf("embedded: posting table %s: %w", t.path, err)
+	}
+	if float64(t.used+t.left+uint64(n)) <= maxLoad*float64(t.size()) {
 		return nil
 	}
 	log := t.log
@@ -415,7 +506,7 @@ func (t *postingTable) reserveLocked(n int) error {
 	if float64(t.entries+t.markers+uint64(n)) > maxLoad*float64(uint64(1)<<log) {
 		return fmt.Errorf("embedded: posting table: %d postings: %w", t.entries, store.ErrFull)
 	}
-	if err := t.remap(log); err != nil {
+	if err := t.grow(log); err != nil {
 		return fmt.Errorf("embedded: posting table %s: %w", t.path, err)
 	}
 	return nil
@@ -485,6 +576,12 @@ func (t *postingTable) add(fp uint32, seq uint64) error {
 			listed = true
 		}
 	})
+	t.probeOld(fp, func(_, s uint64) {
+		if uint32(s>>32) == fp {
+			done = done || s&fullMarker == seq || s&fullMarker == fullMarker
+			listed = true
+		}
+	})
 	if done {
 		return nil
 	}
@@ -498,17 +595,26 @@ func (t *postingTable) add(fp uint32, seq uint64) error {
 // remove drops the posting of seq under fp, if any.
 func (t *postingTable) remove(fp uint32, seq uint64) {
 	found, others := false, false
-	t.probe(fp, func(i, s uint64) {
-		switch {
-		case s == tombstone || uint32(s>>32) != fp:
-		case s&fullMarker == seq && !found:
-			t.setSlot(i, tombstone)
-			found = true
-			t.entries--
-		default:
-			others = true
+	drop := func(tab *slots, old bool) func(i, s uint64) {
+		return func(i, s uint64) {
+			switch {
+			case s == tombstone || uint32(s>>32) != fp:
+			case s&fullMarker == seq && !found:
+				tab.setSlot(i, tombstone)
+				found = true
+				t.entries--
+				if old {
+					t.left--
+				}
+			default:
+				others = true
+			}
 		}
-	})
+	}
+	t.probe(fp, drop(&t.slots, false))
+	if t.old != nil {
+		t.probeOld(fp, drop(t.old, true))
+	}
 	if found && !others {
 		t.lists--
 	}
@@ -531,6 +637,18 @@ func (t *postingTable) setFull(fp uint32) error {
 			listed = true
 		}
 	})
+	t.probeOld(fp, func(i, s uint64) {
+		switch {
+		case uint32(s>>32) != fp:
+		case s&fullMarker == fullMarker:
+			marked = true
+		default:
+			t.old.setSlot(i, tombstone)
+			t.entries--
+			t.left--
+			listed = true
+		}
+	})
 	if marked {
 		return nil
 	}
@@ -546,17 +664,21 @@ func (t *postingTable) setFull(fp uint32) error {
 func (t *postingTable) close(clean bool) error {
 	var errs []error
 	if t.data != nil && t.file != nil && clean && !t.ro {
+		if err := t.moveSome(^uint64(0)); err != nil {
+			errs = append(errs, err)
+			clean = false
+		}
+	}
+	if t.data != nil && t.file != nil && clean && !t.ro {
 		errs = append(errs, t.data.Flush())
 		t.writeHeader(true)
 		errs = append(errs, t.syncHeader())
 	}
-	if t.data != nil {
-		errs = append(errs, t.data.Unmap())
+	if t.old != nil {
+		errs = append(errs, t.old.unmap())
+		t.old = nil
 	}
-	if t.file != nil {
-		errs = append(errs, t.file.Close())
-	}
-	t.data, t.file = nil, nil
+	errs = append(errs, t.unmap())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("embedded: posting table: %w", err)
 	}
