@@ -2,7 +2,8 @@
 # The scale benchmark: generate N synthetic pages (internal/testkit/synth),
 # index them in one process per mode — through the dedup filter (mark
 # policy), with plain bleve and the same mapping, with bleve's default
-# mapping — and record rate, memory and disk at every tenth of N; then score
+# mapping; with -modes also under suppress and with --no-dedup — and record
+# rate, memory and disk at every tenth of N; then score
 # the clusters against the labels and time collapsed against plain search.
 #
 #   scripts/bench-scale.sh 20000                 # writes docs/scale-20000.{csv,svg,json,md}

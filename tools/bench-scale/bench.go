@@ -121,6 +121,10 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		if cfg.Name == "" {
 			cfg.Name = strings.TrimSuffix(filepath.Base(cfg.Replot), ".json")
 		}
+		if cfg.Commit != "" { // a run whose build did not know its commit
+			rp.Commit = cfg.Commit
+			rp.summarize()
+		}
 		return output(rp, cfg, stdout, stderr)
 	}
 	if cfg.Name == "" {

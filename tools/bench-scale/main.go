@@ -73,7 +73,7 @@ func mainArgs(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.Name, "name", cfg.Name, "file name stem of the outputs (default scale-N)")
 	fs.StringVar(&cfg.Format, "format", cfg.Format, "summary on stdout: text or json")
 	fs.StringVar(&cfg.Data, "data", cfg.Data, "shared data directory (default: the shared/data found walking up from here)")
-	fs.StringVar(&cfg.Commit, "commit", cfg.Commit, "commit measured (default: from the build, else git)")
+	fs.StringVar(&cfg.Commit, "commit", cfg.Commit, "commit measured (default: from the build, else git; with -replot, replaces the saved one)")
 	fs.StringVar(&cfg.Profile, "profile", cfg.Profile, "directory for profiles: CPU of each tenth of each mode's indexing and heap at its end (cpu-MODE-REP-tNN.pprof, heap-MODE-REP-tNN.pprof), CPU of the timed searches (cpu-search-MODE-REP.pprof)")
 	fs.StringVar(&cfg.Replot, "replot", cfg.Replot, "write the outputs and the summary again from a saved NAME.json, with this version's summary and plot, instead of running")
 	fs.BoolVar(&cfg.CorpusOnly, "corpus-only", cfg.CorpusOnly, "write the corpus (pages.jsonl, labels.jsonl) under -work and stop: input for other benchmarks")
