@@ -171,7 +171,8 @@ type Filter struct {
 	plans map[*prepared]*plan
 	adds  map[string]bool
 	// batch are the documents of the running exclusive call that an
-	// embedded store plans a window at a time (planWindow), in order.
+	// embedded store plans a window at a time (planWindow), in order;
+	// nil once added.
 	batch []*prepared
 	// gen counts the decisions that were not planned, or changed what a
 	// plan saw (an embedded store's plans hold only within their
@@ -295,7 +296,12 @@ const planAhead = 32
 // planWindow plans p, a document of the batch, with the documents after
 // it, up to planAhead of them, on an embedded store.
 func (f *Filter) planWindow(p *prepared) error {
-	ps := f.batch[p.pos-1 : min(p.pos-1+planAhead, len(f.batch))]
+	var ps []*prepared
+	for _, q := range f.batch[p.pos-1 : min(p.pos-1+planAhead, len(f.batch))] {
+		if q != nil {
+			ps = append(ps, q)
+		}
+	}
 	plans, err := f.planLocal(ps, nil)
 	if err != nil {
 		return err
@@ -449,6 +455,9 @@ func (f *Filter) addPrepared(p *prepared, ao addOptions) (Decision, error) {
 		pl = f.plans[p]
 	}
 	delete(f.plans, p)
+	if inBatch {
+		f.batch[p.pos-1] = nil // its features are let go once it is decided
+	}
 	if pl != nil && len(ao.exclude) > 0 || pl != nil && !shared && pl.gen != f.gen {
 		// Planned without the exclusions, or before a decision that
 		// changed what it saw.
