@@ -612,9 +612,7 @@ func (t *postingTable) remove(fp uint32, seq uint64) {
 		}
 	}
 	t.probe(fp, drop(&t.slots, false))
-	if t.old != nil {
-		t.probeOld(fp, drop(t.old, true))
-	}
+	t.probeOld(fp, drop(t.old, true))
 	if found && !others {
 		t.lists--
 	}

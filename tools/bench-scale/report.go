@@ -313,7 +313,7 @@ func (rp *report) text(w io.Writer) error {
 			fmt.Fprintf(w, "%-14s time to last batch %s, to settled index %s, CPU %s\n", r.Name, ratioS(r.Ingest), ratioS(r.Settled), ratioS(r.CPU))
 		}
 	}
-	if s.Eval != nil || s.LostContent != nil || len(s.Modes) > 0 && slices.ContainsFunc(s.Modes, func(m modeSummary) bool { return m.Eval != nil }) {
+	if s.Eval != nil || s.LostContent != nil || slices.ContainsFunc(s.Modes, func(m modeSummary) bool { return m.Eval != nil }) {
 		fmt.Fprintln(w)
 	}
 	for _, m := range s.Modes {
