@@ -3,7 +3,6 @@ package page
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -90,6 +89,7 @@ func Read(inputs []string, opts Options) iter.Seq2[Page, error] {
 type reader struct {
 	opts  Options
 	yield func(Page, error) bool
+	buf   []byte // decodeRecord's scratch space
 }
 
 // fail yields a problem with document id at the place at names; it
@@ -279,7 +279,7 @@ func (r *reader) jsonlStream(name string, src io.Reader) bool {
 func (r *reader) jsonLine(line []byte, path string, n int) bool {
 	at := Error{Source: path, Line: n}
 	var rec record
-	if err := json.Unmarshal(line, &rec); err != nil {
+	if err := decodeRecord(line, &rec, &r.buf); err != nil {
 		return r.fail(at, "", fmt.Errorf("%w: %w", err, ErrSyntax))
 	}
 	if rec.ID == nil || *rec.ID == "" {
