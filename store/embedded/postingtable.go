@@ -498,12 +498,18 @@ func (t *postingTable) reserveLocked(n int) error {
 	if float64(t.used+t.left+uint64(n)) <= maxLoad*float64(t.size()) {
 		return nil
 	}
+	live := float64(t.entries + t.markers + uint64(n))
 	log := t.log
-	// Double unless tombstones are what fills it.
-	for log < maxTableLog && float64(t.entries+t.markers+uint64(n)) > maxLoad/2*float64(uint64(1)<<log) {
+	// Double, unless tombstones are what fills it: then rehash at this
+	// size. (Doubling until the live slots were under half the load
+	// quadrupled the table: they are just over it when it fills.)
+	if live > maxLoad/2*float64(uint64(1)<<log) && log < maxTableLog {
 		log++
 	}
-	if float64(t.entries+t.markers+uint64(n)) > maxLoad*float64(uint64(1)<<log) {
+	for log < maxTableLog && live > maxLoad*float64(uint64(1)<<log) {
+		log++ // a reservation larger than the table
+	}
+	if live > maxLoad*float64(uint64(1)<<log) {
 		return fmt.Errorf("embedded: posting table: %d postings: %w", t.entries, store.ErrFull)
 	}
 	if err := t.grow(log); err != nil {

@@ -119,6 +119,43 @@ func TestPostingTableModel(t *testing.T) {
 	}
 }
 
+// TestPostingTableGrowth checks the size a full table takes: twice its
+// own when its slots hold postings, its own (tombstones dropped) when
+// each posting was removed again.
+func TestPostingTableGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		removed bool
+		wantLog int
+	}{
+		{"postings", false, minTableLog + 1},
+		{"tombstones", true, minTableLog},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := openTestTable(t, "", memDB(t))
+			defer tab.close(false)
+			// Until the first growth or rehash, whose slots then move.
+			for k := 0; k < 2<<minTableLog && tab.old == nil; k++ {
+				fp := fingerprint(testKey(k))
+				if err := tab.change(postingChange{fp: fp, added: []uint64{uint64(k + 1)}}); err != nil {
+					t.Fatal(err)
+				}
+				if tc.removed {
+					if err := tab.change(postingChange{fp: fp, removed: []uint64{uint64(k + 1)}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if tab.old == nil {
+				t.Fatal("the table neither grew nor was rehashed")
+			}
+			if tab.log != tc.wantLog {
+				t.Errorf("table of 2^%d slots became 2^%d, want 2^%d", minTableLog, tab.log, tc.wantLog)
+			}
+		})
+	}
+}
+
 // TestPostingTableFile: a table closed cleanly is trusted as it is; one
 // that was not (a crash), whose file is damaged, or that was closed with
 // another store (another mutation count), is rebuilt from the store: its
