@@ -501,8 +501,8 @@ func (t *postingTable) reserveLocked(n int) error {
 	live := float64(t.entries + t.markers + uint64(n))
 	log := t.log
 	// Double, unless tombstones are what fills it: then rehash at this
-	// size. (Doubling until the live slots were under half the load
-	// quadrupled the table: they are just over it when it fills.)
+	// size. (Growing until the live slots are under half the load would
+	// quadruple a table without tombstones: they fill it at just over.)
 	if live > maxLoad/2*float64(uint64(1)<<log) && log < maxTableLog {
 		log++
 	}
