@@ -11,10 +11,14 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
+// devCorpus is the near-duplicate development corpus, where the shared
+// data is present.
+var devCorpus = filepath.Join("..", "..", "shared", "data", "neardup", "dev-corpus.jsonl.gz")
+
 // BenchmarkReadJSONL reads the near-duplicate development corpus (gzipped
 // JSONL, 1,902 pages) when it is present.
 func BenchmarkReadJSONL(b *testing.B) {
-	path := filepath.Join("..", "..", "shared", "data", "neardup", "dev-corpus.jsonl.gz")
+	path := devCorpus
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("corpus absent: %v", err)
 	}
@@ -35,7 +39,7 @@ func BenchmarkReadJSONL(b *testing.B) {
 // gzip and line reading left out) with decodeRecord and, for the ratio,
 // json.Unmarshal.
 func BenchmarkDecodeRecord(b *testing.B) {
-	path := filepath.Join("..", "..", "shared", "data", "neardup", "dev-corpus.jsonl.gz")
+	path := devCorpus
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		b.Skipf("corpus absent: %v", err)

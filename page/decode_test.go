@@ -121,7 +121,7 @@ func TestDecodeRealBytes(t *testing.T) {
 // with lying labels (as internal/cmd/mislabel does) and checks that none
 // is rejected and at least 99% decode to the text their bytes hold.
 func TestDecodeMislabelledCorpus(t *testing.T) {
-	path := filepath.Join("..", "..", "shared", "data", "neardup", "dev-corpus.jsonl.gz")
+	path := devCorpus
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("corpus absent: %v", err)
 	}

@@ -77,12 +77,11 @@ func (d *lineDecoder) object(rec *record) bool {
 	}
 	for {
 		d.space()
-		key, ok := d.quoted()
-		if !ok || !d.punct(':') {
+		if !d.unquote() || !d.punct(':') {
 			return false
 		}
 		d.space()
-		if !d.field(rec, key) {
+		if !d.field(rec, d.buf) {
 			return false
 		}
 		if d.punct('}') {
@@ -100,11 +99,12 @@ func (d *lineDecoder) end() bool {
 	return d.i == len(d.s)
 }
 
-// field decodes the value of key into rec's field of that name.
-func (d *lineDecoder) field(rec *record, key string) bool {
+// field decodes the value of key into rec's field of that name. key may
+// be d.buf: it is read before the value is.
+func (d *lineDecoder) field(rec *record, key []byte) bool {
 	var dst **string // a pointer field: null clears it
 	var str *string  // a string field: null leaves it as it is
-	switch key {
+	switch string(key) {
 	case "id":
 		dst = &rec.ID
 	case "html":
@@ -141,9 +141,9 @@ func (d *lineDecoder) field(rec *record, key string) bool {
 
 // lowerASCII reports whether key has no byte that case folding could
 // match to another: only ASCII, no capital letters.
-func lowerASCII(key string) bool {
-	for i := range len(key) {
-		if c := key[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+func lowerASCII(key []byte) bool {
+	for _, c := range key {
+		if c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
 			return false
 		}
 	}
@@ -157,8 +157,7 @@ func (d *lineDecoder) skip() bool {
 	}
 	switch c := d.s[d.i]; {
 	case c == '"':
-		_, ok := d.quoted()
-		return ok
+		return d.unquote()
 	case c == '-' || '0' <= c && c <= '9':
 		return d.number()
 	default:
@@ -206,12 +205,20 @@ func (d *lineDecoder) digits() int {
 	return d.i - start
 }
 
-// quoted decodes the string at d.i as encoding/json does: escapes
-// resolved, a lone or broken surrogate escape and each byte of invalid
-// UTF-8 made U+FFFD.
+// quoted returns the string at d.i, decoded (unquote).
 func (d *lineDecoder) quoted() (string, bool) {
-	if d.i >= len(d.s) || d.s[d.i] != '"' {
+	if !d.unquote() {
 		return "", false
+	}
+	return string(d.buf), true
+}
+
+// unquote decodes the string at d.i into d.buf as encoding/json does:
+// escapes resolved, a lone or broken surrogate escape and each byte of
+// invalid UTF-8 made U+FFFD.
+func (d *lineDecoder) unquote() bool {
+	if d.i >= len(d.s) || d.s[d.i] != '"' {
+		return false
 	}
 	d.i++
 	d.buf = d.buf[:0]
@@ -223,18 +230,18 @@ func (d *lineDecoder) quoted() (string, bool) {
 		}
 		d.appendUTF8(d.s[start:d.i])
 		if d.i >= len(d.s) {
-			return "", false
+			return false
 		}
 		switch d.s[d.i] {
 		case '"':
 			d.i++
-			return string(d.buf), true
+			return true
 		case '\\':
 			if !d.escape() {
-				return "", false
+				return false
 			}
 		default:
-			return "", false // a control character
+			return false // a control character
 		}
 	}
 }
