@@ -111,9 +111,21 @@ func (f *facts) add(norm string, start, stop int32) {
 		f.end = lineEnd(norm, f.end+1)
 	}
 	f.terms++
-	if t := norm[start:stop]; strings.ContainsAny(t, "0123456789") {
+	if t := norm[start:stop]; hasDigit(t) {
 		f.line = append(f.line, t)
 	}
+}
+
+// hasDigit reports whether t holds an ASCII digit: a byte loop, as every
+// term of a page passes here and strings.ContainsAny's set lookup cost
+// an English page's analysis about a tenth of its time.
+func hasDigit(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if '0' <= t[i] && t[i] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *facts) flush() {

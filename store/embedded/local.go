@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/klauspost/compress/s2"
@@ -22,6 +24,9 @@ type Local struct {
 	db      *badger.DB
 	path    string
 	minFree int64 // Options.MinFree, 0 in memory
+	// roomUntil is when room next asks the file system (Unix ns): a
+	// statfs on every commit cost the filter a sixtieth of its CPU.
+	roomUntil atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -37,15 +42,29 @@ func OpenLocal(opts Options) (*Local, error) {
 	return &Local{db: db, path: opts.Dir, minFree: opts.MinFree}, nil
 }
 
+// A check that found roomSlack more free space than Options.MinFree
+// holds for roomFor: no writes of the store fill that much so fast.
+const (
+	roomSlack = 256 << 20
+	roomFor   = 100 * time.Millisecond
+)
+
 // room refuses a write while the disk under the store has less than
 // Options.MinFree free (see there).
 func (l *Local) room() error {
 	if l.minFree <= 0 || l.path == "" {
 		return nil
 	}
+	now := time.Now()
+	if now.UnixNano() < l.roomUntil.Load() {
+		return nil
+	}
 	free, err := freeBytes(l.path)
 	if err != nil {
 		return nil // unknown here: Badger's own errors stand
+	}
+	if free-l.minFree >= roomSlack {
+		l.roomUntil.Store(now.Add(roomFor).UnixNano())
 	}
 	if free < l.minFree {
 		return fmt.Errorf("embedded: %s: %d MiB free on its disk, under the %d MiB a write needs (Options.MinFree): free some space and run again: %w",

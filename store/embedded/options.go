@@ -52,7 +52,9 @@ type Options struct {
 	// Badger's logs and tables and the posting table are written through
 	// memory maps, and a write to a map on a full disk is a fault that
 	// kills the process (SIGBUS), not an error. Below it a write fails
-	// with store.ErrDiskFull before anything is written. Default 64 MiB
+	// with store.ErrDiskFull before anything is written. The file system
+	// is asked before each commit, or once every 100 ms while a check
+	// found 256 MiB more than MinFree free. Default 64 MiB
 	// (a memtable's flush and a transaction's value-log write fit four
 	// times over); 0 turns the check off.
 	MinFree int64
