@@ -99,11 +99,7 @@ func (f *Filter) EarlierCandidates(o Options, fn func(id string, cands []string)
 			if err != nil {
 				return fmt.Errorf("dedupfilter: %w", err)
 			}
-			keys := rec.Keys
-			if keys == nil { // a store that keeps none
-				keys = o.postingKeys(sig, nil)
-			}
-			pg := &page{sig: sig, lookup: o.restrictLookup(o.lookupKeys(sig.Structure(), keys))}
+			pg := &page{sig: sig, lookup: o.restrictLookup(o.lookupKeys(sig.Structure(), o.keysOf(rec, sig)))}
 			ids, err := newPlanned(g, st).candidateIDs(pg, rec.Seq)
 			if err != nil {
 				return err

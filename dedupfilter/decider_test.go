@@ -27,7 +27,9 @@ func sitePage(host, id string, body []string) *Item {
 // template text when site; its Text fails while *fail is true.
 func openDecider(t *testing.T, site bool, fail *bool) (*Decider, *embedded.Local) {
 	t.Helper()
-	st, err := embedded.Open(embedded.DefaultOptions(""))
+	eo := embedded.DefaultOptions("")
+	eo.SignatureKeys = DefaultOptions().SignatureKeys
+	st, err := embedded.Open(eo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,12 +15,16 @@ func Example() {
 		log.Fatal(err)
 	}
 	// An embedded store: "" keeps it in memory; a real indexer passes a
-	// directory.
-	b, err := embedded.Open(embedded.DefaultOptions(""))
+	// directory. Its records keep only the posting keys the filter cannot
+	// derive from a stored signature again.
+	opts := dedupfilter.DefaultOptions()
+	eo := embedded.DefaultOptions("")
+	eo.SignatureKeys = opts.SignatureKeys
+	b, err := embedded.Open(eo)
 	if err != nil {
 		log.Fatal(err)
 	}
-	f, err := dedupfilter.New(b, dedupfilter.DefaultOptions())
+	f, err := dedupfilter.New(b, opts)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -159,6 +159,9 @@ type Filter struct {
 	backend store.Backend
 	opts    Options
 	df      *docFreq // Options.BooleanStopShare's document frequencies, or nil
+	// derivesKeys: the store's records need list only the posting keys a
+	// signature does not give (package embedded's Options.SignatureKeys).
+	derivesKeys bool
 
 	// mu serialises the decisions' sections that write, and the filter's
 	// state below. Planning (prefetch) reads and compares outside it.
@@ -204,7 +207,8 @@ func New(b store.Backend, opts Options) (*Filter, error) {
 	if df != nil {
 		opts.Stop = df.stopper(opts.BooleanStopShare, opts.BooleanStopMinDocs)
 	}
-	return &Filter{backend: b, opts: opts, df: df}, nil
+	d, ok := b.(interface{ DerivesKeys() bool })
+	return &Filter{backend: b, opts: opts, df: df, derivesKeys: ok && d.DerivesKeys()}, nil
 }
 
 // writable returns ErrClosed or ErrReadOnly when the filter cannot write.
@@ -572,6 +576,9 @@ func (f *Filter) add(p *prepared, pl *plan, batch bool, ao addOptions) (Decision
 	if !posted {
 		if rec.Keys, err = w.post(w.seq, p.own); err != nil {
 			return Decision{}, err
+		}
+		if f.derivesKeys {
+			rec.Keys = termKeys(rec.Keys)
 		}
 		err = w.st.PutSignature(w.seq, encodeSignature(d.ID, d.Time, p.sig))
 	}

@@ -26,15 +26,16 @@ func testAnalyzer(tb testing.TB) *analyzer.Analyzer {
 }
 
 // openTest opens a filter in a fresh store: the embedded store, or with
-// storetest.RedisEnv set, the shared store under a fresh key prefix.
-// edit may change options.
+// storetest.RedisEnv set, the shared store under a fresh key prefix; the
+// embedded store derives posting keys from signatures, as the indexer
+// opens it. edit may change options.
 func openTest(tb testing.TB, edit func(*Options)) *Filter {
 	tb.Helper()
 	opts := DefaultOptions()
 	if edit != nil {
 		edit(&opts)
 	}
-	f, err := New(storetest.Open(tb), opts)
+	f, err := New(storetest.OpenDeriving(tb, opts.SignatureKeys), opts)
 	if err != nil {
 		tb.Fatalf("New: %v", err)
 	}
@@ -45,6 +46,7 @@ func openTest(tb testing.TB, edit func(*Options)) *Filter {
 // edited by edit (nil: the defaults).
 func openEmbedded(dir string, opts Options, edit func(*embedded.Options)) (*Filter, error) {
 	eo := embedded.DefaultOptions(dir)
+	eo.SignatureKeys = opts.SignatureKeys
 	if edit != nil {
 		edit(&eo)
 	}

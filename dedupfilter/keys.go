@@ -1,6 +1,7 @@
 package dedupfilter
 
 import (
+	"fmt"
 	"iter"
 	"maps"
 	"slices"
@@ -59,6 +60,39 @@ func (o Options) postingKeys(sig similarity.Signature, terms map[string]int) [][
 	}
 	for _, h := range sig.PieceSample() {
 		out = append(out, store.PostingKey(kindPiece, uint64(h)))
+	}
+	return out
+}
+
+// SignatureKeys gives the posting keys of a document from its stored
+// signature, as a store that keeps only the keys a signature does not
+// give needs them to rebuild its lists (package embedded's
+// Options.SignatureKeys): every key but the boolean-model terms'
+// (TermsPerDoc), which the store's records keep.
+func (o Options) SignatureKeys(stored []byte) ([][]byte, error) {
+	s, err := decodeSignature(stored)
+	if err != nil {
+		return nil, fmt.Errorf("dedupfilter: stored signature: %w", err)
+	}
+	return o.postingKeys(s.sig, nil), nil
+}
+
+// keysOf are the lists the document of rec with signature sig is posted
+// to: those its signature gives, with the term keys its record lists. A
+// record may list others too (written by a store that kept every key):
+// they are among the signature's.
+func (o Options) keysOf(rec *store.Record, sig similarity.Signature) [][]byte {
+	return append(o.postingKeys(sig, nil), termKeys(rec.Keys)...)
+}
+
+// termKeys are the keys of keys a signature does not give: the
+// boolean-model terms'.
+func termKeys(keys [][]byte) [][]byte {
+	var out [][]byte
+	for _, k := range keys {
+		if store.PostingKind(k) == kindTerm {
+			out = append(out, k)
+		}
 	}
 	return out
 }

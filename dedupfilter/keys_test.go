@@ -1,11 +1,13 @@
 package dedupfilter
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
@@ -59,5 +61,39 @@ func TestBottomK(t *testing.T) {
 				t.Errorf("bottomK(%d words, %d) = %x, want %x", n, k, got, want)
 			}
 		}
+	}
+}
+
+// TestSignatureKeys: the keys derived from a stored signature are the
+// document's own keys but its terms', for pages of both scripts, with and
+// without term keys.
+func TestSignatureKeys(t *testing.T) {
+	a := testAnalyzer(t)
+	c := newCorpus(5)
+	for _, terms := range []int{0, 3} {
+		o := DefaultOptions()
+		o.TermsPerDoc = terms
+		f := &Filter{opts: o}
+		for i := range 20 {
+			d := Doc{ID: "d", URL: "https://example.com/d", Features: a.Analyze(c.article(2 + i%6))}
+			p, err := f.prepare(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := o.SignatureKeys(encodeSignature(d.ID, time.Unix(1, 0), p.sig))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := slices.DeleteFunc(slices.Clone(p.own), func(k []byte) bool { return store.PostingKind(k) == kindTerm })
+			if !slices.EqualFunc(got, want, bytes.Equal) {
+				t.Errorf("terms %d, page %d: derived %d keys, want the %d own keys but the terms'", terms, i, len(got), len(want))
+			}
+			if n := len(termKeys(p.own)); n != terms {
+				t.Errorf("terms %d, page %d: %d term keys", terms, i, n)
+			}
+		}
+	}
+	if _, err := DefaultOptions().SignatureKeys([]byte{0xff}); err == nil {
+		t.Error("SignatureKeys of a damaged signature: nil error")
 	}
 }

@@ -445,20 +445,16 @@ func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
 }
 
 // unpost removes the document of rec from its posting lists: those its
-// record names, or, on a store that keeps none, those its signature gives.
+// signature gives and the term lists its record names.
 func (w *mutation) unpost(rec *store.Record) error {
-	keys := rec.Keys
-	if keys == nil {
-		_, sig, err := readSignature(w.st, rec.Seq)
-		if errors.Is(err, ErrNotFound) {
-			return nil // withdrawn: in lists, but no candidate
-		}
-		if err != nil {
-			return fmt.Errorf("dedupfilter: %w", err)
-		}
-		keys = w.f.opts.postingKeys(sig, nil)
+	_, sig, err := readSignature(w.st, rec.Seq)
+	if errors.Is(err, ErrNotFound) {
+		return nil // withdrawn: in lists, but no candidate
 	}
-	ls, err := w.cached(keys)
+	if err != nil {
+		return fmt.Errorf("dedupfilter: %w", err)
+	}
+	ls, err := w.cached(w.f.opts.keysOf(rec, sig))
 	if err != nil {
 		return err
 	}

@@ -157,10 +157,7 @@ func (f *Filter) SimilarTo(id string, o SimilarOptions) ([]Similar, error) {
 		if err != nil {
 			return fmt.Errorf("dedupfilter: similar to %q: %w", id, err)
 		}
-		keys := rec.Keys
-		if keys == nil { // a store that keeps none
-			keys = f.opts.postingKeys(sig, nil)
-		}
+		keys := f.opts.keysOf(rec, sig)
 		members, err := st.Members(rec.Cluster)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("dedupfilter: cluster of %q: %w", id, err)

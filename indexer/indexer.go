@@ -386,6 +386,7 @@ func (ix *engine) openStore(dir string, c config) error {
 	eo := embedded.DefaultOptions(filepath.Join(dir, storeDir))
 	eo.ReadOnly = c.ReadOnly
 	eo.PostingTable = filepath.Join(dir, postingsFile)
+	eo.SignatureKeys = c.filter.SignatureKeys
 	if !c.ReadOnly {
 		if err := os.Remove(filepath.Join(dir, oldKeyFilterFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("indexer: %w", err)

@@ -127,5 +127,9 @@
 // store: their encodings belong to package dedupfilter. Records and
 // posting lists are the stores' to encode: both write them, in the
 // encodings of package store/internal/codec, and hand them to others
-// decoded only (Record, PostingList).
+// decoded only (Record, PostingList). An embedded store opened with
+// Options.SignatureKeys (layout 5, as the indexer opens it) keeps in a
+// record only the posting keys a signature does not give, and derives the
+// others through it when it rebuilds its posting table; the Redis store
+// keeps none.
 package store

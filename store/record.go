@@ -13,5 +13,5 @@ type Record struct {
 	URL     string
 	Title   string
 	Hash    uint64   // the caller's hash of the content
-	Keys    [][]byte // posting keys written, so removal needs no recomputation
+	Keys    [][]byte // posting keys written that the signature does not give (some stores: all of them)
 }

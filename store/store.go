@@ -49,8 +49,8 @@ type Backend interface {
 type Txn interface {
 	// Record reads a document's record, its posting keys only when
 	// withKeys (only removing the document needs them). A store may keep
-	// no posting keys (they are derived from the signature again): its
-	// records have none.
+	// only the keys a signature does not give (they are derived from the
+	// signature again), or none: its records list those only.
 	Record(id string, withKeys bool) (*Record, error)
 	PutRecord(id string, rec *Record) error
 	DeleteRecord(id string) error

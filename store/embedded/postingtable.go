@@ -156,7 +156,7 @@ func (s *slots) unmap() error {
 // was closed cleanly with the store at seq. A read-only table is never
 // written: a file that is not trusted is rebuilt in anonymous memory
 // instead.
-func openPostingTable(path string, db *badger.DB, readOnly bool, seq uint64) (*postingTable, error) {
+func openPostingTable(path string, db *badger.DB, readOnly bool, seq uint64, sigKeys func([]byte) ([][]byte, error)) (*postingTable, error) {
 	t := &postingTable{path: path, seq: seq}
 	if path != "" {
 		if !readOnly {
@@ -180,7 +180,7 @@ func openPostingTable(path string, db *badger.DB, readOnly bool, seq uint64) (*p
 			t.path, t.ro = "", false // rebuilt in memory
 		}
 	}
-	if err := t.build(db); err != nil {
+	if err := t.build(db, sigKeys); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -235,8 +235,9 @@ func (t *postingTable) openFile(readOnly bool) (trusted bool, err error) {
 }
 
 // build fills a new table with the store's lists: its full-list markers,
-// then the posting keys of every document record.
-func (t *postingTable) build(db *badger.DB) error {
+// then the posting keys of every document record, with those its
+// signature gives (sigKeys) where the record lists only the others.
+func (t *postingTable) build(db *badger.DB, sigKeys func([]byte) ([][]byte, error)) error {
 	err := t.grow(minTableLog)
 	if err == nil {
 		err = db.View(func(txn *badger.Txn) error {
@@ -255,6 +256,13 @@ func (t *postingTable) build(db *badger.DB) error {
 				if err != nil {
 					return fmt.Errorf("document %q: %w", k[len(store.NSDoc):], err)
 				}
+				if codec.KeysDerived(v) {
+					derived, err := signatureKeys(txn, rec.Seq, sigKeys)
+					if err != nil {
+						return fmt.Errorf("document %q: %w", k[len(store.NSDoc):], err)
+					}
+					rec.Keys = append(rec.Keys, derived...)
+				}
 				for _, pk := range rec.Keys {
 					if err := t.change(postingChange{fp: fingerprint(pk), added: []uint64{rec.Seq}}); err != nil {
 						return err
@@ -269,6 +277,24 @@ func (t *postingTable) build(db *badger.DB) error {
 	}
 	t.writeHeader(false)
 	return nil
+}
+
+// signatureKeys gives the posting keys of document seq's stored
+// signature; none for a document withdrawn (no signature: in no list).
+func signatureKeys(txn *badger.Txn, seq uint64, sigKeys func([]byte) ([][]byte, error)) ([][]byte, error) {
+	if sigKeys == nil {
+		return nil, fmt.Errorf("its keys are derived from its signature and Options.SignatureKeys is nil: %w", ErrInvalidOptions)
+	}
+	var keys [][]byte
+	err := getValue(txn, codec.SeqKey(store.NSSignature, seq), func(sig []byte) error {
+		var err error
+		keys, err = sigKeys(sig)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return keys, err
 }
 
 // change reserves room for c and applies it.

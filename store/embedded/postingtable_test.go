@@ -29,9 +29,13 @@ func memDB(tb testing.TB) *badger.DB {
 
 func testKey(i int) []byte { return store.PostingKey('b', uint64(i)*0x9e3779b97f4a7c15) }
 
+// sigAsKey gives, as a document's one derived posting key, its stored
+// signature itself.
+func sigAsKey(sig []byte) ([][]byte, error) { return [][]byte{slices.Clone(sig)}, nil }
+
 func openTestTable(tb testing.TB, path string, db *badger.DB) *postingTable {
 	tb.Helper()
-	tab, err := openPostingTable(path, db, false, 0)
+	tab, err := openPostingTable(path, db, false, 0, sigAsKey)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -159,16 +163,27 @@ func TestPostingTableGrowth(t *testing.T) {
 // TestPostingTableFile: a table closed cleanly is trusted as it is; one
 // that was not (a crash), whose file is damaged, or that was closed with
 // another store (another mutation count), is rebuilt from the store: its
-// full-list markers and its documents' posting keys.
+// full-list markers and its documents' posting keys, listed by their
+// records or derived from their signatures.
 func TestPostingTableFile(t *testing.T) {
 	db := memDB(t)
-	stored, full := testKey(1), testKey(2)
-	rec := &store.Record{Seq: 7, Cluster: "0000000000000001", Keys: [][]byte{stored}}
+	stored, full, derived, listed := testKey(1), testKey(2), testKey(4), testKey(5)
 	err := db.Update(func(txn *badger.Txn) error {
-		if err := txn.Set(codec.Key(store.NSDoc, "a"), codec.EncodeRecord(rec)); err != nil {
-			return err
+		writes := []struct{ k, v []byte }{
+			{codec.Key(store.NSDoc, "a"), codec.EncodeRecord(&store.Record{Seq: 7, Cluster: "0000000000000001", Keys: [][]byte{stored}}, false)},
+			// b lists one key and derives the other from its signature.
+			{codec.Key(store.NSDoc, "b"), codec.EncodeRecord(&store.Record{Seq: 8, Cluster: "0000000000000002", Keys: [][]byte{listed}}, true)},
+			{codec.SeqKey(store.NSSignature, 8), derived},
+			// c derives its keys, and its signature is gone (withdrawn).
+			{codec.Key(store.NSDoc, "c"), codec.EncodeRecord(&store.Record{Seq: 6, Cluster: "0000000000000003"}, true)},
+			{full, codec.FullPostings()},
 		}
-		return txn.Set(full, codec.FullPostings())
+		for _, w := range writes {
+			if err := txn.Set(w.k, w.v); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -225,11 +240,35 @@ func TestPostingTableFile(t *testing.T) {
 				if got := tab.get(stored); !slices.Equal(got.Seqs, []uint64{7}) {
 					t.Errorf("rebuilt list = %v, want [7] from the record", got)
 				}
+				if got := tab.get(listed); !slices.Equal(got.Seqs, []uint64{8}) {
+					t.Errorf("rebuilt list = %v, want [8] from the record that derives its other keys", got)
+				}
+				if got := tab.get(derived); !slices.Equal(got.Seqs, []uint64{8}) {
+					t.Errorf("rebuilt list = %v, want [8] from the signature", got)
+				}
 				if !tab.get(full).Full {
 					t.Error("rebuilt table lost the full list's marker")
 				}
 			}
 		})
+	}
+}
+
+// TestPostingTableWithoutSignatureKeys: a record whose keys are derived
+// cannot be rebuilt without SignatureKeys; the table says so.
+func TestPostingTableWithoutSignatureKeys(t *testing.T) {
+	db := memDB(t)
+	err := db.Update(func(txn *badger.Txn) error {
+		if err := txn.Set(codec.Key(store.NSDoc, "b"), codec.EncodeRecord(&store.Record{Seq: 8, Cluster: "c"}, true)); err != nil {
+			return err
+		}
+		return txn.Set(codec.SeqKey(store.NSSignature, 8), testKey(4))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openPostingTable("", db, false, 0, nil); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("rebuilding without SignatureKeys: %v, want ErrInvalidOptions", err)
 	}
 }
 
@@ -249,7 +288,7 @@ func TestPostingTableReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ro, err := openPostingTable(path, db, true, 0)
+	ro, err := openPostingTable(path, db, true, 0, sigAsKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +400,7 @@ func FuzzPostingTableFile(f *testing.F) {
 		if err := os.WriteFile(path, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tab, err := openPostingTable(path, db, false, 0)
+		tab, err := openPostingTable(path, db, false, 0, sigAsKey)
 		if err != nil {
 			t.Fatalf("open: %v", err)
 		}

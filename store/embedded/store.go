@@ -27,6 +27,9 @@ type Store struct {
 	listsOnce sync.Once
 	listsPath string
 	listsErr  error
+	// signatureKeys is Options.SignatureKeys: records list only the keys
+	// it does not give.
+	signatureKeys func([]byte) ([][]byte, error)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -34,11 +37,18 @@ type Store struct {
 
 var _ store.Backend = (*Store)(nil)
 
-// format is the store's layout: 4 keeps the compact signatures of
-// package similarity (signature v4) and posting keys derived from them;
-// 3 had whole 32-bit hashes in signatures and bands of whole MinHash
-// values, 2 every posting list as a Badger value, 1 a key per posting.
-const format = 4
+// format is the store's layout: 5 is 4 with records that list only the
+// posting keys their signature does not give (Options.SignatureKeys),
+// and is read through SignatureKeys only; 4 keeps the compact signatures
+// of package similarity (signature v4) and posting keys derived from
+// them; 3 had whole 32-bit hashes in signatures and bands of whole
+// MinHash values, 2 every posting list as a Badger value, 1 a key per
+// posting. A store of layout 4 opened for writing with SignatureKeys
+// becomes one of layout 5.
+const (
+	format        = 5
+	formatAllKeys = 4
+)
 
 // Open opens (creating if needed) the store in opts.Dir, with its posting
 // table in opts.PostingTable.
@@ -62,8 +72,9 @@ func open(local *Local, opts Options) (*Store, error) {
 	if ro {
 		update = db.View // a new store cannot be read-only: nothing to mark
 	}
+	s.signatureKeys = opts.SignatureKeys
 	err := update(func(txn *badger.Txn) error {
-		err := checkFormat(txn, ro)
+		err := checkFormat(txn, ro, opts.SignatureKeys != nil)
 		if err != nil {
 			return err
 		}
@@ -74,7 +85,7 @@ func open(local *Local, opts Options) (*Store, error) {
 		return err
 	})
 	if err == nil && !ro {
-		s.lists, err = openPostingTable(opts.PostingTable, db, false, s.seq)
+		s.lists, err = openPostingTable(opts.PostingTable, db, false, s.seq, s.signatureKeys)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("embedded: open %s: %w", opts.Dir, err)
@@ -82,17 +93,27 @@ func open(local *Local, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// checkFormat marks a new store with the layout's version, and refuses a
-// store of another layout.
-func checkFormat(txn *badger.Txn, readOnly bool) error {
+// checkFormat marks a new store with its layout's version (format with
+// signature keys, else formatAllKeys), moves a store of layout 4 opened
+// for writing with signature keys to 5, and refuses a store of another
+// layout, or of layout 5 without signature keys.
+func checkFormat(txn *badger.Txn, readOnly, signatureKeys bool) error {
 	v, err := getCounter(txn, store.KeyFormat)
 	if err != nil {
 		return err
 	}
-	if v == format {
-		return nil
+	want := uint64(formatAllKeys)
+	if signatureKeys {
+		want = format
 	}
-	if v == 0 {
+	switch {
+	case v == format && !signatureKeys:
+		return fmt.Errorf("store layout %d derives posting keys from signatures: open it with Options.SignatureKeys: %w", v, ErrInvalidOptions)
+	case v == want || v == formatAllKeys && readOnly:
+		return nil
+	case v == formatAllKeys:
+		return txn.Set([]byte(store.KeyFormat), formatValue(want))
+	case v == 0:
 		// No format key: a new store, or one of layout 1, which had
 		// documents under d/ too.
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(store.NSDoc)})
@@ -101,14 +122,14 @@ func checkFormat(txn *badger.Txn, readOnly bool) error {
 			if readOnly {
 				return nil
 			}
-			return txn.Set([]byte(store.KeyFormat), formatValue())
+			return txn.Set([]byte(store.KeyFormat), formatValue(want))
 		}
 		v = 1
 	}
-	return fmt.Errorf("store layout %d, this version reads %d (index the pages again into a new directory): %w", v, format, store.ErrCorrupt)
+	return fmt.Errorf("store layout %d, this version reads %d and %d (index the pages again into a new directory): %w", v, formatAllKeys, format, store.ErrCorrupt)
 }
 
-func formatValue() []byte { return binary.BigEndian.AppendUint64(nil, format) }
+func formatValue(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
 
 func getCounter(txn *badger.Txn, k string) (uint64, error) {
 	var v uint64
@@ -130,6 +151,11 @@ func (s *Store) Local() *Local { return s.local }
 
 // ReadOnly implements store.Backend.
 func (s *Store) ReadOnly() bool { return s.local.ReadOnly() }
+
+// DerivesKeys reports whether the store was opened with
+// Options.SignatureKeys: a record's posting keys need then list only those
+// its signature does not give.
+func (s *Store) DerivesKeys() bool { return s.signatureKeys != nil }
 
 // Shared implements store.Backend: no other process opens the store.
 func (s *Store) Shared() bool { return false }
@@ -221,7 +247,7 @@ func (s *Store) table() (*postingTable, error) {
 		return s.lists, nil
 	}
 	s.listsOnce.Do(func() {
-		s.lists, s.listsErr = openPostingTable(s.listsPath, s.local.db, true, s.seq)
+		s.lists, s.listsErr = openPostingTable(s.listsPath, s.local.db, true, s.seq, s.signatureKeys)
 	})
 	return s.lists, s.listsErr
 }
@@ -252,8 +278,11 @@ func (t *txn) Record(id string, withKeys bool) (*store.Record, error) {
 	return rec, nil
 }
 
+// PutRecord writes rec. With Options.SignatureKeys, rec.Keys need only
+// be the keys the signature does not give (DerivesKeys): the record says
+// that its other keys are derived.
 func (t *txn) PutRecord(id string, rec *store.Record) error {
-	return t.set(codec.Key(store.NSDoc, id), codec.EncodeRecord(rec))
+	return t.set(codec.Key(store.NSDoc, id), codec.EncodeRecord(rec, t.s.signatureKeys != nil))
 }
 
 func (t *txn) DeleteRecord(id string) error { return t.del(codec.Key(store.NSDoc, id)) }

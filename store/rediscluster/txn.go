@@ -285,7 +285,7 @@ func (t *txn) PutRecord(id string, rec *store.Record) error {
 	r.Keys = nil
 	t.w.records[id] = &r
 	r.Indexed = false
-	return t.set(t.s.recordRef(id), codec.EncodeRecord(&r))
+	return t.set(t.s.recordRef(id), codec.EncodeRecord(&r, false))
 }
 
 // DeleteRecord implements store.Txn.

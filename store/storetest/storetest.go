@@ -41,11 +41,29 @@ func Open(tb testing.TB) store.Backend {
 	return Embedded(tb)
 }
 
+// OpenDeriving is Open with the embedded store's records keeping only the
+// posting keys sigKeys does not give (embedded.Options.SignatureKeys), as
+// the indexer opens it.
+func OpenDeriving(tb testing.TB, sigKeys func([]byte) ([][]byte, error)) store.Backend {
+	tb.Helper()
+	if addrs := os.Getenv(RedisEnv); addrs != "" {
+		return Redis(tb, addrs, "")
+	}
+	return embeddedWith(tb, sigKeys)
+}
+
 // Embedded opens an embedded store in a temporary directory, with its
 // posting table in memory.
 func Embedded(tb testing.TB) *embedded.Store {
 	tb.Helper()
-	s, err := embedded.Open(embedded.DefaultOptions(tb.TempDir()))
+	return embeddedWith(tb, nil)
+}
+
+func embeddedWith(tb testing.TB, sigKeys func([]byte) ([][]byte, error)) *embedded.Store {
+	tb.Helper()
+	o := embedded.DefaultOptions(tb.TempDir())
+	o.SignatureKeys = sigKeys
+	s, err := embedded.Open(o)
 	if err != nil {
 		tb.Fatalf("embedded.Open: %v", err)
 	}

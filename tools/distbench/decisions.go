@@ -66,6 +66,7 @@ func decisions(ctx context.Context, c config) error {
 	for _, kind := range c.stores {
 		eo := embedded.DefaultOptions(filepath.Join(c.work, kind))
 		eo.PostingTable = filepath.Join(c.work, kind+".postings")
+		eo.SignatureKeys = dedupfilter.DefaultOptions().SignatureKeys
 		var local *embedded.Local
 		var backend store.Backend
 		hook := &roundTrips{}

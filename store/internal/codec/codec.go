@@ -14,17 +14,28 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/store"
 )
 
-const recordV1 = 1
+// Record versions: the same fields, but a version-2 record lists only the
+// posting keys its document's signature does not give (the embedded
+// store's Options.SignatureKeys gives the others).
+const (
+	recordV1 = 1
+	recordV2 = 2
+)
 
 // EncodeRecord encodes r: a version byte, then its fields, the posting
-// keys last so that DecodeRecordHead can stop before them.
-func EncodeRecord(r *store.Record) []byte {
+// keys last so that DecodeRecordHead can stop before them. derived says
+// that r.Keys are only the keys its signature does not give.
+func EncodeRecord(r *store.Record, derived bool) []byte {
 	n := 32 + len(r.Cluster) + len(r.URL) + len(r.Title)
 	for _, k := range r.Keys {
 		n += len(k) + 1
 	}
 	b := make([]byte, 0, n)
-	b = append(b, recordV1)
+	if derived {
+		b = append(b, recordV2)
+	} else {
+		b = append(b, recordV1)
+	}
 	b = binary.AppendUvarint(b, r.Seq)
 	b = binary.AppendVarint(b, r.Time.UnixNano())
 	b = binary.AppendUvarint(b, uint64(r.Runes))
@@ -55,6 +66,10 @@ func DecodeRecord(b []byte) (*store.Record, error) {
 	return rec, nil
 }
 
+// KeysDerived reports whether encoded record b lists only the posting
+// keys its signature does not give.
+func KeysDerived(b []byte) bool { return len(b) > 0 && b[0] == recordV2 }
+
 // DecodeRecordHead decodes a record up to its posting keys, which only
 // removing the document needs.
 func DecodeRecordHead(b []byte) (*store.Record, error) {
@@ -67,7 +82,7 @@ func DecodeRecordHead(b []byte) (*store.Record, error) {
 
 func decodeRecordHead(b []byte) (*store.Record, *binenc.Reader) {
 	r := binenc.NewReader(b)
-	if v := r.Byte(); v != recordV1 && r.Err() == nil {
+	if v := r.Byte(); v != recordV1 && v != recordV2 && r.Err() == nil {
 		r.SetErr(fmt.Errorf("record version %d: %w", v, store.ErrCorrupt))
 	}
 	rec := &store.Record{}

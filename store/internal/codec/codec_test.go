@@ -39,20 +39,27 @@ func TestPostingsRoundTrip(t *testing.T) {
 func TestRecordRoundTrip(t *testing.T) {
 	want := &store.Record{Seq: 9, Time: time.Unix(1700000000, 5).UTC(), Runes: 77, Cluster: "000000000000000a",
 		Indexed: true, URL: "https://x/", Title: "标题", Hash: 1<<63 | 5, Keys: [][]byte{[]byte("p/b12345678id"), {}}}
-	got, err := DecodeRecord(EncodeRecord(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %+v, want %+v", got, want)
-	}
-	head, err := DecodeRecordHead(EncodeRecord(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want.Keys = nil
-	if !reflect.DeepEqual(head, want) {
-		t.Errorf("head: got %+v, want %+v", head, want)
+	for _, derived := range []bool{false, true} {
+		b := EncodeRecord(want, derived)
+		if KeysDerived(b) != derived {
+			t.Errorf("KeysDerived of a record encoded with derived %v: %v", derived, !derived)
+		}
+		got, err := DecodeRecord(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("derived %v: got %+v, want %+v", derived, got, want)
+		}
+		head, err := DecodeRecordHead(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantHead := *want
+		wantHead.Keys = nil
+		if !reflect.DeepEqual(head, &wantHead) {
+			t.Errorf("derived %v: head: got %+v, want %+v", derived, head, &wantHead)
+		}
 	}
 }
 
@@ -64,8 +71,8 @@ func TestDecodeCorrupt(t *testing.T) {
 	}{
 		{"record empty", decodeRec, nil},
 		{"record version", decodeRec, []byte{9, 1}},
-		{"record truncated", decodeRec, EncodeRecord(&store.Record{Title: "x"})[:5]},
-		{"record trailing", decodeRec, append(EncodeRecord(&store.Record{}), 0)},
+		{"record truncated", decodeRec, EncodeRecord(&store.Record{Title: "x"}, false)[:5]},
+		{"record trailing", decodeRec, append(EncodeRecord(&store.Record{}, true), 0)},
 		{"postings empty", decodeLists, nil},
 		{"postings version", decodeLists, []byte{7, 1}},
 		{"postings repeated", decodeLists, []byte{postingsOpen, 3, 0}},
@@ -115,13 +122,14 @@ func FuzzDecodePostings(f *testing.F) {
 }
 
 func FuzzDecodeRecord(f *testing.F) {
-	f.Add(EncodeRecord(&store.Record{Seq: 1, Cluster: "c", Keys: [][]byte{[]byte("k")}}))
+	f.Add(EncodeRecord(&store.Record{Seq: 1, Cluster: "c", Keys: [][]byte{[]byte("k")}}, false))
+	f.Add(EncodeRecord(&store.Record{Seq: 2, Cluster: "c"}, true))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rec, err := DecodeRecord(b)
 		if err != nil {
 			return
 		}
-		if _, err := DecodeRecord(EncodeRecord(rec)); err != nil {
+		if _, err := DecodeRecord(EncodeRecord(rec, KeysDerived(b))); err != nil {
 			t.Errorf("re-encoding %+v: %v", rec, err)
 		}
 	})
