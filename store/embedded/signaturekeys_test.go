@@ -1,4 +1,4 @@
-package embedded_test
+package embedded
 
 import (
 	"errors"
@@ -6,12 +6,7 @@ import (
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/store"
-	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
-
-// sigAsKey gives, as a document's one derived posting key, its stored
-// signature itself.
-func sigAsKey(sig []byte) ([][]byte, error) { return [][]byte{slices.Clone(sig)}, nil }
 
 // TestSignatureKeysLayout: a store opened with SignatureKeys keeps records
 // that list only their other keys, rebuilds its posting table through it
@@ -19,14 +14,14 @@ func sigAsKey(sig []byte) ([][]byte, error) { return [][]byte{slices.Clone(sig)}
 // it opens either way, and takes the new layout when opened for writing
 // with it.
 func TestSignatureKeysLayout(t *testing.T) {
-	open := func(t *testing.T, dir string, sigKeys func([]byte) ([][]byte, error)) (*embedded.Store, error) {
+	open := func(t *testing.T, dir string, sigKeys func([]byte) ([][]byte, error)) (*Store, error) {
 		t.Helper()
-		o := embedded.DefaultOptions(dir)
+		o := DefaultOptions(dir)
 		o.PostingTable = dir + "/postings"
 		o.SignatureKeys = sigKeys
-		return embedded.Open(o)
+		return Open(o)
 	}
-	add := func(t *testing.T, s *embedded.Store, id string, seq uint64, key []byte) {
+	add := func(t *testing.T, s *Store, id string, seq uint64, key []byte) {
 		t.Helper()
 		tx := s.Begin()
 		defer tx.Discard()
@@ -39,7 +34,7 @@ func TestSignatureKeysLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	postings := func(t *testing.T, s *embedded.Store, key []byte) []uint64 {
+	postings := func(t *testing.T, s *Store, key []byte) []uint64 {
 		t.Helper()
 		var got []uint64
 		err := s.Read(func(tx store.Txn) error {
@@ -70,7 +65,7 @@ func TestSignatureKeysLayout(t *testing.T) {
 		if err := s.Local().Close(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := open(t, dir, nil); !errors.Is(err, embedded.ErrInvalidOptions) {
+		if _, err := open(t, dir, nil); !errors.Is(err, ErrInvalidOptions) {
 			t.Fatalf("opened without SignatureKeys: %v, want ErrInvalidOptions", err)
 		}
 		s, err = open(t, dir, sigAsKey)
@@ -103,7 +98,7 @@ func TestSignatureKeysLayout(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := open(t, dir, nil); !errors.Is(err, embedded.ErrInvalidOptions) {
+		if _, err := open(t, dir, nil); !errors.Is(err, ErrInvalidOptions) {
 			t.Errorf("opened without SignatureKeys once it derives keys: %v, want ErrInvalidOptions", err)
 		}
 	})
