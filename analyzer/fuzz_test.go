@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/blevesearch/segment"
 )
 
 func FuzzAnalyze(f *testing.F) {
@@ -72,9 +74,27 @@ func FuzzAppendNormalized(f *testing.F) {
 	})
 }
 
-// segmentWords is the reference for appendWords: the segmenter alone.
+// segmentWords is the reference for appendWords: the segmenter alone,
+// its ideographic and kana tokens split into characters.
 func segmentWords(text []byte) []word {
-	return new(segmenter).appendSegmented(nil, text, 0, len(text))
+	toks, types, _, _ := segment.SegmentWordsDirect(text, nil, nil)
+	var out []word
+	start := int32(0)
+	for i, tok := range toks {
+		end := start + int32(len(tok))
+		switch types[i] {
+		case segment.Letter, segment.Number:
+			out = append(out, word{Start: start, End: end, Type: types[i]})
+		case segment.Ideo, segment.Kana:
+			for j := 0; j < len(tok); {
+				_, n := utf8.DecodeRune(tok[j:])
+				out = append(out, word{Start: start + int32(j), End: start + int32(j+n), Type: types[i]})
+				j += n
+			}
+		}
+		start = end
+	}
+	return out
 }
 
 func FuzzAppendWords(f *testing.F) {

@@ -49,7 +49,7 @@ func (a *Analyzer) minHash(sig []uint64, text []byte, words []word, hashes []uin
 	bins := sig[base:]
 	hashes = hashes[:0]
 	for _, w := range words {
-		hashes = append(hashes, fnv1a(text[w.start:w.end]))
+		hashes = append(hashes, fnv1a(text[w.Start:w.End]))
 	}
 	k := min(a.opts.Shingle, len(hashes))
 	filled := 0

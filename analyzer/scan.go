@@ -4,6 +4,8 @@ import (
 	"slices"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer/internal/segwords"
 )
 
 // Gap flags: what lies between two consecutive content characters.
@@ -76,7 +78,7 @@ func (s *scan) reset(text []byte, d *delimSet) {
 	var gap uint8
 	for i := 0; i < len(text); {
 		if c := text[i]; c < utf8.RuneSelf && d.ascii[c] == 0 && c != '\n' { // fast path
-			if isASCIIAlnum(c) {
+			if segwords.IsASCIIAlnum(c) {
 				s.letters++
 				s.gaps = append(s.gaps, gap)
 				s.runes = append(s.runes, rune(c))
@@ -93,7 +95,7 @@ func (s *scan) reset(text []byte, d *delimSet) {
 			if isContent(r) {
 				s.letters++
 			}
-			if r >= utf8.RuneSelf || i == 0 || i+1 >= len(text) || !isASCIIAlnum(text[i-1]) || !isASCIIAlnum(text[i+1]) {
+			if r >= utf8.RuneSelf || i == 0 || i+1 >= len(text) || !segwords.IsASCIIAlnum(text[i-1]) || !segwords.IsASCIIAlnum(text[i+1]) {
 				gap |= f
 			}
 		} else if r == '\n' {
@@ -109,15 +111,11 @@ func (s *scan) reset(text []byte, d *delimSet) {
 	s.gaps = append(s.gaps, gap)
 }
 
-func isASCIIAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
-}
-
 // isContent reports whether r carries text: letters, digits and combining
 // marks. Everything else (spaces, punctuation, symbols) only separates.
 func isContent(r rune) bool {
 	if r < utf8.RuneSelf {
-		return isASCIIAlnum(byte(r))
+		return segwords.IsASCIIAlnum(byte(r))
 	}
 	if r >= 0x4E00 && r <= 0x9FFF {
 		return true

@@ -1,7 +1,8 @@
 // Package all registers every bleve analysis component an index of
 // bleve-dedup names, by importing them: the "dedup_normalize" char filter,
-// the "dedup_featurestring", "dedup_terms", "dedup_blocks" and
-// "dedup_minhash" tokenizers and analyzers, and bleve's "cjk" analyzer,
+// the "dedup_featurestring", "dedup_terms", "dedup_blocks",
+// "dedup_minhash" and "dedup_unicode" tokenizers and analyzers, and
+// bleve's "cjk" analyzer,
 // which indexer.NewMapping gives the title and text fields. Import it for
 // its side effects before opening an index of bleve-dedup with plain
 // bleve (bleve.Open(DIR + "/bleve")) or building a mapping that names
@@ -18,4 +19,5 @@ import (
 	_ "github.com/bleve-dedup/bleve-dedup/analyzer/tokenizer/featurestring"
 	_ "github.com/bleve-dedup/bleve-dedup/analyzer/tokenizer/minhash"
 	_ "github.com/bleve-dedup/bleve-dedup/analyzer/tokenizer/terms"
+	_ "github.com/bleve-dedup/bleve-dedup/analyzer/tokenizer/unicodewords"
 )

@@ -7,10 +7,14 @@ import (
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/bleve-dedup/bleve-dedup/analyzer/tokenizer/unicodewords"
 )
 
 // Analysed maps body, document id's JSON object, with m and analyses its
-// indexed text fields, so that bleve's Batch, which analyses every field
+// indexed text fields (an analyzer that tokenises with bleve's unicode
+// tokenizer through package unicodewords' tokenizer, which gives the same
+// tokens in about half the time), so that bleve's Batch, which analyses every field
 // it is given between the previous batch's segment and this one's, finds
 // nothing left to do: done ahead, while the previous batch is written, a
 // batch's write is its segment alone. The field at path unindexed (and
@@ -26,6 +30,10 @@ func Analysed(m mapping.IndexMapping, id string, body map[string]any, unindexed 
 	}
 	for i, f := range doc.Fields {
 		if t, ok := f.(*document.TextField); ok && t.Options().IsIndexed() {
+			if a := unicodewords.Faster(t.Analyzer()); a != t.Analyzer() {
+				// The same tokens as the mapping's analyzer, in less time.
+				t = document.NewTextFieldCustom(t.Name(), t.ArrayPositions(), t.Value(), t.Options(), a)
+			}
 			t.Analyze()
 			doc.Fields[i] = &analyzedField{TextField: t, size: t.Size()}
 		}

@@ -2,12 +2,16 @@ package docbody
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 func TestAnalysed(t *testing.T) {
@@ -112,4 +116,75 @@ func TestUnstored(t *testing.T) {
 			t.Errorf("%s: Unstored = %q, want %q", tt.name, got, tt.want)
 		}
 	}
+}
+
+// TestAnalysedAsBleve checks that the fields analysed ahead hold what
+// bleve's own analysis of the mapped document gives: the same term
+// frequencies, locations, lengths and options, for the cjk analyzer and
+// the standard one, stored or not.
+func TestAnalysedAsBleve(t *testing.T) {
+	m := bleve.NewIndexMapping()
+	text := bleve.NewTextFieldMapping()
+	text.Analyzer = cjk.AnalyzerName
+	text.Store = false
+	m.DefaultMapping.AddFieldMappingsAt("text", text)
+	body := map[string]any{
+		"text":  "我们的Ｇｏ语言，Go! 全角，标点。“引号” ｶﾞｷﾞ カタカナ 한국어 don't 3.14 e.g.",
+		"title": "The Quick brown fox's 2nd jump, 中文标题",
+	}
+	doc, err := Analysed(m, "id", body, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := document.NewDocument("id")
+	if err := m.MapDocument(want, body); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*document.TextField{}
+	for _, f := range want.Fields {
+		if tf, ok := f.(*document.TextField); ok {
+			tf.Analyze()
+			byName[tf.Name()] = tf
+		}
+	}
+	for _, f := range doc.Fields {
+		a, ok := f.(*analyzedField)
+		if !ok {
+			continue
+		}
+		w := byName[a.Name()]
+		if w == nil {
+			t.Fatalf("field %s: not in bleve's document", a.Name())
+		}
+		if a.AnalyzedLength() != w.AnalyzedLength() || a.Options() != w.Options() || a.NumPlainTextBytes() != w.NumPlainTextBytes() || a.Size() != w.Size() {
+			t.Errorf("field %s: length %d, options %v, bytes %d, size %d; bleve's %d, %v, %d, %d", a.Name(),
+				a.AnalyzedLength(), a.Options(), a.NumPlainTextBytes(), a.Size(), w.AnalyzedLength(), w.Options(), w.NumPlainTextBytes(), w.Size())
+		}
+		got, exp := a.AnalyzedTokenFrequencies(), w.AnalyzedTokenFrequencies()
+		if len(got) != len(exp) {
+			t.Errorf("field %s: %d terms, bleve's %d", a.Name(), len(got), len(exp))
+		}
+		for term, e := range exp {
+			g := got[term]
+			if g == nil || g.Frequency() != e.Frequency() || locations(g) != locations(e) {
+				t.Errorf("field %s, term %q: %s, bleve's %s", a.Name(), term, locations(g), locations(e))
+			}
+		}
+		delete(byName, a.Name())
+	}
+	if len(byName) > 0 {
+		t.Errorf("fields not analysed ahead: %v", slices.Collect(maps.Keys(byName)))
+	}
+}
+
+// locations prints a term's locations (nil: none).
+func locations(f *index.TokenFreq) string {
+	if f == nil {
+		return "none"
+	}
+	var b strings.Builder
+	for _, l := range f.Locations {
+		fmt.Fprintf(&b, "%s %v %d-%d @%d; ", l.Field, l.ArrayPositions, l.Start, l.End, l.Position)
+	}
+	return b.String()
 }

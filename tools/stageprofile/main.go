@@ -47,6 +47,7 @@ var stages = []stage{
 	{"store: Badger's writes", regexp.MustCompile(`badger/v4\.\(\*DB\)\.writeRequests$`)},
 	{"store: Badger's compactions", regexp.MustCompile(`badger/v4\.\(\*levelsController\)\.(runCompactor|subcompact)`)},
 	{"bleve: analysis ahead of the batch (docbody.Analysed)", regexp.MustCompile(`docbody\.Analysed$`)},
+	{"— words (bleve's unicode tokenizer, or unicodewords in its place)", regexp.MustCompile(`(tokenizer/unicode\.\(\*UnicodeTokenizer\)|unicodewords\.\(\*Tokenizer\))\.Tokenize$`)},
 	{"bleve: a batch's segment (Scorch.Batch)", regexp.MustCompile(`scorch\.\(\*Scorch\)\.Batch$`)},
 	{"bleve: merges (Scorch.mergerLoop)", regexp.MustCompile(`scorch\.\(\*Scorch\)\.mergerLoop$`)},
 	{"— postings of the merged segments read (PostingsList.iterator: deleted documents left out)", regexp.MustCompile(`zapx/v17\.\(\*PostingsList\)\.iterator$`)},

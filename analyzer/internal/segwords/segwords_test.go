@@ -1,0 +1,43 @@
+package segwords
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/blevesearch/segment"
+)
+
+// reference segments text with the segmenter alone.
+func reference(text []byte) []Segment {
+	return new(Segmenter).segmented(nil, text, 0, len(text))
+}
+
+var seeds = []string{
+	"", "a b", "abc", "abc123 123 1_2 x_y", "don't 3.14 e.g. x", "中文 abc\n12 中\u0301文", "a\u0301 b",
+	"カタカナ漢字abc ひらがな 한국어", "(word) end. \"quoted\" _a b_ c-d 'tis 3.14. x.y ...z!?",
+	"全角，标点。“引号”！ ＡＢＣ１２３", "tab\tsep\r\nCRLF \u00a0nbsp", "\xff\xfe invalid \xe4\xb8 utf8 中\xff",
+}
+
+func TestAppend(t *testing.T) {
+	for _, s := range seeds {
+		if got, want := new(Segmenter).Append(nil, []byte(s)), reference([]byte(s)); !slices.Equal(got, want) {
+			t.Errorf("Append(%q) = %v, the segmenter gives %v", s, got, want)
+		}
+	}
+	got := new(Segmenter).Append(nil, []byte("abc 123 中"))
+	want := []Segment{{0, 3, segment.Letter}, {4, 7, segment.Number}, {8, 11, segment.Ideo}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Append(%q) = %v, want %v", "abc 123 中", got, want)
+	}
+}
+
+func FuzzAppend(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := new(Segmenter).Append(nil, []byte(s)), reference([]byte(s)); !slices.Equal(got, want) {
+			t.Errorf("Append(%q) = %v, the segmenter gives %v", s, got, want)
+		}
+	})
+}

@@ -1,0 +1,166 @@
+package unicodewords
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/registry"
+)
+
+var seeds = []string{
+	"", "a b", "Hello, World! don't 3.14 e.g. x_y 1_2 abc123",
+	"我们的Ｇｏ语言，Go!  全角，标点。“引号”！ ＡＢＣ１２３ ｶﾞｷﾞ",
+	"カタカナ漢字abc ひらがな 한국어 中\u0301文 a\u0301 b",
+	"tab\tsep\r\nCRLF \u00a0nbsp (word) end. \"quoted\" _a b_ c-d 'tis ...z!?",
+	"\xff\xfe invalid \xe4\xb8 utf8 中\xff", "ok 中文 then \xff",
+}
+
+// same reports how got differs from bleve's tokens, "" when it does not.
+func same(got, want analysis.TokenStream) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d tokens, bleve's %d", len(got), len(want))
+	}
+	for i := range got {
+		g, w := *got[i], *want[i]
+		if string(g.Term) != string(w.Term) || g.Start != w.Start || g.End != w.End || g.Position != w.Position || g.Type != w.Type || g.KeyWord != w.KeyWord {
+			return fmt.Sprintf("token %d = %+v, bleve's %+v", i, g, w)
+		}
+	}
+	return ""
+}
+
+func TestTokenize(t *testing.T) {
+	bleve := unicode.NewUnicodeTokenizer()
+	for _, s := range seeds {
+		if d := same(New().Tokenize([]byte(s)), bleve.Tokenize([]byte(s))); d != "" {
+			t.Errorf("Tokenize(%q): %s", s, d)
+		}
+	}
+}
+
+func FuzzTokenize(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	bleve := unicode.NewUnicodeTokenizer()
+	f.Fuzz(func(t *testing.T, s string) {
+		if d := same(New().Tokenize([]byte(s)), bleve.Tokenize([]byte(s))); d != "" {
+			t.Errorf("Tokenize(%q): %s", s, d)
+		}
+	})
+}
+
+func TestFaster(t *testing.T) {
+	cache := registry.NewCache()
+	for _, c := range []struct {
+		name    string
+		replace bool
+	}{{cjk.AnalyzerName, true}, {standard.Name, true}, {keyword.Name, false}} {
+		a, err := cache.AnalyzerNamed(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := Faster(a)
+		if got := f != a; got != c.replace {
+			t.Errorf("Faster(%s) replaced: %v, want %v", c.name, got, c.replace)
+		}
+		if f2 := Faster(a); f2 != f {
+			t.Errorf("Faster(%s) made twice", c.name)
+		}
+		text := []byte(strings.Join(seeds, "\n"))
+		if d := same(f.Analyze(text), a.Analyze(text)); d != "" {
+			t.Errorf("Faster(%s).Analyze: %s", c.name, d)
+		}
+	}
+}
+
+func TestRegistered(t *testing.T) {
+	a, err := registry.NewCache().AnalyzerNamed(Name)
+	if err != nil {
+		t.Fatalf("AnalyzerNamed(%q): %v", Name, err)
+	}
+	if ts := a.Analyze([]byte("中文 Text")); len(ts) != 3 || string(ts[2].Term) != "Text" {
+		t.Errorf("Analyze tokens = %v, want [中 文 Text]", ts)
+	}
+}
+
+// BenchmarkTokenize compares bleve's tokenizer and this one, and the cjk
+// analyzer with each, on mixed English and Chinese text.
+func BenchmarkTokenize(b *testing.B) {
+	text := []byte(strings.Repeat("The quick brown fox, 3.14 times; 我们的语言，标点。“引号”！ ", 50))
+	cjkA, err := registry.NewCache().AnalyzerNamed(cjk.AnalyzerName)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		fn   func([]byte) analysis.TokenStream
+	}{
+		{"tokenizer=bleve", unicode.NewUnicodeTokenizer().Tokenize},
+		{"tokenizer=unicodewords", New().Tokenize},
+		{"cjk=bleve", cjkA.Analyze},
+		{"cjk=faster", Faster(cjkA).Analyze},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				c.fn(text)
+			}
+		})
+	}
+}
+
+// Real articles' text, read from the shared data set next to the repo.
+const (
+	enGroundTruth = "../../../../shared/data/extract/en/ground-truth.json"
+	zhCleaned     = "../../../../shared/data/extract/zh/cleaned"
+)
+
+// TestRealText checks the tokens of real English and Chinese articles,
+// as published (not normalised), against bleve's tokenizer.
+func TestRealText(t *testing.T) {
+	raw, err := os.ReadFile(enGroundTruth)
+	if os.IsNotExist(err) {
+		t.Skipf("real pages absent (%s): skipping", enGroundTruth)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gt map[string]struct {
+		ArticleBody string `json:"articleBody"`
+	}
+	if err := json.Unmarshal(raw, &gt); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, a := range gt {
+		texts = append(texts, a.ArticleBody)
+	}
+	files, err := filepath.Glob(filepath.Join(zhCleaned, "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Chinese articles in %s: %v", zhCleaned, err)
+	}
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(b))
+	}
+	bleve := unicode.NewUnicodeTokenizer()
+	for _, s := range texts {
+		if d := same(New().Tokenize([]byte(s)), bleve.Tokenize([]byte(s))); d != "" {
+			t.Errorf("Tokenize(%.60q...): %s", s, d)
+		}
+	}
+	t.Logf("%d articles", len(texts))
+}
