@@ -1,10 +1,7 @@
 package unicodewords
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +11,8 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/registry"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/extracttest"
 )
 
 var seeds = []string{
@@ -119,48 +118,16 @@ func BenchmarkTokenize(b *testing.B) {
 	}
 }
 
-// Real articles' text, read from the shared data set next to the repo.
-const (
-	enGroundTruth = "../../../../shared/data/extract/en/ground-truth.json"
-	zhCleaned     = "../../../../shared/data/extract/zh/cleaned"
-)
-
-// TestRealText checks the tokens of real English and Chinese articles,
-// as published (not normalised), against bleve's tokenizer.
+// TestRealText checks the tokens of real English and Chinese pages
+// against bleve's tokenizer: their gold main text as published (not
+// normalised), and their raw HTML, markup and scripts included.
 func TestRealText(t *testing.T) {
-	raw, err := os.ReadFile(enGroundTruth)
-	if os.IsNotExist(err) {
-		t.Skipf("real pages absent (%s): skipping", enGroundTruth)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gt map[string]struct {
-		ArticleBody string `json:"articleBody"`
-	}
-	if err := json.Unmarshal(raw, &gt); err != nil {
-		t.Fatal(err)
-	}
-	var texts []string
-	for _, a := range gt {
-		texts = append(texts, a.ArticleBody)
-	}
-	files, err := filepath.Glob(filepath.Join(zhCleaned, "*.txt"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no Chinese articles in %s: %v", zhCleaned, err)
-	}
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts = append(texts, string(b))
-	}
 	bleve := unicode.NewUnicodeTokenizer()
-	for _, s := range texts {
-		if d := same(New().Tokenize([]byte(s)), bleve.Tokenize([]byte(s))); d != "" {
-			t.Errorf("Tokenize(%.60q...): %s", s, d)
+	for _, s := range append(extracttest.LoadEN(t), extracttest.LoadZH(t)...) {
+		for _, text := range []string{s.Gold, s.HTML} {
+			if d := same(New().Tokenize([]byte(text)), bleve.Tokenize([]byte(text))); d != "" {
+				t.Errorf("%s: Tokenize(%.60q...): %s", s.Name, text, d)
+			}
 		}
 	}
-	t.Logf("%d articles", len(texts))
 }
