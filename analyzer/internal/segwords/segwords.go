@@ -5,7 +5,7 @@
 // boundaries are certain are cut directly, and only the text between
 // them goes through it:
 //
-//   - a common Han character (U+4E00..LastSegmentedHan), always a
+//   - a common Han character (U+4E00..lastSegmentedHan), always a
 //     segment of its own unless a combining mark follows, which UAX #29
 //     attaches to it;
 //   - a run of ASCII letters and digits between spaces or line breaks (or
@@ -18,16 +18,15 @@
 package segwords
 
 import (
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/segment"
 )
 
-// LastSegmentedHan is the last character of the CJK Unified Ideographs
+// lastSegmentedHan is the last character of the CJK Unified Ideographs
 // block in Unicode 8.0, the version of github.com/blevesearch/segment's
 // tables; it does not know later additions and skips them.
-const LastSegmentedHan = 0x9FD5
+const lastSegmentedHan = 0x9FD5
 
 // Segment is one word of a text: its byte range and its type
 // (segment.Letter, segment.Number, segment.Kana or segment.Ideo).
@@ -48,13 +47,15 @@ type Segmenter struct {
 }
 
 // Ideographic reports whether s is an ideographic or kana segment.
-func (s Segment) Ideographic() bool { return s.Type == segment.Ideo || s.Type == segment.Kana }
+func (s Segment) Ideographic() bool { return ideographic(s.Type) }
+
+func ideographic(typ int) bool { return typ == segment.Ideo || typ == segment.Kana }
 
 // Append appends the words of text to dst.
 func (s *Segmenter) Append(dst []Segment, text []byte) []Segment {
 	if !utf8.Valid(text) {
-		// The segmenter stops at the first invalid byte: so must the
-		// words, found on its own.
+		// The segmenter gives nothing of a text past an invalid byte it
+		// fails on, even before it: so must the words, found by it alone.
 		return s.segmented(dst, text, 0, len(text))
 	}
 	other := 0 // start of the pending stretch for the segmenter
@@ -81,7 +82,7 @@ func (s *Segmenter) Append(dst []Segment, text []byte) []Segment {
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRune(text[i:])
 		}
-		if r >= 0x4E00 && r <= LastSegmentedHan && !markAt(text, i+size) {
+		if r >= 0x4E00 && r <= lastSegmentedHan && breakAt(text, i+size) {
 			dst = s.segmented(dst, text, other, i)
 			dst = append(dst, Segment{int32(i), int32(i + size), segment.Ideo})
 			other = i + size
@@ -104,7 +105,7 @@ func (s *Segmenter) segmented(dst []Segment, text []byte, start, end int) []Segm
 		next, typ := start+len(tok), s.types[i]
 		switch {
 		case typ == segment.None:
-		case s.SplitIdeographs && (typ == segment.Ideo || typ == segment.Kana):
+		case s.SplitIdeographs && ideographic(typ):
 			for j := start; j < next; {
 				_, size := utf8.DecodeRune(text[j:next])
 				dst = append(dst, Segment{int32(j), int32(j + size), typ})
@@ -132,11 +133,16 @@ func skipPunct(text []byte, i int) int {
 	return i
 }
 
-// markAt reports whether text[i:] starts with a combining mark.
-func markAt(text []byte, i int) bool {
+// breakAt reports whether UAX #29 surely breaks before text[i:] after a
+// Han character: at the end, or before a character that cannot attach to
+// it (Extend, Format and ZWJ do, WB4: combining marks, the half-width
+// voiced sound marks, a soft hyphen, direction marks). It answers for the
+// characters that commonly follow Han (ASCII, Han, CJK and full-width
+// punctuation) and says no to the rest, which the segmenter then takes.
+func breakAt(text []byte, i int) bool {
 	if i >= len(text) || text[i] < utf8.RuneSelf {
-		return false
+		return true
 	}
 	r, _ := utf8.DecodeRune(text[i:])
-	return unicode.IsMark(r)
+	return r >= 0x4E00 && r <= lastSegmentedHan || r >= 0x3000 && r <= 0x3029 || r >= 0xFF01 && r <= 0xFF5E
 }

@@ -15,7 +15,7 @@ func reference(text []byte) []Segment {
 var seeds = []string{
 	"", "a b", "abc", "abc123 123 1_2 x_y", "don't 3.14 e.g. x", "中文 abc\n12 中\u0301文", "a\u0301 b",
 	"カタカナ漢字abc ひらがな 한국어", "(word) end. \"quoted\" _a b_ c-d 'tis 3.14. x.y ...z!?",
-	"全角，标点。“引号”！ ＡＢＣ１２３", "tab\tsep\r\nCRLF \u00a0nbsp", "\xff\xfe invalid \xe4\xb8 utf8 中\xff",
+	"全角，标点。“引号”！ ＡＢＣ１２３", "tab\tsep\r\nCRLF \u00a0nbsp", "\xff\xfe invalid \xe4\xb8 utf8 中\xff", "潷ﾞ 中\u00ad文 中\u200e文 中\u302a 中，文。「引」",
 }
 
 func TestAppend(t *testing.T) {

@@ -20,7 +20,7 @@ var seeds = []string{
 	"我们的Ｇｏ语言，Go!  全角，标点。“引号”！ ＡＢＣ１２３ ｶﾞｷﾞ",
 	"カタカナ漢字abc ひらがな 한국어 中\u0301文 a\u0301 b",
 	"tab\tsep\r\nCRLF \u00a0nbsp (word) end. \"quoted\" _a b_ c-d 'tis ...z!?",
-	"\xff\xfe invalid \xe4\xb8 utf8 中\xff", "ok 中文 then \xff",
+	"\xff\xfe invalid \xe4\xb8 utf8 中\xff", "潷ﾞ 中\u00ad文 中\u200e文 中\u302a 中，文。「引」", "ok 中文 then \xff",
 }
 
 // same reports how got differs from bleve's tokens, "" when it does not.
