@@ -322,12 +322,14 @@ func (dc *Decider) committed(p *sitetext.Plan, err error) {
 // were added, with fresh features, each with the members not yet redone
 // left out of its candidates (as if the cluster had been taken apart
 // first; but no member is ever missing from the store, so a crash loses
-// nothing). Re-decided clusters get new ids. Pages analysed again may
-// reveal more stale pages; each page is redone at most once per call. A
-// stale page stays recorded as stale (sitetext.Stale) until the last
-// member of its cluster is redone, so FinishStale finishes what a crash
-// cut short. The sites of the pages redone, whose tables it wrote, are
-// added to sites.
+// nothing). The earliest member, when it represents the cluster and
+// finds no match outside it, keeps it, id and role, so a cluster that
+// comes back whole keeps its id; parts split off get new ids. Pages
+// analysed again may reveal more stale pages; each page is redone at
+// most once per call. A stale page stays recorded as stale
+// (sitetext.Stale) until the last member of its cluster is redone, so
+// FinishStale finishes what a crash cut short. The sites of the pages
+// redone, whose tables it wrote, are added to sites.
 func (dc *Decider) redecide(stale []string, sites map[string]bool) ([]Op, error) {
 	var ops []Op
 	done := map[string]bool{}
@@ -377,7 +379,7 @@ func (dc *Decider) redecide(stale []string, sites map[string]bool) ([]Op, error)
 			if err != nil {
 				return ops, fmt.Errorf("%s: stored payload: %w", e.ID, err)
 			}
-			o := addOptions{fresh: true}
+			o := addOptions{fresh: true, first: i == 0 && e.ID == c.Representative}
 			for _, later := range entries[i+1:] {
 				o.exclude = append(o.exclude, later.ID)
 			}

@@ -1,6 +1,7 @@
 package dedupfilter
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -106,7 +107,9 @@ type Decision struct {
 	Merged []string
 	// Action for this document. Ops are everything the search index must
 	// do, this document included: under Replace the old representative is
-	// deleted; re-adding a representative may promote another document.
+	// deleted; re-adding a representative may promote another document. A
+	// document re-added with the payload it had, that stays in the search
+	// index under the same cluster, has no op: the index holds it already.
 	Action Action
 	Ops    []Op
 	Seq    uint64
@@ -436,6 +439,11 @@ type addOptions struct {
 	// yet redone excluded, decides each as if the cluster had been taken
 	// apart first, without a moment where a member is not stored.
 	exclude []string
+	// first marks the earliest member of a cluster decided afresh, its
+	// representative: with no match outside the members not yet redone
+	// it keeps the cluster, id and role, as founding it again would
+	// (the members that still match it come back to it).
+	first bool
 }
 
 // addPrepared is Add for a document from prepare, with options. A
@@ -523,6 +531,14 @@ func (f *Filter) add(p *prepared, pl *plan, batch bool, ao addOptions) (Decision
 			return Decision{}, err
 		}
 	}
+	// before is d as the store holds it now (the plan may have read it
+	// before this batch's earlier decisions moved it).
+	var before *store.Record
+	if old != nil {
+		if before, err = w.st.Record(d.ID, false); err != nil && !errors.Is(err, ErrNotFound) {
+			return Decision{}, fmt.Errorf("dedupfilter: %w", err)
+		}
+	}
 	if err := f.df.stage(w.st, old, &p.sig); err != nil {
 		return Decision{}, err
 	}
@@ -553,8 +569,8 @@ func (f *Filter) add(p *prepared, pl *plan, batch bool, ao addOptions) (Decision
 	// process' page has joined since keeps its cluster and its role
 	// there: that page's process decided it against them, and a
 	// representative leaving would promote it where it is not indexed.
-	keep := false
-	if ao.fresh && old != nil && f.backend.Shared() {
+	keep := ao.first && match == "" && old != nil
+	if !keep && ao.fresh && old != nil && f.backend.Shared() {
 		if keep, err = w.joinedBeside(d.ID, old.Cluster); err != nil {
 			return Decision{}, err
 		}
@@ -582,6 +598,19 @@ func (f *Filter) add(p *prepared, pl *plan, batch bool, ao addOptions) (Decision
 		}
 		err = w.st.PutSignature(w.seq, encodeSignature(d.ID, d.Time, p.sig))
 	}
+	// A page decided again with its content as it was (its cluster
+	// re-decided for its site's template, say) that ends where it was is
+	// not written to the search index again: bleve's copy is already
+	// this one, and a rewrite would leave a deleted copy behind that
+	// every later merge of its segment filters out.
+	same := false
+	if before != nil && before.Indexed && err == nil {
+		prev, perr := w.st.Payload(d.ID)
+		if perr != nil && !errors.Is(perr, ErrNotFound) {
+			return Decision{}, fmt.Errorf("dedupfilter: payload %q: %w", d.ID, perr)
+		}
+		same = perr == nil && bytes.Equal(prev, d.Payload)
+	}
 	if err = errors.Join(err, w.st.PutRecord(d.ID, rec), w.st.PutPayload(d.ID, d.Payload)); err != nil {
 		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
 	}
@@ -603,6 +632,9 @@ func (f *Filter) add(p *prepared, pl *plan, batch bool, ao addOptions) (Decision
 	if rec.Indexed {
 		dec.Action = Index
 		w.op(Op{Kind: OpIndex, ID: d.ID, Cluster: rec.Cluster, Payload: d.Payload})
+		if same && rec.Cluster == before.Cluster {
+			w.dropOp(d.ID) // and the delete of its leaving, if it left and came back
+		}
 	}
 	if ao.also != nil {
 		if err := ao.also(w.st.Local()); err != nil {

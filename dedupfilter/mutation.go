@@ -57,6 +57,11 @@ func (w *mutation) op(op Op) {
 	w.ops = append(w.ops, op)
 }
 
+// dropOp withdraws the mutation's op for id.
+func (w *mutation) dropOp(id string) {
+	w.ops = slices.DeleteFunc(w.ops, func(op Op) bool { return op.ID == id })
+}
+
 // commit writes the changed posting lists and records the ops as pending,
 // then commits.
 func (w *mutation) commit() ([]Op, error) {

@@ -65,8 +65,8 @@ type crashChild struct {
 // development pages crashFrom to crashTo (140 pages), in their order, in
 // batches of crashBatch. They hold the case of a user's report: a page's
 // Add and, later in the same batch, a page of its site showing its text to
-// be template, so that its cluster is re-decided under a new id, which
-// moves it again.
+// be template, so that its cluster is re-decided, which may move it
+// again.
 const (
 	crashFrom, crashTo = 940, 1000
 	crashBatch         = 20

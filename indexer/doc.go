@@ -63,8 +63,12 @@
 // site already showed are dropped as template text (package sitetext).
 // When a later page reveals an earlier page's template, its cluster is
 // decided again: every member is analysed again from its stored text and
-// added back in its original order, and the re-decided clusters get new
-// ids.
+// added back in its original order. A cluster whose earliest member
+// represents it and still finds no match outside it keeps its id, and a
+// page that ends where it was, in the same cluster, in or out of bleve
+// as before, is not written to bleve again: re-decisions mostly leave
+// clusters as they were, and each rewrite would leave a deleted copy
+// that bleve's merges then filter out. Parts split off get new ids.
 //
 // # Concurrency
 //
@@ -81,6 +85,6 @@
 //
 // Writing the bleve index directly (through Unwrap) bypasses the filter
 // and makes the two drift apart; use it for reads only. A re-decided
-// cluster gets a new id, so cluster ids seen before a site's template was
-// known can change.
+// cluster can get a new id (see Site template text), so cluster ids seen
+// before a site's template was known can change.
 package indexer
