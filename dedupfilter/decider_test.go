@@ -162,3 +162,47 @@ func TestFinishStale(t *testing.T) {
 		t.Errorf("stale pages after FinishStale %v, want none", got)
 	}
 }
+
+// TestRedecideKeepsCluster: a page revealing its site's template has an
+// earlier page's cluster decided again; the cluster comes back whole, so
+// it keeps its id and the search index is not written for its members.
+func TestRedecideKeepsCluster(t *testing.T) {
+	fail := false
+	dc, _ := openDecider(t, true, &fail)
+	reprint := append([]string{"Source: Site A"}, testtext.Article("river", 3)...)
+	if _, _, err := dc.Decide([]*Item{
+		sitePage("a.example", "a1", testtext.Article("river", 3)),
+		sitePage("b.example", "b1", reprint),
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, err := dc.filter.ClusterOf("a1")
+	if err != nil || !slices.Equal(before.Members, []string{"a1", "b1"}) {
+		t.Fatalf("cluster of a1 %+v, %v; want a1 and b1", before, err)
+	}
+	seq, err := dc.filter.Meta("a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ops, err := dc.Decide([]*Item{sitePage("a.example", "a2", testtext.Article("bridge", 3))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := dc.filter.ClusterOf("a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	redone, err := dc.filter.Meta("a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if redone.Seq == seq.Seq {
+		t.Fatalf("a1 not decided again (version %d): the test's template was not revealed", seq.Seq)
+	}
+	if after.ID != before.ID || !slices.Equal(after.Members, before.Members) || after.Representative != before.Representative {
+		t.Errorf("cluster after the re-decision %v, want %v", after, before)
+	}
+	if got := opsString(ops); !slices.Equal(got, []string{"+a2"}) {
+		t.Errorf("ops %v, want [+a2] (a1 and b1 stay as the search index holds them)", got)
+	}
+}
