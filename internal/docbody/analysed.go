@@ -12,10 +12,10 @@ import (
 )
 
 // Analysed maps body, document id's JSON object, with m and analyses its
-// indexed text fields (an analyzer that tokenises with bleve's unicode
-// tokenizer through package unicodewords' tokenizer, which gives the same
-// tokens in about half the time), so that bleve's Batch, which analyses every field
-// it is given between the previous batch's segment and this one's, finds
+// indexed text fields (an analyzer that uses bleve's unicode tokenizer
+// with package unicodewords' in its place: the same tokens in about half
+// the time), so that bleve's Batch, which analyses every field it is
+// given between the previous batch's segment and this one's, finds
 // nothing left to do: done ahead, while the previous batch is written, a
 // batch's write is its segment alone. The field at path unindexed (and
 // below it), when not "", is kept as stored only: a page's raw HTML,

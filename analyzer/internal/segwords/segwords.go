@@ -5,9 +5,9 @@
 // boundaries are certain are cut directly, and only the text between
 // them goes through it:
 //
-//   - a common Han character (U+4E00..lastSegmentedHan), always a
-//     segment of its own unless a combining mark follows, which UAX #29
-//     attaches to it;
+//   - a common Han character (U+4E00..lastSegmentedHan) followed by
+//     what surely breaks from it (breakAt: the end, ASCII, Han, CJK or
+//     full-width punctuation), a segment of its own;
 //   - a run of ASCII letters and digits between spaces or line breaks (or
 //     the text's edges), with only ASCII punctuation other than '_'
 //     between the run and them: UAX #29 never breaks inside such a run,
@@ -97,9 +97,8 @@ func (s *Segmenter) segmented(dst []Segment, text []byte, start, end int) []Segm
 	if start == end {
 		return dst
 	}
-	// The segmenter only fails on input it cannot parse; the segments
-	// found before the failure are still a usable, deterministic
-	// approximation.
+	// The segmenter fails only on invalid UTF-8, which Append hands it
+	// whole: it then gives no segments, as it would alone.
 	s.val, s.types, _, _ = segment.SegmentWordsDirect(text[start:end], s.val[:0], s.types[:0])
 	for i, tok := range s.val {
 		next, typ := start+len(tok), s.types[i]
