@@ -3,14 +3,17 @@
 //
 //	go run ./tools/bench-scale -n 100000 -modes dedup,nodedup -queries 0 -out "" -profile DIR
 //	go run ./tools/stageprofile -n 100000 DIR
+//	go run ./tools/stageprofile -n 1000000 -tenth 10 DIR   # the last tenth alone
 //
 // Every mode's profiles (cpu-MODE-REP-tNN.pprof, all repetitions and
 // tenths) are merged, and each stage is the CPU of the samples whose
 // stack holds one of its functions (cumulative: a stage includes what it
 // calls, and stages nest or overlap where one calls another), divided by
-// the pages indexed in all repetitions. The last column is the first
-// mode's figure less the second's: the filter's share where the modes
-// are dedup and nodedup (or plain).
+// the pages indexed in all repetitions. With -tenth, only the profiles of
+// that tenth of each repetition count, and a tenth of the pages: how a
+// stage's cost a page moves as the index grows. The last column is the
+// first mode's figure less the second's: the filter's share where the
+// modes are dedup and nodedup (or plain).
 package main
 
 import (
@@ -58,31 +61,37 @@ var stages = []stage{
 func main() {
 	pages := flag.Int("n", 0, "pages indexed in each repetition (required)")
 	modes := flag.String("modes", "dedup,nodedup", "modes to print, comma-separated; the last column is the first less the second")
+	tenth := flag.Int("tenth", 0, "only this tenth of each repetition, 1 to 10 (0: the whole run)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: stageprofile -n PAGES [-modes A,B] DIR\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: stageprofile -n PAGES [-modes A,B] [-tenth T] DIR\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() != 1 || *pages <= 0 {
+	if flag.NArg() != 1 || *pages <= 0 || *tenth < 0 || *tenth > 10 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, flag.Arg(0), strings.Split(*modes, ","), *pages); err != nil {
+	if err := run(os.Stdout, flag.Arg(0), strings.Split(*modes, ","), *pages, *tenth); err != nil {
 		fmt.Fprintln(os.Stderr, "stageprofile:", err)
 		os.Exit(1)
 	}
 }
 
-// run prints the table of dir's profiles for modes.
-func run(w io.Writer, dir string, modes []string, pages int) error {
+// run prints the table of dir's profiles for modes: of every tenth of a
+// run of pages, or of tenth alone (1 to 10).
+func run(w io.Writer, dir string, modes []string, pages, tenth int) error {
 	cols := make([][]float64, len(modes)) // ms a page, by mode then stage
 	totals := make([]float64, len(modes))
+	profiled := float64(pages) // a repetition's pages in the profiles
+	if tenth > 0 {
+		profiled /= 10
+	}
 	for i, m := range modes {
-		p, reps, err := load(dir, m)
+		p, reps, err := load(dir, m, tenth)
 		if err != nil {
 			return err
 		}
-		perPage := 1e-6 / float64(pages*reps) // ns of CPU in all repetitions -> ms a page
+		perPage := 1e-6 / (profiled * float64(reps)) // ns of CPU in all repetitions -> ms a page
 		cols[i] = make([]float64, len(stages))
 		for j, s := range stages {
 			cols[i][j] = float64(cpuIn(p, s.fn)) * perPage
@@ -108,19 +117,28 @@ func run(w io.Writer, dir string, modes []string, pages int) error {
 	for j, s := range stages {
 		row(s.name, func(i int) float64 { return cols[i][j] })
 	}
-	fmt.Fprintf(w, "\nms of CPU a page (%d pages a repetition), from %s\n", pages, dir)
+	of := ""
+	if tenth > 0 {
+		of = fmt.Sprintf(", tenth %d alone", tenth)
+	}
+	fmt.Fprintf(w, "\nms of CPU a page (%d pages a repetition%s), from %s\n", pages, of, dir)
 	return nil
 }
 
-// load merges every CPU profile of mode in dir and returns it with the
-// number of repetitions it covers.
-func load(dir, mode string) (*profile.Profile, int, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "cpu-"+mode+"-*-t*.pprof"))
+// load merges the CPU profiles of mode in dir, of every tenth or of tenth
+// alone (1 to 10), and returns them with the number of repetitions they
+// cover.
+func load(dir, mode string, tenth int) (*profile.Profile, int, error) {
+	tNN := "t*"
+	if tenth > 0 {
+		tNN = fmt.Sprintf("t%02d", tenth)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "cpu-"+mode+"-*-"+tNN+".pprof"))
 	if err != nil {
 		return nil, 0, err
 	}
 	if len(files) == 0 {
-		return nil, 0, fmt.Errorf("no CPU profile of mode %q in %s (cpu-%s-REP-tNN.pprof)", mode, dir, mode)
+		return nil, 0, fmt.Errorf("no CPU profile of mode %q in %s (cpu-%s-REP-%s.pprof)", mode, dir, mode, tNN)
 	}
 	var ps []*profile.Profile
 	reps := map[string]bool{}

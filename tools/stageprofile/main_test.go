@@ -103,20 +103,37 @@ func TestRun(t *testing.T) {
 	write("cpu-a-1-t01.pprof", fakeProfile([][]string{{decide}, {batch}}, []int64{20e6, 30e6}))
 	// Mode b: 1 repetition, 5 ms of Batch -> 0.5 ms a page.
 	write("cpu-b-0-t01.pprof", fakeProfile([][]string{{batch}}, []int64{5e6}))
-	var out strings.Builder
-	if err := run(&out, dir, []string{"a", "b"}, 10); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"| **all CPU sampled** | 3.500 | 0.500 | +3.000 |",
-		"| filter: ordered decisions (Decider.Decide) | 2.000 | 0.000 | +2.000 |",
-		"| bleve: a batch's segment (Scorch.Batch) | 1.500 | 0.500 | +1.000 |",
+	for _, c := range []struct {
+		tenth int
+		want  []string
+	}{
+		{0, []string{
+			"| **all CPU sampled** | 3.500 | 0.500 | +3.000 |",
+			"| filter: ordered decisions (Decider.Decide) | 2.000 | 0.000 | +2.000 |",
+			"| bleve: a batch's segment (Scorch.Batch) | 1.500 | 0.500 | +1.000 |",
+		}},
+		// The first tenths alone: 1 page a repetition; a 10+20 ms, b 5 ms.
+		{1, []string{
+			"| filter: ordered decisions (Decider.Decide) | 15.000 | 0.000 | +15.000 |",
+			"| bleve: a batch's segment (Scorch.Batch) | 15.000 | 5.000 | +10.000 |",
+			"tenth 1 alone",
+		}},
 	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, out.String())
+		var out strings.Builder
+		if err := run(&out, dir, []string{"a", "b"}, 10, c.tenth); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("tenth %d: table lacks %q:\n%s", c.tenth, want, out.String())
+			}
 		}
 	}
-	if err := run(&out, dir, []string{"c"}, 10); err == nil || !strings.Contains(err.Error(), `mode "c"`) {
+	var out strings.Builder
+	if err := run(&out, dir, []string{"c"}, 10, 0); err == nil || !strings.Contains(err.Error(), `mode "c"`) {
 		t.Errorf("run with a mode without profiles: error %v, want one naming the mode", err)
+	}
+	if err := run(&out, dir, []string{"b"}, 10, 2); err == nil || !strings.Contains(err.Error(), "t02") {
+		t.Errorf("run with a tenth without profiles: error %v, want one naming it", err)
 	}
 }
