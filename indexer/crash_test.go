@@ -114,13 +114,18 @@ func TestCrashRepair(t *testing.T) {
 			for pass := range 2 {
 				c := crashChild{Wrap: tt.wrap, Dir: t.TempDir(), Pages: pages, Batch: crashBatch}
 				for i := 0; ; i++ {
-					c.Kill, c.KillAt = kinds[(i+2*pass)%len(kinds)], 1
+					c.KillAt = 1
 					if c.Wrap {
+						// The killer counts bleve writes, not batches: a
+						// batch whose pages the store holds from before the
+						// last crash need not write, and a repair at open
+						// writes before any batch. So a crash may land on a
+						// later batch than the one aimed at; aim at the
+						// first batch not returned.
+						i = max(i, c.From)
 						c.KillAt = i - c.From + 1 // batch i
-						if c.KillAt < 1 {
-							t.Fatalf("batch %d returned before its crash", i)
-						}
 					}
+					c.Kill = kinds[(i+2*pass)%len(kinds)]
 					done, last := c.start(t)
 					if done {
 						break
