@@ -14,6 +14,7 @@ type Analyzer struct {
 	delims     delimSet
 	work       sync.Pool // *work: scratch memory reused between calls
 	noCharFreq bool      // leave Features.CharFreq nil (WithoutCharFreq)
+	termHashes bool      // Features.TermHashes in place of Terms (WithTermHashes)
 }
 
 // work is the per-call scratch memory of an Analyzer.
@@ -28,6 +29,7 @@ type work struct {
 	seg    segmenter
 	hashes []uint64
 	counts []uint32 // CharDims zeros, for the character frequencies
+	terms  termCounter
 }
 
 // New returns an Analyzer for opts, or an error wrapping ErrInvalidOptions.
@@ -46,8 +48,15 @@ func New(opts Options) (*Analyzer, error) {
 // CharFreq nil: only the CharFreq measure reads the character
 // frequencies, and counting them costs about a sixth of Analyze.
 func (a *Analyzer) WithoutCharFreq() *Analyzer {
-	b, _ := New(a.opts) // a's options are valid
+	b := a.clone()
 	b.noCharFreq = true
+	return b
+}
+
+// clone returns a new Analyzer with a's options and settings.
+func (a *Analyzer) clone() *Analyzer {
+	b, _ := New(a.opts) // a's options are valid
+	b.noCharFreq, b.termHashes = a.noCharFreq, a.termHashes
 	return b
 }
 
@@ -78,12 +87,21 @@ func (a *Analyzer) Analyze(paragraphs []string) *Features {
 	}
 
 	w.words = appendWords(w.words[:0], text, &w.seg)
-	f.Terms = make(map[string]int, len(w.words)/2)
 	var nums facts
-	eachTerm(w.words, func(start, end int32) {
-		f.Terms[norm[start:end]]++
-		nums.add(norm, start, end)
-	})
+	if a.termHashes {
+		w.terms.reset(len(w.words))
+		eachTerm(w.words, func(start, end int32) {
+			w.terms.add(text[start:end])
+			nums.add(norm, start, end)
+		})
+		f.TermHashes = w.terms.sorted()
+	} else {
+		f.Terms = make(map[string]int, len(w.words)/2)
+		eachTerm(w.words, func(start, end int32) {
+			f.Terms[norm[start:end]]++
+			nums.add(norm, start, end)
+		})
+	}
 	f.Numbers = nums.done()
 
 	f.Blocks, w.spans, w.block = w.sc.appendBlocks(nil, w.spans, w.block, a.opts.Blocks)

@@ -70,9 +70,11 @@ func pageBytes(p []string) int {
 	return n
 }
 
+// BenchmarkAnalyze analyses real pages, with the terms by name (Terms)
+// and by hash (WithTermHashes, the dedup filter's).
 func BenchmarkAnalyze(b *testing.B) {
 	en, zh := realPages(b)
-	a, err := New(DefaultOptions())
+	names, err := New(DefaultOptions())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,19 +82,24 @@ func BenchmarkAnalyze(b *testing.B) {
 		name  string
 		pages [][]string
 	}{{"en", en}, {"zh", zh}} {
-		b.Run(c.name, func(b *testing.B) {
-			total := 0
-			for _, p := range c.pages {
-				total += pageBytes(p)
-			}
-			b.SetBytes(int64(total / len(c.pages)))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				a.Analyze(c.pages[i%len(c.pages)])
-			}
-			b.ReportMetric(float64(total)/float64(len(c.pages)), "B/page")
-		})
+		for _, a := range []struct {
+			name string
+			a    *Analyzer
+		}{{"names", names}, {"hashes", names.WithTermHashes()}} {
+			b.Run(c.name+"/"+a.name, func(b *testing.B) {
+				total := 0
+				for _, p := range c.pages {
+					total += pageBytes(p)
+				}
+				b.SetBytes(int64(total / len(c.pages)))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					a.a.Analyze(c.pages[i%len(c.pages)])
+				}
+				b.ReportMetric(float64(total)/float64(len(c.pages)), "B/page")
+			})
+		}
 	}
 }
 

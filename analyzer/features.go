@@ -26,7 +26,12 @@ type Features struct {
 	Structure Structure
 	// Terms maps each boolean-model feature (the boolean-model paper) to its frequency:
 	// segmented words, lowercased and width-folded, Han runs as bigrams.
+	// An Analyzer from WithTermHashes leaves it nil and sets TermHashes.
 	Terms map[string]int
+	// TermHashes are the terms of Terms by hash (TermHash), sorted by
+	// hash, terms whose hashes collide counted as one, from an Analyzer
+	// from WithTermHashes; nil otherwise.
+	TermHashes []TermHash
 	// Numbers are the page's facts: the distinct terms holding a digit
 	// in its paragraphs of at least MinFactTerms terms, sorted. A line
 	// with a date, a byline or a copyright, which reprints change, is
@@ -37,6 +42,10 @@ type Features struct {
 	// the page's whole text, which a search loses with the page. Analyze
 	// leaves it nil (see Analyzer.Terms).
 	Left map[string]int
+	// LeftHashes are Left's terms as TermHashes are Terms' (see
+	// Analyzer.TermHashes), for a caller whose Analyzer is from
+	// WithTermHashes.
+	LeftHashes []TermHash
 	// Blocks are the SHA-1 fingerprints of the top m text blocks (the fingerprint paper),
 	// most important first.
 	Blocks [][sha1.Size]byte

@@ -25,7 +25,8 @@ type DeciderOptions struct {
 	}
 	// Analyzer computes the features of the paragraphs a site plan keeps
 	// (the character frequencies only when the filter's measures read
-	// them: see analyzer.Analyzer.WithoutCharFreq).
+	// them: see analyzer.Analyzer.WithoutCharFreq; the terms by hash
+	// when the filter posts none: see WithTermHashes).
 	Analyzer *analyzer.Analyzer
 	// Site recognises the template text; nil analyses pages whole.
 	Site *sitetext.Table
@@ -63,6 +64,7 @@ type DeciderOptions struct {
 // analysed again).
 type Decider struct {
 	o        DeciderOptions
+	hashed   bool // o.Analyzer gives Features.TermHashes
 	filter   *Filter
 	siteVals *sitetext.Cache // the site tables' values lately read or written (nil without o.Site)
 }
@@ -72,7 +74,13 @@ func NewDecider(f *Filter, o DeciderOptions) *Decider {
 	if o.Analyzer != nil && !f.opts.Decides(similarity.CharFreq) {
 		o.Analyzer = o.Analyzer.WithoutCharFreq()
 	}
-	dc := &Decider{o: o, filter: f}
+	// Posting terms needs their names (Options.TermsPerDoc); comparing
+	// them, their hashes only.
+	hashed := o.Analyzer != nil && f.opts.TermsPerDoc == 0
+	if hashed {
+		o.Analyzer = o.Analyzer.WithTermHashes()
+	}
+	dc := &Decider{o: o, filter: f, hashed: hashed}
 	if o.Site != nil {
 		dc.siteVals = sitetext.NewCache(o.CacheSize)
 	}
@@ -268,7 +276,11 @@ func (dc *Decider) analyze(prep []*Item) (ready []chan struct{}, stop func()) {
 // it leaves out (Features.Left) and the page's tags.
 func (dc *Decider) features(p *sitetext.Plan, tags []byte) *analyzer.Features {
 	f := dc.o.Analyzer.Analyze(p.Kept)
-	if len(p.Left) > 0 {
+	switch {
+	case len(p.Left) == 0:
+	case dc.hashed:
+		f.LeftHashes = dc.o.Analyzer.TermHashes(p.Left)
+	default:
 		f.Left = dc.o.Analyzer.Terms(p.Left)
 	}
 	f.Tags = tags

@@ -38,13 +38,17 @@ func (f *Filter) begin() (*mutation, error) {
 		st.Discard()
 		return nil, fmt.Errorf("dedupfilter: %w", err)
 	}
-	return &mutation{f: f, st: st, seq: seq, lists: map[postingKey]*cachedList{}}, nil
+	return &mutation{f: f, st: st, seq: seq, lists: newLists()}, nil
 }
 
 // beginAt starts the mutation of a document posted as seq.
 func (f *Filter) beginAt(seq uint64) *mutation {
-	return &mutation{f: f, st: f.backend.Begin(), seq: seq, lists: map[postingKey]*cachedList{}}
+	return &mutation{f: f, st: f.backend.Begin(), seq: seq, lists: newLists()}
 }
+
+// newLists returns a mutation's empty list cache, sized for a page's
+// posting keys (some 40), so that it does not grow while a page is added.
+func newLists() map[postingKey]*cachedList { return make(map[postingKey]*cachedList, 64) }
 
 func (w *mutation) op(op Op) {
 	op.Seq = w.seq

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/bleve-dedup/bleve-dedup/internal/parallel"
@@ -544,6 +545,29 @@ func postingKeyOf(k []byte) (pk postingKey) {
 	return pk
 }
 
+// batchKeys is planLocal's scratch space, kept between batches: a batch
+// of 1,000 pages meets some 40,000 posting keys, whose maps cost as much
+// to allocate and clear as to fill. Keys are arrays, not strings: a
+// string key is an allocation each.
+type batchKeys struct {
+	own   map[postingKey][]uint64 // batch documents posting to a key
+	index map[postingKey]int      // a key's place in keys
+	keys  [][]byte
+}
+
+var batchKeysPool = sync.Pool{New: func() any {
+	return &batchKeys{own: map[postingKey][]uint64{}, index: map[postingKey]int{}}
+}}
+
+// release empties b and returns it to the pool.
+func (b *batchKeys) release() {
+	clear(b.own)
+	clear(b.index)
+	clear(b.keys) // the keys are the documents': let them go
+	b.keys = b.keys[:0]
+	batchKeysPool.Put(b)
+}
+
 // batchBase numbers the documents of a batch planned on an embedded
 // store, above every stored one.
 const batchBase = 1 << 62
@@ -558,11 +582,9 @@ func (f *Filter) planLocal(ps []*prepared, exclude []string) ([]*plan, error) {
 		pl := locked(f, st)
 		pl.clusterOf = map[uint64]string{}
 		pages := make([]*page, len(ps))
-		// Keys as arrays, not strings: a batch of 1,000 pages meets some
-		// 40,000 keys, and a string key is an allocation each.
-		own := make(map[postingKey][]uint64, 40*len(ps)) // batch documents posting to a key
-		index := make(map[postingKey]int, 40*len(ps))
-		keys := make([][]byte, 0, 40*len(ps))
+		sc := batchKeysPool.Get().(*batchKeys)
+		defer sc.release()
+		own, index, keys := sc.own, sc.index, sc.keys
 		for i, p := range ps {
 			seq := batchBase + uint64(i)
 			pg := &page{id: p.doc.ID, seq: seq, sig: p.sig, lookup: p.lookup, skip: map[uint64]bool{}}
@@ -596,6 +618,7 @@ func (f *Filter) planLocal(ps []*prepared, exclude []string) ([]*plan, error) {
 				pages[0].skip[rec.Seq] = true
 			}
 		}
+		sc.keys = keys
 		lists, err := st.Postings(keys)
 		if err != nil {
 			return fmt.Errorf("dedupfilter: %w", err)

@@ -117,16 +117,16 @@ func (t *termSet) append(b []byte) []byte {
 	if t.bins != nil {
 		// A bin's value (0: empty), then its frequency unless empty.
 		for _, x := range t.bins {
-			b = binary.AppendUvarint(b, uint64(x.hash))
-			if x.hash != 0 {
-				b = binary.AppendUvarint(b, uint64(x.tf))
+			b = binary.AppendUvarint(b, uint64(x.Hash))
+			if x.Hash != 0 {
+				b = binary.AppendUvarint(b, uint64(x.N))
 			}
 		}
 		return b
 	}
 	for _, x := range t.exact {
-		b = binary.BigEndian.AppendUint32(b, x.hash)
-		b = binary.AppendUvarint(b, uint64(x.tf))
+		b = binary.BigEndian.AppendUint32(b, x.Hash)
+		b = binary.AppendUvarint(b, uint64(x.N))
 	}
 	return b
 }
@@ -191,9 +191,9 @@ func decodeTerms(r *binenc.Reader, t *termSet) {
 				r.Fail("sketch bin")
 				return
 			}
-			t.bins[i].hash = uint32(v)
+			t.bins[i].Hash = uint32(v)
 			if v != 0 {
-				t.bins[i].tf = r.Int()
+				t.bins[i].N = r.Int()
 			}
 		}
 		return
@@ -204,8 +204,8 @@ func decodeTerms(r *binenc.Reader, t *termSet) {
 	}
 	t.exact = make([]termFreq, t.distinct)
 	for i := range t.exact {
-		t.exact[i] = termFreq{r.Uint32(), r.Int()}
-		if i > 0 && t.exact[i].hash <= t.exact[i-1].hash {
+		t.exact[i] = termFreq{Hash: r.Uint32(), N: r.Int()}
+		if i > 0 && t.exact[i].Hash <= t.exact[i-1].Hash {
 			r.Fail("term order") // the merge in compareTerms relies on it
 			return
 		}

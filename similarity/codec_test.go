@@ -99,10 +99,10 @@ func TestDecodeCorrupt(t *testing.T) {
 		{"truncated", good[:len(good)-3]},
 		{"trailing", append(append([]byte{}, good...), 0)},
 		{"huge count", []byte{signatureV4, 0, 0xff, 0xff, 0xff, 0xff, 0x0f}},
-		{"term order", Signature{terms: termSet{exact: []termFreq{{2, 1}, {1, 1}}, distinct: 2}}.Encode("x")},
-		{"term count", Signature{terms: termSet{exact: []termFreq{{1, 1}}, distinct: 9}}.Encode("x")},
+		{"term order", Signature{terms: termSet{exact: []termFreq{{Hash: 2, N: 1}, {Hash: 1, N: 1}}, distinct: 2}}.Encode("x")},
+		{"term count", Signature{terms: termSet{exact: []termFreq{{Hash: 1, N: 1}}, distinct: 9}}.Encode("x")},
 		{"sketch size", Signature{terms: termSet{bins: make([]termFreq, 3)}}.Encode("x")},
-		{"sketch bin", Signature{terms: termSet{bins: []termFreq{{1<<binBits + 1, 1}}}}.Encode("x")},
+		{"sketch bin", Signature{terms: termSet{bins: []termFreq{{Hash: 1<<binBits + 1, N: 1}}}}.Encode("x")},
 		{"number order", Signature{numbers: []uint32{5, 3}, numberCount: 2}.Encode("x")},
 		{"numbers beyond their count", Signature{numbers: []uint32{1, 2, 3}, numberCount: 2}.Encode("x")},
 	}

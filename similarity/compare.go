@@ -393,30 +393,30 @@ func compareTerms(a, b []termFreq, o Options) termStats {
 	for i < len(a) || j < len(b) {
 		var x, y int
 		switch {
-		case j == len(b) || i < len(a) && a[i].hash < b[j].hash:
-			if stop != nil && stop(a[i].hash) {
+		case j == len(b) || i < len(a) && a[i].Hash < b[j].Hash:
+			if stop != nil && stop(a[i].Hash) {
 				na--
 				i++
 				continue
 			}
-			x = a[i].tf
+			x = a[i].N
 			i++
-		case i == len(a) || b[j].hash < a[i].hash:
-			if stop != nil && stop(b[j].hash) {
+		case i == len(a) || b[j].Hash < a[i].Hash:
+			if stop != nil && stop(b[j].Hash) {
 				nb--
 				j++
 				continue
 			}
-			y = b[j].tf
+			y = b[j].N
 			j++
-		case stop != nil && stop(a[i].hash):
+		case stop != nil && stop(a[i].Hash):
 			na--
 			nb--
 			i++
 			j++
 			continue
 		default:
-			x, y = a[i].tf, b[j].tf
+			x, y = a[i].N, b[j].N
 			t.shared++
 			minSum += min(x, y)
 			i++
@@ -471,20 +471,20 @@ func compareSketches(a, b []termFreq, ta, tb termSet, o Options) termStats {
 	for i := range a {
 		x, y := a[i], b[i]
 		switch {
-		case x.hash == 0 && y.hash == 0:
+		case x.Hash == 0 && y.Hash == 0:
 			continue
-		case x.hash == y.hash:
+		case x.Hash == y.Hash:
 			shared++
-			minSum += min(x.tf, y.tf)
-		case y.hash == 0 || x.hash != 0 && x.hash < y.hash:
-			y.tf = 0
+			minSum += min(x.N, y.N)
+		case y.Hash == 0 || x.Hash != 0 && x.Hash < y.Hash:
+			y.N = 0
 		default:
-			x.tf = 0
+			x.N = 0
 		}
 		bins++
-		sumAll += x.tf + y.tf
-		if o.BooleanFrequent <= 0 || x.tf < o.BooleanFrequent || y.tf < o.BooleanFrequent {
-			diffNum += absInt(x.tf - y.tf)
+		sumAll += x.N + y.N
+		if o.BooleanFrequent <= 0 || x.N < o.BooleanFrequent || y.N < o.BooleanFrequent {
+			diffNum += absInt(x.N - y.N)
 		}
 	}
 	if bins == 0 {
@@ -539,7 +539,7 @@ func TermSample(sa, sb Signature, o Options) []string {
 		if !isShared(h) {
 			continue
 		}
-		if k := slices.IndexFunc(sample, func(x named) bool { return x.hash == h }); k >= 0 {
+		if k := slices.IndexFunc(sample, func(x named) bool { return x.Hash == h }); k >= 0 {
 			if t > sample[k].name {
 				continue
 			}
@@ -570,20 +570,20 @@ func sharedTerms(ta, tb termSet, o Options) func(uint32) bool {
 		}
 		return func(h uint32) bool {
 			bin, v := binOf(h, k)
-			return a[bin].hash == v && b[bin].hash == v
+			return a[bin].Hash == v && b[bin].Hash == v
 		}
 	}
 	a, b := ta.exact, tb.exact
 	shared := make([]uint32, 0, min(len(a), len(b))) // ascending
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
-		case a[i].hash < b[j].hash:
+		case a[i].Hash < b[j].Hash:
 			i++
-		case b[j].hash < a[i].hash:
+		case b[j].Hash < a[i].Hash:
 			j++
 		default:
-			if o.Stop == nil || !o.Stop(a[i].hash) {
-				shared = append(shared, a[i].hash)
+			if o.Stop == nil || !o.Stop(a[i].Hash) {
+				shared = append(shared, a[i].Hash)
 			}
 			i++
 			j++
@@ -598,7 +598,7 @@ func sharedTerms(ta, tb termSet, o Options) func(uint32) bool {
 // named is a term of the sample and its hash.
 type named struct {
 	name string
-	hash uint32
+	Hash uint32
 }
 
 // pieceSimilarity is 2·LCS/(len(a)+len(b)) over the piece sequences: the

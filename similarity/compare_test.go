@@ -175,8 +175,8 @@ func TestSignatureTermCollision(t *testing.T) {
 		seen[h] = s
 	}
 	sig := New(&analyzer.Features{Terms: map[string]int{x: 2, y: 3, "other": 1}})
-	want := []termFreq{{uint32(HashString(x)), 5}, {uint32(HashString("other")), 1}}
-	slices.SortFunc(want, func(a, b termFreq) int { return cmp.Compare(a.hash, b.hash) })
+	want := []termFreq{{Hash: uint32(HashString(x)), N: 5}, {Hash: uint32(HashString("other")), N: 1}}
+	slices.SortFunc(want, func(a, b termFreq) int { return cmp.Compare(a.Hash, b.Hash) })
 	if !slices.Equal(sig.terms.exact, want) {
 		t.Errorf("terms %v, want %v", sig.terms, want)
 	}
@@ -446,5 +446,41 @@ func TestHeldSurely(t *testing.T) {
 	_, _, surely, _ := HeldWhole(a, b, o)
 	if !(surely < in && in-surely < 0.25) {
 		t.Errorf("held %.3f, surely %.3f: want a little less (the true share is %.3f)", in, surely, 100.0/160)
+	}
+}
+
+// TestOfTermHashes checks that features carrying their terms by hash
+// (analyzer.Analyzer.WithTermHashes) give the signature their names give,
+// with and without terms left out of the analysis, exact and sketched.
+func TestOfTermHashes(t *testing.T) {
+	a, err := analyzer.New(analyzer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := a.WithTermHashes()
+	long := make([]string, 0, 400)
+	for i := range 400 {
+		long = append(long, fmt.Sprintf("word%d", i))
+	}
+	for _, c := range []struct {
+		name       string
+		kept, left []string
+	}{
+		{"empty", nil, nil},
+		{"kept", []string{"The quick brown fox jumps over the lazy dog. 2026 was a year."}, nil},
+		{"left", []string{"正文：网页去重的关键技术。"}, []string{"Home | About | Contact", "版权所有 2026"}},
+		{"sketched", []string{fmt.Sprint(long)}, []string{"menu item"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			named, hashed := a.Analyze(c.kept), h.Analyze(c.kept)
+			if len(c.left) > 0 {
+				named.Left, hashed.LeftHashes = a.Terms(c.left), h.TermHashes(c.left)
+			}
+			o := DefaultOptions()
+			o.TermSketch = 64
+			if got, want := Of(hashed, "http://x/", o).Encode("x"), Of(named, "http://x/", o).Encode("x"); !slices.Equal(got, want) {
+				t.Errorf("signature from hashes differs from the one from names:\ngot  %x\nwant %x", got, want)
+			}
+		})
 	}
 }

@@ -57,10 +57,7 @@ type Signature struct {
 	pieces32 []uint32
 }
 
-type termFreq struct {
-	hash uint32
-	tf   int
-}
+type termFreq = analyzer.TermHash
 
 // termSet is a page's boolean-model terms. Exact holds every distinct
 // term, sorted by hash. Past the sketch size, bins holds a one-permutation
@@ -86,9 +83,9 @@ const binBits = 16
 func sketchOf(exact []termFreq, k int) []termFreq {
 	bins := make([]termFreq, k)
 	for _, t := range exact {
-		b, v := binOf(t.hash, k)
-		if bins[b].hash == 0 || v < bins[b].hash {
-			bins[b] = termFreq{v, t.tf}
+		b, v := binOf(t.Hash, k)
+		if bins[b].Hash == 0 || v < bins[b].Hash {
+			bins[b] = termFreq{Hash: v, N: t.N}
 		}
 	}
 	return bins
@@ -152,11 +149,11 @@ func newSignature(f *analyzer.Features, sketch int) Signature {
 		h := uint32(HashString(p))
 		sig.pieces32[i], sig.pieces[i] = h, uint16(h)
 	}
-	exact := exactTerms(f.Terms)
+	exact := exactTerms(f.Terms, f.TermHashes)
 	sig.terms = termSetOf(exact, sketch)
 	sig.numbers, sig.numberCount = numbersOf(f.Numbers)
-	if len(f.Left) > 0 {
-		w := termSetOf(mergeTerms(exact, exactTerms(f.Left)), sketch)
+	if len(f.Left) > 0 || len(f.LeftHashes) > 0 {
+		w := termSetOf(mergeTerms(exact, exactTerms(f.Left, f.LeftHashes)), sketch)
 		sig.whole = &w
 	}
 	for i, b := range f.Blocks {
@@ -168,9 +165,12 @@ func newSignature(f *analyzer.Features, sketch int) Signature {
 	return sig
 }
 
-// exactTerms returns the distinct terms of terms with their
-// frequencies, sorted by hash.
-func exactTerms(terms map[string]int) []termFreq {
+// exactTerms returns the distinct terms of terms, or of hashed when
+// terms is nil, with their frequencies, sorted by hash.
+func exactTerms(terms map[string]int, hashed []analyzer.TermHash) []termFreq {
+	if terms == nil {
+		return hashed
+	}
 	packed := make([]uint64, 0, len(terms))
 	for t, n := range terms {
 		packed = append(packed, HashString(t)<<32|uint64(min(n, math.MaxUint32)))
@@ -178,9 +178,9 @@ func exactTerms(terms map[string]int) []termFreq {
 	slices.Sort(packed) // by hash: hash<<32|frequency sorts without a comparison function
 	exact := make([]termFreq, 0, len(packed))
 	for _, p := range packed {
-		t := termFreq{uint32(p >> 32), int(uint32(p))}
-		if n := len(exact); n > 0 && exact[n-1].hash == t.hash {
-			exact[n-1].tf += t.tf // two terms colliding count as one
+		t := termFreq{Hash: uint32(p >> 32), N: int(uint32(p))}
+		if n := len(exact); n > 0 && exact[n-1].Hash == t.Hash {
+			exact[n-1].N += t.N // two terms colliding count as one
 		} else {
 			exact = append(exact, t)
 		}
@@ -194,12 +194,12 @@ func mergeTerms(a, b []termFreq) []termFreq {
 	out := make([]termFreq, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		switch {
-		case a[0].hash < b[0].hash:
+		case a[0].Hash < b[0].Hash:
 			out, a = append(out, a[0]), a[1:]
-		case a[0].hash > b[0].hash:
+		case a[0].Hash > b[0].Hash:
 			out, b = append(out, b[0]), b[1:]
 		default:
-			out = append(out, termFreq{a[0].hash, a[0].tf + b[0].tf})
+			out = append(out, termFreq{Hash: a[0].Hash, N: a[0].N + b[0].N})
 			a, b = a[1:], b[1:]
 		}
 	}
@@ -211,7 +211,7 @@ func mergeTerms(a, b []termFreq) []termFreq {
 func termSetOf(exact []termFreq, sketch int) termSet {
 	set := termSet{distinct: len(exact)}
 	for _, t := range exact {
-		set.total += t.tf
+		set.total += t.N
 	}
 	if sketch > 0 && len(exact) > sketch {
 		set.bins = sketchOf(exact, sketch)
@@ -298,7 +298,7 @@ func urlHash(u string) uint64 {
 func (s Signature) TermHashes() []uint32 {
 	out := make([]uint32, len(s.terms.exact))
 	for i, t := range s.terms.exact {
-		out[i] = t.hash
+		out[i] = t.Hash
 	}
 	return out
 }

@@ -1,0 +1,85 @@
+package analyzer
+
+import "slices"
+
+// TermHash is one term of Features.TermHashes: the low 32 bits of the
+// term's 64-bit FNV-1a hash, and its frequency.
+type TermHash struct {
+	Hash uint32
+	N    int
+}
+
+// WithTermHashes returns an Analyzer like a whose Features carry
+// TermHashes in place of Terms, for callers that compare pages by their
+// terms' hashes only, as a similarity signature does: a map keyed by
+// the terms' names costs more to fill than the rest of Analyze but the
+// segmentation, and allocates most of what it does.
+func (a *Analyzer) WithTermHashes() *Analyzer {
+	b := a.clone()
+	b.termHashes = true
+	return b
+}
+
+// TermHashes returns the terms of paragraphs alone, as
+// Features.TermHashes.
+func (a *Analyzer) TermHashes(paragraphs []string) []TermHash {
+	w := a.work.Get().(*work)
+	defer a.work.Put(w)
+	text := w.normalize(paragraphs)
+	w.words = appendWords(w.words[:0], text, &w.seg)
+	w.terms.reset(len(w.words))
+	eachTerm(w.words, func(start, end int32) { w.terms.add(text[start:end]) })
+	return w.terms.sorted()
+}
+
+// termCounter counts a page's terms by hash: an open-addressing table
+// kept between pages, so that a page allocates only its result.
+type termCounter struct {
+	keys   []uint32
+	counts []int
+	used   []uint64 // the slots in use, each as its hash<<32 | slot
+	shift  uint
+	mask   uint32
+}
+
+// reset empties the table and sizes it for up to n terms at a load of
+// at most a half.
+func (c *termCounter) reset(n int) {
+	bits := uint(4)
+	for 1<<bits < 2*n {
+		bits++
+	}
+	if size := 1 << bits; len(c.keys) < size {
+		c.keys, c.counts = make([]uint32, size), make([]int, size)
+	}
+	for _, u := range c.used {
+		c.counts[uint32(u)] = 0
+	}
+	c.used, c.shift, c.mask = c.used[:0], 32-bits, 1<<bits-1
+}
+
+// add counts one occurrence of term.
+func (c *termCounter) add(term []byte) {
+	h := uint32(fnv1a(term))
+	// The low bits of FNV-1a of terms differing in their last letter are
+	// close: the slot is the top bits of a multiplicative mix.
+	i := (h * 0x9e3779b1) >> c.shift
+	for c.counts[i] != 0 && c.keys[i] != h {
+		i = (i + 1) & c.mask
+	}
+	if c.counts[i] == 0 {
+		c.keys[i] = h
+		c.used = append(c.used, uint64(h)<<32|uint64(i))
+	}
+	c.counts[i]++
+}
+
+// sorted returns the counted terms sorted by hash.
+func (c *termCounter) sorted() []TermHash {
+	slices.Sort(c.used) // hashes are distinct: by hash
+	out := make([]TermHash, len(c.used))
+	for j, u := range c.used {
+		out[j] = TermHash{uint32(u >> 32), c.counts[uint32(u)]}
+	}
+	return out
+}

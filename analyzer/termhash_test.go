@@ -1,0 +1,87 @@
+package analyzer
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// hashesOf is Features.TermHashes computed from the names of terms.
+func hashesOf(terms map[string]int) []TermHash {
+	byHash := map[uint32]int{}
+	for t, n := range terms {
+		byHash[uint32(fnv1a([]byte(t)))] += n
+	}
+	out := make([]TermHash, 0, len(byHash))
+	for h, n := range byHash {
+		out = append(out, TermHash{h, n})
+	}
+	slices.SortFunc(out, func(a, b TermHash) int { return int(int64(a.Hash) - int64(b.Hash)) })
+	return out
+}
+
+// checkTermHashes checks that an Analyzer from WithTermHashes gives the
+// features a gives, with TermHashes in place of Terms.
+func checkTermHashes(t *testing.T, a *Analyzer, paras []string) {
+	t.Helper()
+	h := a.WithTermHashes()
+	got, want := h.Analyze(paras), a.Analyze(paras)
+	if got.Terms != nil {
+		t.Errorf("Terms = %d terms, want nil", len(got.Terms))
+	}
+	wantHashes := hashesOf(want.Terms)
+	if !slices.Equal(got.TermHashes, wantHashes) {
+		t.Errorf("TermHashes: got %d terms, want %d (%.5v, want %.5v)", len(got.TermHashes), len(wantHashes), got.TermHashes, wantHashes)
+	}
+	if left := h.TermHashes(paras); !slices.Equal(left, wantHashes) {
+		t.Errorf("Analyzer.TermHashes: got %d terms, want %d", len(left), len(wantHashes))
+	}
+	got.TermHashes, want.Terms = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("other features differ:\ngot  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestWithTermHashes(t *testing.T) {
+	a, err := New(DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		paras []string
+	}{
+		{"empty", nil},
+		{"blank", []string{"", "  "}},
+		{"repeats", []string{"the cat and the hat", "The CAT, the hat."}},
+		{"numbers", []string{"On 12 May 2024 the 3 ministers met at 10:30 in room 4B to sign the 2nd accord, 17 pages."}},
+		{"chinese", []string{"搜索引擎去重技术研究。", "网页去重是搜索引擎的关键技术之一，重复网页浪费存储。"}},
+		{"mixed", []string{"Go 语言的 bleve 索引支持中文分词 and English words 2026"}},
+	} {
+		t.Run(c.name, func(t *testing.T) { checkTermHashes(t, a, c.paras) })
+	}
+}
+
+func TestWithTermHashesRealPages(t *testing.T) {
+	en, zh := realPages(t)
+	a, err := New(DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(en[:min(len(en), 40)], zh[:min(len(zh), 40)]...) {
+		checkTermHashes(t, a, p)
+	}
+}
+
+// TestWithTermHashesKeepsSettings checks that one setting does not undo
+// another.
+func TestWithTermHashesKeepsSettings(t *testing.T) {
+	a, err := New(DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := a.WithoutCharFreq().WithTermHashes().Analyze([]string{"a few words of text"})
+	if f.CharFreq != nil || f.Terms != nil || f.TermHashes == nil {
+		t.Errorf("got CharFreq %v, Terms %v, TermHashes %v; want nil, nil, set", f.CharFreq, f.Terms, f.TermHashes)
+	}
+}
