@@ -215,7 +215,7 @@ func (dc *Decider) decide(docs []*Item, ready []chan struct{}, also func(kv stor
 				return decs, ops, fmt.Errorf("dedupfilter: re-deciding after %s: %w", d.Doc.ID, err)
 			}
 		}
-		// Decided: its features (maps of terms, some tens of KB), paragraphs
+		// Decided: its features (some tens of KB with its terms), paragraphs
 		// and plan are garbage now rather than after the batch's search-index
 		// write, while the live heap is at its largest.
 		d.fp, d.Doc.Features, d.Paras, d.plan = nil, nil, nil, nil
