@@ -88,19 +88,13 @@ func (a *Analyzer) Analyze(paragraphs []string) *Features {
 
 	w.words = appendWords(w.words[:0], text, &w.seg)
 	var nums facts
+	count := termCount(f, w, text, norm, a.termHashes)
+	eachTerm(w.words, func(start, end int32) {
+		count(start, end)
+		nums.add(norm, start, end)
+	})
 	if a.termHashes {
-		w.terms.reset(len(w.words))
-		eachTerm(w.words, func(start, end int32) {
-			w.terms.add(text[start:end])
-			nums.add(norm, start, end)
-		})
 		f.TermHashes = w.terms.sorted()
-	} else {
-		f.Terms = make(map[string]int, len(w.words)/2)
-		eachTerm(w.words, func(start, end int32) {
-			f.Terms[norm[start:end]]++
-			nums.add(norm, start, end)
-		})
 	}
 	f.Numbers = nums.done()
 
@@ -170,14 +164,43 @@ func lineEnd(s string, from int) int {
 
 // Terms returns the terms of paragraphs alone, as Features.Terms.
 func (a *Analyzer) Terms(paragraphs []string) map[string]int {
+	var f Features
+	a.countInto(&f, paragraphs, false)
+	return f.Terms
+}
+
+// SetLeft sets f's terms of the paragraphs a caller left out of the
+// analysis: Features.Left, or LeftHashes from an Analyzer from
+// WithTermHashes.
+func (a *Analyzer) SetLeft(f *Features, paragraphs []string) {
+	var left Features
+	a.countInto(&left, paragraphs, a.termHashes)
+	f.Left, f.LeftHashes = left.Terms, left.TermHashes
+}
+
+// countInto counts the terms of paragraphs into f's TermHashes when
+// hashed, else into its Terms, as Analyze does.
+func (a *Analyzer) countInto(f *Features, paragraphs []string, hashed bool) {
 	w := a.work.Get().(*work)
 	defer a.work.Put(w)
 	text := w.normalize(paragraphs)
-	norm := string(text)
 	w.words = appendWords(w.words[:0], text, &w.seg)
-	terms := make(map[string]int, len(w.words)/2)
-	eachTerm(w.words, func(start, end int32) { terms[norm[start:end]]++ })
-	return terms
+	eachTerm(w.words, termCount(f, w, text, string(text), hashed))
+	if hashed {
+		f.TermHashes = w.terms.sorted()
+	}
+}
+
+// termCount prepares f and w to count the terms of text, by hash when
+// hashed, else by name (norm is text as a string, whose substrings name
+// the terms), and returns the function counting one.
+func termCount(f *Features, w *work, text []byte, norm string, hashed bool) func(start, end int32) {
+	if hashed {
+		w.terms.reset(len(w.words))
+		return func(start, end int32) { w.terms.add(text[start:end]) }
+	}
+	f.Terms = make(map[string]int, len(w.words)/2)
+	return func(start, end int32) { f.Terms[norm[start:end]]++ }
 }
 
 // normalize normalises paragraphs into w.text, one line each, and

@@ -40,11 +40,10 @@ type Features struct {
 	// Left maps the terms of the paragraphs a caller left out of the
 	// analysis (a site's template text) to their frequencies: with Terms,
 	// the page's whole text, which a search loses with the page. Analyze
-	// leaves it nil (see Analyzer.Terms).
+	// leaves it nil (see Analyzer.SetLeft).
 	Left map[string]int
-	// LeftHashes are Left's terms as TermHashes are Terms' (see
-	// Analyzer.TermHashes), for a caller whose Analyzer is from
-	// WithTermHashes.
+	// LeftHashes are Left's terms as TermHashes are Terms', set in its
+	// place by Analyzer.SetLeft of an Analyzer from WithTermHashes.
 	LeftHashes []TermHash
 	// Blocks are the SHA-1 fingerprints of the top m text blocks (the fingerprint paper),
 	// most important first.

@@ -20,18 +20,6 @@ func (a *Analyzer) WithTermHashes() *Analyzer {
 	return b
 }
 
-// TermHashes returns the terms of paragraphs alone, as
-// Features.TermHashes.
-func (a *Analyzer) TermHashes(paragraphs []string) []TermHash {
-	w := a.work.Get().(*work)
-	defer a.work.Put(w)
-	text := w.normalize(paragraphs)
-	w.words = appendWords(w.words[:0], text, &w.seg)
-	w.terms.reset(len(w.words))
-	eachTerm(w.words, func(start, end int32) { w.terms.add(text[start:end]) })
-	return w.terms.sorted()
-}
-
 // termCounter counts a page's terms by hash: an open-addressing table
 // kept between pages, so that a page allocates only its result.
 type termCounter struct {

@@ -33,8 +33,9 @@ func checkTermHashes(t *testing.T, a *Analyzer, paras []string) {
 	if !slices.Equal(got.TermHashes, wantHashes) {
 		t.Errorf("TermHashes: got %d terms, want %d (%.5v, want %.5v)", len(got.TermHashes), len(wantHashes), got.TermHashes, wantHashes)
 	}
-	if left := h.TermHashes(paras); !slices.Equal(left, wantHashes) {
-		t.Errorf("Analyzer.TermHashes: got %d terms, want %d", len(left), len(wantHashes))
+	var left Features
+	if h.SetLeft(&left, paras); left.Left != nil || !slices.Equal(left.LeftHashes, wantHashes) {
+		t.Errorf("Analyzer.SetLeft: got Left %d terms, LeftHashes %d; want nil, %d", len(left.Left), len(left.LeftHashes), len(wantHashes))
 	}
 	got.TermHashes, want.Terms = nil, nil
 	if !reflect.DeepEqual(got, want) {

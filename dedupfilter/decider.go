@@ -64,7 +64,6 @@ type DeciderOptions struct {
 // analysed again).
 type Decider struct {
 	o        DeciderOptions
-	hashed   bool // o.Analyzer gives Features.TermHashes
 	filter   *Filter
 	siteVals *sitetext.Cache // the site tables' values lately read or written (nil without o.Site)
 }
@@ -76,11 +75,10 @@ func NewDecider(f *Filter, o DeciderOptions) *Decider {
 	}
 	// Posting terms needs their names (Options.TermsPerDoc); comparing
 	// them, their hashes only.
-	hashed := o.Analyzer != nil && f.opts.TermsPerDoc == 0
-	if hashed {
+	if o.Analyzer != nil && f.opts.TermsPerDoc == 0 {
 		o.Analyzer = o.Analyzer.WithTermHashes()
 	}
-	dc := &Decider{o: o, filter: f, hashed: hashed}
+	dc := &Decider{o: o, filter: f}
 	if o.Site != nil {
 		dc.siteVals = sitetext.NewCache(o.CacheSize)
 	}
@@ -276,12 +274,8 @@ func (dc *Decider) analyze(prep []*Item) (ready []chan struct{}, stop func()) {
 // it leaves out (Features.Left) and the page's tags.
 func (dc *Decider) features(p *sitetext.Plan, tags []byte) *analyzer.Features {
 	f := dc.o.Analyzer.Analyze(p.Kept)
-	switch {
-	case len(p.Left) == 0:
-	case dc.hashed:
-		f.LeftHashes = dc.o.Analyzer.TermHashes(p.Left)
-	default:
-		f.Left = dc.o.Analyzer.Terms(p.Left)
+	if len(p.Left) > 0 {
+		dc.o.Analyzer.SetLeft(f, p.Left)
 	}
 	f.Tags = tags
 	return f

@@ -474,7 +474,8 @@ func TestOfTermHashes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			named, hashed := a.Analyze(c.kept), h.Analyze(c.kept)
 			if len(c.left) > 0 {
-				named.Left, hashed.LeftHashes = a.Terms(c.left), h.TermHashes(c.left)
+				a.SetLeft(named, c.left)
+				h.SetLeft(hashed, c.left)
 			}
 			o := DefaultOptions()
 			o.TermSketch = 64

@@ -45,7 +45,7 @@ var stages = []stage{
 	{"— candidates and verification (Filter.planLocal)", regexp.MustCompile(`dedupfilter\.\(\*Filter\)\.planLocal$`)},
 	{"— placing and writing (Filter.add)", regexp.MustCompile(`dedupfilter\.\(\*Filter\)\.add$`)},
 	{"filter: features on every core (Decider.analyze)", regexp.MustCompile(`dedupfilter\.\(\*Decider\)\.analyze\.func1$`)},
-	{"— analysis (analyzer.Analyze, Analyzer.Terms)", regexp.MustCompile(`analyzer\.\(\*Analyzer\)\.(Analyze|Terms)$`)},
+	{"— analysis (analyzer.Analyze, Analyzer.SetLeft)", regexp.MustCompile(`analyzer\.\(\*Analyzer\)\.(Analyze|Terms|SetLeft)$`)},
 	{"— signatures (similarity.Of)", regexp.MustCompile(`similarity\.Of$`)},
 	{"store: Badger's writes", regexp.MustCompile(`badger/v4\.\(\*DB\)\.writeRequests$`)},
 	{"store: Badger's compactions", regexp.MustCompile(`badger/v4\.\(\*levelsController\)\.(runCompactor|subcompact)`)},
