@@ -26,6 +26,7 @@ type termCounter struct {
 	keys   []uint32
 	counts []int
 	used   []uint64 // the slots in use, each as its hash<<32 | slot
+	spare  []uint64 // sorted's scratch space
 	shift  uint
 	mask   uint32
 }
@@ -64,10 +65,49 @@ func (c *termCounter) add(term []byte) {
 
 // sorted returns the counted terms sorted by hash.
 func (c *termCounter) sorted() []TermHash {
-	slices.Sort(c.used) // hashes are distinct: by hash
+	c.used, c.spare = sortByHash(c.used, c.spare)
 	out := make([]TermHash, len(c.used))
 	for j, u := range c.used {
 		out[j] = TermHash{uint32(u >> 32), c.counts[uint32(u)]}
 	}
 	return out
+}
+
+// sortByHash sorts used by its top 32 bits (hashes are distinct: by
+// hash), with spare as scratch space, and returns both (used may come
+// back as what was spare). A page has hundreds of terms: a radix sort of
+// the hash's four bytes takes about a third of a comparison sort's time
+// there.
+func sortByHash(used, spare []uint64) ([]uint64, []uint64) {
+	if len(used) < 64 {
+		slices.Sort(used)
+		return used, spare
+	}
+	spare = slices.Grow(spare[:0], len(used))[:len(used)]
+	var counts [4][256]int
+	for _, u := range used {
+		counts[0][byte(u>>32)]++
+		counts[1][byte(u>>40)]++
+		counts[2][byte(u>>48)]++
+		counts[3][byte(u>>56)]++
+	}
+	src, dst := used, spare
+	for pass := range 4 {
+		shift := 32 + 8*pass
+		n := &counts[pass]
+		if n[byte(src[0]>>shift)] == len(src) {
+			continue // every key has this byte
+		}
+		at := 0
+		for b := range n {
+			at, n[b] = at+n[b], at
+		}
+		for _, u := range src {
+			b := byte(u >> shift)
+			dst[n[b]] = u
+			n[b]++
+		}
+		src, dst = dst, src
+	}
+	return src, dst
 }

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -84,5 +85,42 @@ func TestWithTermHashesKeepsSettings(t *testing.T) {
 	f := a.WithoutCharFreq().WithTermHashes().Analyze([]string{"a few words of text"})
 	if f.CharFreq != nil || f.Terms != nil || f.TermHashes == nil {
 		t.Errorf("got CharFreq %v, Terms %v, TermHashes %v; want nil, nil, set", f.CharFreq, f.Terms, f.TermHashes)
+	}
+}
+
+func TestSortByHash(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := func(n int, mask uint32) []uint64 {
+		seen := map[uint32]bool{}
+		var out []uint64
+		for len(out) < n {
+			h := rng.Uint32() & mask
+			if !seen[h] {
+				seen[h] = true
+				out = append(out, uint64(h)<<32|uint64(len(out)))
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		used []uint64
+	}{
+		{"empty", nil},
+		{"one", random(1, ^uint32(0))},
+		{"below the radix sort", random(63, ^uint32(0))},
+		{"radix sort", random(64, ^uint32(0))},
+		{"a page's terms", random(700, ^uint32(0))},
+		{"top bytes alike", random(500, 0x0000ffff)},
+		{"low bytes alike", random(200, 0xff000000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := slices.Sorted(slices.Values(tt.used))
+			got, _ := sortByHash(slices.Clone(tt.used), []uint64{7})
+			if !slices.Equal(got, want) {
+				t.Errorf("sortByHash(%d values): got %.6x..., want %.6x...", len(tt.used), got[:min(len(got), 4)], want[:min(len(want), 4)])
+			}
+		})
 	}
 }

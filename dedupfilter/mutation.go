@@ -436,7 +436,8 @@ func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var posted [][]byte
+	posted := make([][]byte, 0, len(keys))
+	added := make([]uint64, len(keys)) // the lists' added, mostly one seq each: one allocation
 	for i, l := range ls {
 		if l.Full || slices.Contains(l.Seqs, seq) {
 			continue
@@ -447,7 +448,12 @@ func (w *mutation) post(seq uint64, keys [][]byte) ([][]byte, error) {
 			continue
 		}
 		l.Seqs = append(l.Seqs, seq) // the newest seq: the list stays sorted
-		l.added = append(l.added, seq)
+		if l.added == nil {
+			added[i] = seq
+			l.added = added[i : i+1 : i+1]
+		} else {
+			l.added = append(l.added, seq)
+		}
 		posted = append(posted, keys[i])
 	}
 	return posted, nil

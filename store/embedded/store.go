@@ -329,6 +329,9 @@ func (t *txn) PutPostings(k []byte, l store.PostingList, added, removed []uint64
 			return err
 		}
 	}
+	if t.changes == nil {
+		t.changes = make([]postingChange, 0, 64) // a page's lists, at once
+	}
 	t.changes = append(t.changes, c)
 	t.slots += len(c.added) + 1
 	return nil
