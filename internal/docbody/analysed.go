@@ -1,20 +1,18 @@
 package docbody
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
-
-	"github.com/bleve-dedup/bleve-dedup/analyzer/tokenizer/unicodewords"
 )
 
 // Analysed maps body, document id's JSON object, with m and analyses its
-// indexed text fields (an analyzer that uses bleve's unicode tokenizer
-// with package unicodewords' in its place: the same tokens in about half
-// the time), so that bleve's Batch, which analyses every field it is
+// indexed text fields (with faster forms of bleve's analyzers where it
+// has them: the same tokens in less time), so that bleve's Batch, which analyses every field it is
 // given between the previous batch's segment and this one's, finds
 // nothing left to do: done ahead, while the previous batch is written, a
 // batch's write is its segment alone. The field at path unindexed (and
@@ -30,12 +28,7 @@ func Analysed(m mapping.IndexMapping, id string, body map[string]any, unindexed 
 	}
 	for i, f := range doc.Fields {
 		if t, ok := f.(*document.TextField); ok && t.Options().IsIndexed() {
-			if a := unicodewords.Faster(t.Analyzer()); a != t.Analyzer() {
-				// The same tokens as the mapping's analyzer, in less time.
-				t = document.NewTextFieldCustom(t.Name(), t.ArrayPositions(), t.Value(), t.Options(), a)
-			}
-			t.Analyze()
-			doc.Fields[i] = &analyzedField{TextField: t, size: t.Size()}
+			doc.Fields[i] = analyse(t)
 		}
 	}
 	return doc, nil
@@ -46,10 +39,34 @@ func Analysed(m mapping.IndexMapping, id string, body map[string]any, unindexed 
 // frequencies) is taken once.
 type analyzedField struct {
 	*document.TextField
-	size int
+	length int
+	freqs  index.TokenFrequencies
+	size   int
+}
+
+// analyse analyses t as bleve's TextField.Analyze does, with the faster
+// form of its analyzer and token frequencies counted in fewer
+// allocations.
+func analyse(t *document.TextField) *analyzedField {
+	a := t.Analyzer()
+	if a == nil {
+		t.Analyze() // the whole value, one token
+		return &analyzedField{TextField: t, length: t.AnalyzedLength(), freqs: t.AnalyzedTokenFrequencies(), size: t.Size()}
+	}
+	value := t.Value()
+	if t.Options().IsStored() {
+		value = bytes.Clone(value) // an analyzer may write to its input: not to what is stored
+	}
+	tokens := faster(a).Analyze(value)
+	freqs := frequencies(tokens, t.ArrayPositions(), t.Options())
+	return &analyzedField{TextField: t, length: len(tokens), freqs: freqs, size: t.Size() + freqs.Size()} // (t's without frequencies)
 }
 
 func (*analyzedField) Analyze() {}
+
+func (f *analyzedField) AnalyzedLength() int { return f.length }
+
+func (f *analyzedField) AnalyzedTokenFrequencies() index.TokenFrequencies { return f.freqs }
 
 func (f *analyzedField) Size() int { return f.size }
 

@@ -4,19 +4,17 @@
 // half its time (it cuts the commonest words itself; see package
 // analyzer/internal/segwords). It takes no config.
 //
-// Faster puts it in place of bleve's tokenizer in an analyzer: the
-// indexer analyses documents ahead of bleve's batch with it wherever
-// their mapping's analyzer tokenises with bleve's (the "standard" and
-// "cjk" analyzers, the indexer's default mapping), and the index holds
-// the same terms as bleve would have made, which queries, analysed by
-// bleve's own analyzer, find.
+// The indexer analyses documents ahead of bleve's batch with it in place
+// of bleve's tokenizer wherever their mapping's analyzer tokenises with
+// bleve's (the "standard" and "cjk" analyzers, the indexer's default
+// mapping), and the index holds the same terms as bleve would have made,
+// which queries, analysed by bleve's own analyzer, find.
 package unicodewords
 
 import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/blevesearch/segment"
 
@@ -64,28 +62,6 @@ func (*Tokenizer) Tokenize(input []byte) analysis.TokenStream {
 	}
 	return out
 }
-
-// Faster returns a with this package's tokenizer in place of bleve's
-// unicode tokenizer, or a itself when a does not use that one: the same
-// tokens, in less time. The result is made once for each analyzer.
-func Faster(a analysis.Analyzer) analysis.Analyzer {
-	d, ok := a.(*analysis.DefaultAnalyzer)
-	if !ok {
-		return a
-	}
-	if _, ok := d.Tokenizer.(*unicode.UnicodeTokenizer); !ok {
-		return a
-	}
-	if f, ok := faster.Load(d); ok {
-		return f.(analysis.Analyzer)
-	}
-	f, _ := faster.LoadOrStore(d, &analysis.DefaultAnalyzer{CharFilters: d.CharFilters, Tokenizer: New(), TokenFilters: d.TokenFilters})
-	return f.(analysis.Analyzer)
-}
-
-// faster maps the analyzers Faster has seen to their faster forms. A
-// program holds few (one per mapping analyzer), for its lifetime.
-var faster sync.Map
 
 // Constructor is the tokenizer registry adapter.
 func Constructor(config map[string]interface{}, cache *registry.Cache) (analysis.Tokenizer, error) {

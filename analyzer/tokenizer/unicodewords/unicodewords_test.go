@@ -1,18 +1,15 @@
 package unicodewords
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
-	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/registry"
 
 	"github.com/bleve-dedup/bleve-dedup/internal/testkit/extracttest"
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/tokentest"
 )
 
 var seeds = []string{
@@ -23,24 +20,10 @@ var seeds = []string{
 	"\xff\xfe invalid \xe4\xb8 utf8 中\xff", "潷ﾞ 中\u00ad文 中\u200e文 中\u302a 中，文。「引」", "ok 中文 then \xff",
 }
 
-// same reports how got differs from bleve's tokens, "" when it does not.
-func same(got, want analysis.TokenStream) string {
-	if len(got) != len(want) {
-		return fmt.Sprintf("%d tokens, bleve's %d", len(got), len(want))
-	}
-	for i := range got {
-		g, w := *got[i], *want[i]
-		if string(g.Term) != string(w.Term) || g.Start != w.Start || g.End != w.End || g.Position != w.Position || g.Type != w.Type || g.KeyWord != w.KeyWord {
-			return fmt.Sprintf("token %d = %+v, bleve's %+v", i, g, w)
-		}
-	}
-	return ""
-}
-
 func TestTokenize(t *testing.T) {
 	bleve := unicode.NewUnicodeTokenizer()
 	for _, s := range seeds {
-		if d := same(New().Tokenize([]byte(s)), bleve.Tokenize([]byte(s))); d != "" {
+		if d := tokentest.Diff(New().Tokenize([]byte(s)), bleve.Tokenize([]byte(s))); d != "" {
 			t.Errorf("Tokenize(%q): %s", s, d)
 		}
 	}
@@ -52,34 +35,10 @@ func FuzzTokenize(f *testing.F) {
 	}
 	bleve := unicode.NewUnicodeTokenizer()
 	f.Fuzz(func(t *testing.T, s string) {
-		if d := same(New().Tokenize([]byte(s)), bleve.Tokenize([]byte(s))); d != "" {
+		if d := tokentest.Diff(New().Tokenize([]byte(s)), bleve.Tokenize([]byte(s))); d != "" {
 			t.Errorf("Tokenize(%q): %s", s, d)
 		}
 	})
-}
-
-func TestFaster(t *testing.T) {
-	cache := registry.NewCache()
-	for _, c := range []struct {
-		name    string
-		replace bool
-	}{{cjk.AnalyzerName, true}, {standard.Name, true}, {keyword.Name, false}} {
-		a, err := cache.AnalyzerNamed(c.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := Faster(a)
-		if got := f != a; got != c.replace {
-			t.Errorf("Faster(%s) replaced: %v, want %v", c.name, got, c.replace)
-		}
-		if f2 := Faster(a); f2 != f {
-			t.Errorf("Faster(%s) made twice", c.name)
-		}
-		text := []byte(strings.Join(seeds, "\n"))
-		if d := same(f.Analyze(text), a.Analyze(text)); d != "" {
-			t.Errorf("Faster(%s).Analyze: %s", c.name, d)
-		}
-	}
 }
 
 func TestRegistered(t *testing.T) {
@@ -92,22 +51,16 @@ func TestRegistered(t *testing.T) {
 	}
 }
 
-// BenchmarkTokenize compares bleve's tokenizer and this one, and the cjk
-// analyzer with each, on mixed English and Chinese text.
+// BenchmarkTokenize compares bleve's tokenizer and this one on mixed
+// English and Chinese text.
 func BenchmarkTokenize(b *testing.B) {
 	text := []byte(strings.Repeat("The quick brown fox, 3.14 times; 我们的语言，标点。“引号”！ ", 50))
-	cjkA, err := registry.NewCache().AnalyzerNamed(cjk.AnalyzerName)
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, c := range []struct {
 		name string
 		fn   func([]byte) analysis.TokenStream
 	}{
 		{"tokenizer=bleve", unicode.NewUnicodeTokenizer().Tokenize},
 		{"tokenizer=unicodewords", New().Tokenize},
-		{"cjk=bleve", cjkA.Analyze},
-		{"cjk=faster", Faster(cjkA).Analyze},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
@@ -125,7 +78,7 @@ func TestRealText(t *testing.T) {
 	bleve := unicode.NewUnicodeTokenizer()
 	for _, s := range append(extracttest.LoadEN(t), extracttest.LoadZH(t)...) {
 		for _, text := range []string{s.Gold, s.HTML} {
-			if d := same(New().Tokenize([]byte(text)), bleve.Tokenize([]byte(text))); d != "" {
+			if d := tokentest.Diff(New().Tokenize([]byte(text)), bleve.Tokenize([]byte(text))); d != "" {
 				t.Errorf("%s: Tokenize(%.60q...): %s", s.Name, text, d)
 			}
 		}
