@@ -52,7 +52,7 @@ var stages = []stage{
 	{"bleve: analysis ahead of the batch (docbody.Analysed)", regexp.MustCompile(`docbody\.Analysed$`)},
 	{"— words (bleve's unicode tokenizer, or unicodewords in its place)", regexp.MustCompile(`(tokenizer/unicode\.\(\*UnicodeTokenizer\)|unicodewords\.\(\*Tokenizer\))\.Tokenize$`)},
 	{"— cjk filters (bleve's width, lower-case and bigram filters, or cjkchain in their place)", regexp.MustCompile(`(lang/cjk\.\(\*CJK(Width|Bigram)Filter\)|lowercase\.\(\*LowerCaseFilter\)|cjkchain\.\(\*Filter\))\.Filter$`)},
-	{"— term frequencies (analysis.TokenFrequency)", regexp.MustCompile(`bleve/v2/analysis\.TokenFrequency$`)},
+	{"— term frequencies (bleve's analysis.TokenFrequency, or docbody's in its place)", regexp.MustCompile(`(bleve/v2/analysis\.TokenFrequency|docbody\.frequencies)$`)},
 	{"bleve: a batch's segment (Scorch.Batch)", regexp.MustCompile(`scorch\.\(\*Scorch\)\.Batch$`)},
 	{"bleve: merges (Scorch.mergerLoop)", regexp.MustCompile(`scorch\.\(\*Scorch\)\.mergerLoop$`)},
 	{"— postings of the merged segments read (PostingsList.iterator: deleted documents left out)", regexp.MustCompile(`zapx/v17\.\(\*PostingsList\)\.iterator$`)},
