@@ -36,7 +36,10 @@ func bleveChain(ts analysis.TokenStream) analysis.TokenStream {
 }
 
 // check compares the filter with bleve's on the tokens tokenize makes of
-// text, and checks that text is left as it was.
+// text, and checks that text is left as it was. Where bleve's bigram
+// filter panics (a term lowered into invalid UTF-8 in an ideographic
+// token, whose characters it cuts past the term's capacity), the filter
+// must only not.
 func check(t *testing.T, tokenize func([]byte) analysis.TokenStream, text string) {
 	t.Helper()
 	in := []byte(text)
@@ -44,9 +47,23 @@ func check(t *testing.T, tokenize func([]byte) analysis.TokenStream, text string
 	if !bytes.Equal(in, []byte(text)) {
 		t.Fatalf("Filter(%.60q) changed its input to %.60q", text, in)
 	}
-	if d := tokentest.Diff(got, bleveChain(tokenize([]byte(text)))); d != "" {
+	want, ok := bleveOrPanic(tokenize([]byte(text)))
+	if !ok {
+		return
+	}
+	if d := tokentest.Diff(got, want); d != "" {
 		t.Errorf("Filter(%.60q): %s", text, d)
 	}
+}
+
+// bleveOrPanic is bleveChain, ok false where it panics.
+func bleveOrPanic(ts analysis.TokenStream) (out analysis.TokenStream, ok bool) {
+	defer func() {
+		if recover() != nil {
+			out, ok = nil, false
+		}
+	}()
+	return bleveChain(ts), true
 }
 
 // tokenizers give the filter token streams of each kind: bleve's words
