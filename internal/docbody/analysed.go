@@ -10,14 +10,14 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 )
 
-// Analysed maps body, document id's JSON object, with m and analyses its
-// indexed text fields (with faster forms of bleve's analyzers where it
-// has them: the same tokens in less time), so that bleve's Batch, which analyses every field it is
-// given between the previous batch's segment and this one's, finds
-// nothing left to do: done ahead, while the previous batch is written, a
-// batch's write is its segment alone. The field at path unindexed (and
-// below it), when not "", is kept as stored only: a page's raw HTML,
-// whose main text another field holds.
+// Analysed maps body, document id's JSON object, with m and analyses
+// its indexed text fields (with faster forms of bleve's analyzers where
+// it has them: the same tokens in less time), so that bleve's Batch,
+// which analyses every field it is given between the previous batch's
+// segment and this one's, finds nothing left to do: done ahead, while
+// the previous batch is written, a batch's write is its segment alone.
+// The field at path unindexed (and below it), when not "", is kept as
+// stored only: a page's raw HTML, whose main text another field holds.
 func Analysed(m mapping.IndexMapping, id string, body map[string]any, unindexed string) (*document.Document, error) {
 	doc := document.NewDocument(id)
 	if err := m.MapDocument(doc, body); err != nil {
