@@ -22,6 +22,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/du"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
 
@@ -144,7 +145,7 @@ func (e *dedupEngine) disk() (int64, map[string]int64) {
 	var bleveBytes int64
 	entries, _ := os.ReadDir(e.dir)
 	for _, d := range entries {
-		n := diskUsage(filepath.Join(e.dir, d.Name()))
+		n := du.Bytes(filepath.Join(e.dir, d.Name()))
 		if d.Name() == "bleve" {
 			bleveBytes = n
 		} else {
@@ -249,7 +250,7 @@ func (e *plainEngine) index(ctx context.Context, pages iter.Seq2[page.Page, erro
 
 func (e *plainEngine) settle(ctx context.Context) error { return waitMerges(ctx, e.idx) }
 
-func (e *plainEngine) disk() (int64, map[string]int64) { return diskUsage(e.dir), nil }
+func (e *plainEngine) disk() (int64, map[string]int64) { return du.Bytes(e.dir), nil }
 
 func (e *plainEngine) clusters(func(id, cluster string)) error { return nil }
 

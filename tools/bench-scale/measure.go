@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io/fs"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -72,29 +70,6 @@ func (p *peaks) all() (anon, heap uint64) {
 func (p *peaks) close() {
 	close(p.stop)
 	<-p.done
-}
-
-// diskUsage is the space the files under path take on disk (allocated
-// blocks, as du counts them: Badger preallocates sparse value-log files
-// whose apparent size means nothing). A missing path is 0.
-func diskUsage(path string) int64 {
-	var total int64
-	filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // files come and go while bleve merges
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			total += st.Blocks * 512
-		} else {
-			total += info.Size()
-		}
-		return nil
-	})
-	return total
 }
 
 // cpuTime is the CPU time (user and system) the process has used.

@@ -6,7 +6,8 @@
 // Wrap with TextFields: what plain bleve then indexes is the same), the modes
 // alternating; and an existing plain index of the same pages adopted
 // (Index.Adopt). It reports each run's time, CPU and peak resident memory
-// (anonymous and file-backed, read every 20 ms), the ratio of the
+// (anonymous and file-backed, read every 20 ms), the bytes a page the
+// bleve index and the filter's store take on disk, the ratio of the
 // medians, and the clusters' pairwise precision, recall and F1 against
 // the labels.
 //
@@ -36,6 +37,7 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/eval"
 	"github.com/bleve-dedup/bleve-dedup/extract"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
+	"github.com/bleve-dedup/bleve-dedup/internal/du"
 	"github.com/bleve-dedup/bleve-dedup/internal/procmem"
 	"github.com/bleve-dedup/bleve-dedup/page"
 )
@@ -62,6 +64,9 @@ type run struct {
 	// file-backed memory seen while the run went on (the heap given back
 	// to the system before it).
 	peakAnon, peakFile uint64
+	// bleveBytes and storeBytes are what the bleve index and the filter's
+	// store take on disk once closed.
+	bleveBytes, storeBytes int64
 }
 
 func main() {
@@ -143,6 +148,10 @@ func main() {
 			line := fmt.Sprintf("%-6s rep %d: %7.2f s, CPU %7.2f s, peak RssAnon %4d MiB, RssFile %4d MiB", m, r+1, rn.wall.Seconds(), rn.cpu.Seconds(), rn.peakAnon>>20, rn.peakFile>>20)
 			if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 				line += ", load " + strings.Join(strings.Fields(string(la))[:3], " ")
+			}
+			line += fmt.Sprintf(", bleve %d B/page", rn.bleveBytes/int64(len(docs)))
+			if rn.storeBytes > 0 {
+				line += fmt.Sprintf(", store %d B/page", rn.storeBytes/int64(len(docs)))
 			}
 			if rn.scores != nil {
 				line += fmt.Sprintf(", P %.4f R %.4f F1 %.4f", rn.scores.Precision, rn.scores.Recall, rn.scores.F1)
@@ -242,7 +251,11 @@ func measure(mode, dir string, docs []doc, batch int, textOnly bool, gold eval.C
 		s := eval.ScoreRun(pred, gold)
 		rn.scores = &s
 	}
-	return rn, target.Close()
+	if err := target.Close(); err != nil {
+		return rn, err
+	}
+	rn.bleveBytes, rn.storeBytes = du.Bytes(filepath.Join(dir, "idx")), du.Bytes(filepath.Join(dir, "dedup"))
+	return rn, nil
 }
 
 // memProfile is -memprofile.
