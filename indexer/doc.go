@@ -87,4 +87,11 @@
 // and makes the two drift apart; use it for reads only. A re-decided
 // cluster can get a new id (see Site template text), so cluster ids seen
 // before a site's template was known can change.
+//
+// The store keeps each document's body, S2-compressed, to write it to
+// bleve again (a cluster change, a copy promoted, a crash repaired) and
+// to show it. NewMapping does not store the text in bleve, so that is its
+// one copy; a mapping that stores its fields, as bleve's default does,
+// has it twice: on the development pages' HTML the store took 20 KB a
+// page beside bleve's 48 KB (docs/rfcs/2026-12-07-text-kept-once.md).
 package indexer
