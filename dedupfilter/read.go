@@ -36,6 +36,16 @@ func (f *Filter) entry(id string, payload bool) (Entry, error) {
 	return e, err
 }
 
+// Stats reads the store's counts and what it holds by kind (see
+// store.Stats): a scan of every key.
+func (f *Filter) Stats() (store.Stats, error) {
+	st, err := f.backend.Stats()
+	if err != nil {
+		return store.Stats{}, fmt.Errorf("dedupfilter: stats: %w", err)
+	}
+	return st, nil
+}
+
 // meta reads the Meta of id.
 func meta(st store.Txn, id string) (Entry, error) {
 	rec, err := st.Record(id, false)

@@ -227,6 +227,7 @@ type Document struct {
 // Index is its front.
 type engine struct {
 	bleve    bleve.Index
+	dir      string          // where the store's files are (Open: the index directory)
 	local    *embedded.Local // the process' own keys: payloads, site tables, URL owners
 	shared   string          // the shared store's URL, named in errors of decisions; "": embedded
 	filter   *dedupfilter.Filter
@@ -336,7 +337,7 @@ func start(dir string, c config, wraps string, owned bool, open func(*engine) (b
 			return nil, fmt.Errorf("indexer: %w", err)
 		}
 	}
-	e := &engine{analyzer: an, noDedup: c.NoDedup, readOnly: c.ReadOnly, maxText: c.MaxTextBytes}
+	e := &engine{analyzer: an, noDedup: c.NoDedup, readOnly: c.ReadOnly, maxText: c.MaxTextBytes, dir: dir}
 	if err := e.openStore(dir, c); err != nil {
 		return nil, errors.Join(err, e.closeStore())
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -26,6 +27,41 @@ const (
 	NSSiteStale = "t!stale/" // package sitetext
 	NSURL       = "u/"       // package indexer
 )
+
+// Names of the Parts of Stats: what each namespace of the key schema
+// holds, and the embedded store's posting table.
+const (
+	PartRecords      = "records"
+	PartSignatures   = "signatures"
+	PartPayloads     = "payloads"
+	PartStopLists    = "stop lists"
+	PartClusters     = "clusters"
+	PartMembers      = "members"
+	PartPending      = "pending"
+	PartCounters     = "counters"
+	PartSites        = "site tables"
+	PartURLs         = "URL owners"
+	PartOther        = "other"
+	PartPostingTable = "posting table"
+)
+
+// partNames are the Part names of the key schema's namespaces.
+var partNames = map[string]string{
+	NSDoc: PartRecords, NSSignature: PartSignatures, NSPayload: PartPayloads,
+	NSPosting: PartStopLists, NSCluster: PartClusters, NSMember: PartMembers,
+	NSPending: PartPending, "!/": PartCounters, NSSite: PartSites,
+	NSSiteStale: PartSites, NSURL: PartURLs,
+}
+
+// PartName is the Part that key belongs to, by its namespace.
+func PartName(key []byte) string {
+	if i := bytes.IndexByte(key, '/'); i >= 0 {
+		if name, ok := partNames[string(key[:i+1])]; ok {
+			return name
+		}
+	}
+	return PartOther
+}
 
 // PostingKey is the key of a posting list: "p/", a byte naming the kind
 // of feature, and the feature's 8-byte hash.

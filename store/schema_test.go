@@ -19,3 +19,20 @@ func TestClusterID(t *testing.T) {
 		}
 	}
 }
+
+func TestPartName(t *testing.T) {
+	for _, tt := range []struct{ key, want string }{
+		{"d/doc", PartRecords},
+		{"y/doc", PartPayloads},
+		{"t/site/para", PartSites},
+		{"t!stale/doc", PartSites},
+		{"u/example.org/", PartURLs},
+		{"!/seq", PartCounters},
+		{"zz", PartOther},
+		{"q/x", PartOther},
+	} {
+		if got := PartName([]byte(tt.key)); got != tt.want {
+			t.Errorf("PartName(%q) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+}

@@ -202,4 +202,17 @@ type Stats struct {
 	Docs, Clusters int
 	Lists          int // posting lists, stop lists included
 	Pending        int // mutations whose operations are not yet cleared
+	// Parts are what the store holds by kind (PartName), largest first,
+	// where the store measures it: the embedded store does, in the same
+	// scan of every key; a shared store leaves them nil.
+	Parts []Part
+}
+
+// Part is one kind of what a store holds: how many keys, and the bytes
+// of their keys and values, before the storage engine's own overhead
+// (indexes, filters, space not yet reclaimed).
+type Part struct {
+	Name  string
+	Keys  int
+	Bytes int64
 }

@@ -122,6 +122,7 @@ repairs what was cut).`,
 		newSimilarCmd(),
 		newEvalCmd(),
 		newReclusterCmd(),
+		newStatsCmd(),
 	)
 	return root
 }

@@ -509,6 +509,17 @@ func (t *postingTable) count() int {
 	return int(t.lists)
 }
 
+// bytes is the size of the table's memory, a growth's old table included.
+func (t *postingTable) bytes() int64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	n := int64(len(t.data))
+	if t.old != nil {
+		n += int64(len(t.old.data))
+	}
+	return n
+}
+
 // reserve makes room for n more used slots, growing or rehashing the table
 // if they would pass maxLoad.
 func (t *postingTable) reserve(n int) error {

@@ -1,9 +1,11 @@
 package embedded
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
@@ -210,24 +212,31 @@ func (s *Store) Empty() bool {
 	return err == nil && empty
 }
 
-// Stats counts the stored keys by kind (a full key scan), and the table's
-// lists.
+// Stats counts the stored keys by kind and adds up their bytes (a full
+// key scan, values not read), and counts the table's lists.
 func (s *Store) Stats() (store.Stats, error) {
 	var st store.Stats
+	parts := map[string]*store.Part{}
 	err := s.local.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			k := it.Item().Key()
-			if len(k) < 2 {
-				continue
+			item := it.Item()
+			k := item.Key()
+			name := store.PartName(k)
+			p := parts[name]
+			if p == nil {
+				p = &store.Part{Name: name}
+				parts[name] = p
 			}
-			switch string(k[:2]) {
-			case store.NSDoc:
+			p.Keys++
+			p.Bytes += int64(len(k)) + item.ValueSize()
+			switch name {
+			case store.PartRecords:
 				st.Docs++
-			case store.NSCluster:
+			case store.PartClusters:
 				st.Clusters++
-			case store.NSPending:
+			case store.PartPending:
 				st.Pending++
 			}
 		}
@@ -238,6 +247,15 @@ func (s *Store) Stats() (store.Stats, error) {
 		return st, errors.Join(err, terr)
 	}
 	st.Lists = t.count()
+	if b := t.bytes(); b > 0 {
+		parts[store.PartPostingTable] = &store.Part{Name: store.PartPostingTable, Keys: st.Lists, Bytes: b}
+	}
+	for _, p := range parts {
+		st.Parts = append(st.Parts, *p)
+	}
+	slices.SortFunc(st.Parts, func(a, b store.Part) int {
+		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Name, b.Name))
+	})
 	return st, err
 }
 
