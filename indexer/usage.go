@@ -1,7 +1,6 @@
 package indexer
 
 import (
-	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -82,7 +81,5 @@ func (u *Usage) add(v Usage) {
 			u.Parts = append(u.Parts, p)
 		}
 	}
-	slices.SortFunc(u.Parts, func(a, b store.Part) int {
-		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Name, b.Name))
-	})
+	store.SortParts(u.Parts)
 }

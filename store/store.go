@@ -1,5 +1,10 @@
 package store
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Backend is where a near-duplicate filter keeps its state: documents'
 // records, signatures and payloads, posting lists, clusters and their
 // members, the counters, and the search-index operations not yet applied.
@@ -215,4 +220,9 @@ type Part struct {
 	Name  string
 	Keys  int
 	Bytes int64
+}
+
+// SortParts sorts ps as Stats.Parts are: the largest first, then by name.
+func SortParts(ps []Part) {
+	slices.SortFunc(ps, func(a, b Part) int { return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Name, b.Name)) })
 }

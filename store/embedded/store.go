@@ -1,11 +1,9 @@
 package embedded
 
 import (
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
@@ -253,9 +251,7 @@ func (s *Store) Stats() (store.Stats, error) {
 	for _, p := range parts {
 		st.Parts = append(st.Parts, *p)
 	}
-	slices.SortFunc(st.Parts, func(a, b store.Part) int {
-		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Name, b.Name))
-	})
+	store.SortParts(st.Parts)
 	return st, err
 }
 
