@@ -78,7 +78,7 @@ func TestFormatFlag(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"adopt", "compare", "dups", "eval", "extract", "recluster", "search", "similar"}
+	want := []string{"adopt", "compare", "dups", "eval", "extract", "recluster", "search", "similar", "stats"}
 	slices.Sort(with)
 	if !slices.Equal(with, want) {
 		t.Errorf("commands with --format %v, want %v", with, want)
