@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/du"
 )
 
 // Operations: /healthz (the process answers), /readyz (the index is open
@@ -157,15 +158,7 @@ func (m *metrics) countIngest(read, indexed, duplicates, errors int) {
 func (s *Server) dirBytes(sub string) float64 {
 	var n int64
 	for _, d := range s.opts.Dirs {
-		filepath.WalkDir(filepath.Join(d, sub), func(_ string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // a file removed by a merge while walking
-			}
-			if info, err := e.Info(); err == nil && !e.IsDir() {
-				n += allocated(info)
-			}
-			return nil
-		})
+		n += du.Bytes(filepath.Join(d, sub))
 	}
 	return float64(n)
 }
