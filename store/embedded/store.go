@@ -229,17 +229,16 @@ func (s *Store) Stats() (store.Stats, error) {
 			}
 			p.Keys++
 			p.Bytes += int64(len(k)) + item.ValueSize()
-			switch name {
-			case store.PartRecords:
-				st.Docs++
-			case store.PartClusters:
-				st.Clusters++
-			case store.PartPending:
-				st.Pending++
-			}
 		}
 		return nil
 	})
+	count := func(name string) int {
+		if p := parts[name]; p != nil {
+			return p.Keys
+		}
+		return 0
+	}
+	st.Docs, st.Clusters, st.Pending = count(store.PartRecords), count(store.PartClusters), count(store.PartPending)
 	t, terr := s.table()
 	if terr != nil {
 		return st, errors.Join(err, terr)
