@@ -1,7 +1,6 @@
 package dedupfilter
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -185,6 +184,9 @@ type Filter struct {
 	// generation).
 	gen  uint64
 	hits map[uint64]int // ranked's scratch space for plans made under mu
+	// inIndex: the payloads of documents in the search index are kept
+	// there (KeepPayloadsIn), or nil.
+	inIndex *indexPayloads
 }
 
 // New returns a filter keeping its state in b, which Close closes.
@@ -331,10 +333,14 @@ func (f *Filter) Close() error {
 		return fmt.Errorf("dedupfilter: close: %w", ErrClosed)
 	}
 	f.closed = true
-	if err := f.backend.Close(); err != nil {
-		return fmt.Errorf("dedupfilter: close: %w", err)
+	var err error
+	if f.inIndex != nil {
+		err = f.inIndex.j.close()
 	}
-	return nil
+	if berr := f.backend.Close(); berr != nil {
+		err = errors.Join(err, fmt.Errorf("dedupfilter: close: %w", berr))
+	}
+	return err
 }
 
 func (d *Doc) validate(o Options) error {
@@ -605,11 +611,9 @@ func (f *Filter) add(p *prepared, pl *plan, batch bool, ao addOptions) (Decision
 	// every later merge of its segment filters out.
 	same := false
 	if before != nil && before.Indexed && err == nil {
-		prev, perr := w.st.Payload(d.ID)
-		if perr != nil && !errors.Is(perr, ErrNotFound) {
-			return Decision{}, fmt.Errorf("dedupfilter: payload %q: %w", d.ID, perr)
+		if same, err = f.unchanged(w.st, d.ID, d.Payload); err != nil {
+			return Decision{}, fmt.Errorf("dedupfilter: payload %q: %w", d.ID, err)
 		}
-		same = perr == nil && bytes.Equal(prev, d.Payload)
 	}
 	if err = errors.Join(err, w.st.PutRecord(d.ID, rec), w.st.PutPayload(d.ID, d.Payload)); err != nil {
 		return Decision{}, fmt.Errorf("dedupfilter: %w", err)
@@ -634,6 +638,9 @@ func (f *Filter) add(p *prepared, pl *plan, batch bool, ao addOptions) (Decision
 		w.op(Op{Kind: OpIndex, ID: d.ID, Cluster: rec.Cluster, Payload: d.Payload})
 		if same && rec.Cluster == before.Cluster {
 			w.dropOp(d.ID) // and the delete of its leaving, if it left and came back
+			if err := w.inIndexAlready(d.ID); err != nil {
+				return Decision{}, err
+			}
 		}
 	}
 	if ao.also != nil {

@@ -82,7 +82,16 @@ func (w *mutation) commit() ([]Op, error) {
 			return nil, fmt.Errorf("dedupfilter: %w", err)
 		}
 	}
+	ip := w.f.inIndex
+	if ip != nil {
+		if err := w.handOver(ip); err != nil {
+			return nil, err
+		}
+	}
 	if err := w.st.Commit(); err != nil {
+		if ip != nil {
+			err = errors.Join(err, ip.j.confirm([]uint64{w.seq})) // (nothing to confirm: gone)
+		}
 		return nil, fmt.Errorf("dedupfilter: commit: %w", err)
 	}
 	return w.ops, nil
@@ -116,7 +125,7 @@ func (w *mutation) putRecord(id string, rec *store.Record) error {
 // does not hold is another process' (a shared store's), in that
 // process' search index, which this one cannot write: no op.
 func (w *mutation) indexOp(id, cluster string) error {
-	payload, err := w.st.Payload(id)
+	payload, err := w.f.payload(w.st, id)
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}

@@ -44,7 +44,7 @@ func (f *Filter) Replay(apply func([]Op) error) (int, error) {
 		return 0, fmt.Errorf("dedupfilter: pending: %w", err)
 	}
 	if len(seqs) == 0 {
-		return 0, nil
+		return 0, f.confirmAll() // (a journal's records of mutations never committed)
 	}
 	ops := make([]Op, 0, len(ids))
 	err = f.backend.Read(func(st store.Txn) error {
@@ -56,7 +56,7 @@ func (f *Filter) Replay(apply func([]Op) error) (int, error) {
 			case err != nil:
 				return fmt.Errorf("dedupfilter: %q: %w", id, err)
 			case rec.Indexed:
-				payload, err := st.Payload(id)
+				payload, err := f.payload(st, id)
 				if err == nil {
 					op = Op{Kind: OpIndex, ID: id, Cluster: rec.Cluster, Payload: payload}
 				} else if !errors.Is(err, ErrNotFound) {
@@ -76,7 +76,7 @@ func (f *Filter) Replay(apply func([]Op) error) (int, error) {
 	if err := f.backend.ClearPending(seqs); err != nil {
 		return 0, fmt.Errorf("dedupfilter: clear pending: %w", err)
 	}
-	return len(ops), nil
+	return len(ops), f.confirmAll()
 }
 
 // Applied clears the pending marks of the Adds and Deletes whose ops the
@@ -101,5 +101,17 @@ func (f *Filter) Applied(ops ...Op) error {
 	if err := f.backend.ClearPending(seqs); err != nil {
 		return fmt.Errorf("dedupfilter: clear pending: %w", err)
 	}
+	if f.inIndex != nil {
+		return f.inIndex.j.confirm(seqs)
+	}
 	return nil
+}
+
+// confirmAll empties the journal of KeepPayloadsIn, if any: the search
+// index holds what the store does.
+func (f *Filter) confirmAll() error {
+	if f.inIndex == nil {
+		return nil
+	}
+	return f.inIndex.j.confirmAll()
 }

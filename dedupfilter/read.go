@@ -28,7 +28,7 @@ func (f *Filter) entry(id string, payload bool) (Entry, error) {
 		if e, err = meta(st, id); err != nil || !payload {
 			return err
 		}
-		if e.Payload, err = st.Payload(id); err != nil {
+		if e.Payload, err = f.payload(st, id); err != nil {
 			return fmt.Errorf("dedupfilter: payload of %q: %w", id, err)
 		}
 		return nil

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/internal/docbody"
 	"github.com/bleve-dedup/bleve-dedup/internal/parallel"
 	"github.com/blevesearch/bleve/v2/document"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // bleveDocs maps the documents of ops for bleve and analyses their text,
@@ -70,4 +72,56 @@ func (ix *engine) bleveDoc(op dedupfilter.Op, p *staged) (*document.Document, er
 		return nil, fmt.Errorf("indexer: %w", err)
 	}
 	return doc, nil
+}
+
+// indexedPayload reads id's payload back from the stored fields of the
+// bleve index (dedupfilter.Filter.KeepPayloadsIn): the body it was
+// indexed with, less what the index added (its cluster, and a page's main
+// text where its HTML is kept).
+func (ix *engine) indexedPayload(id string) ([]byte, error) {
+	d, err := ix.bleve.Document(id)
+	if err != nil {
+		return nil, fmt.Errorf("indexer: %s: %w", id, err)
+	}
+	if d == nil {
+		return nil, fmt.Errorf("indexer: %s is not in the bleve index: %w", id, dedupfilter.ErrNotFound)
+	}
+	return ix.rebuilt(d)
+}
+
+// canonicalPayload is payload as indexedPayload gives it back once bleve
+// holds it: mapped by bleve's mapping, rebuilt from its fields.
+func (ix *engine) canonicalPayload(payload []byte) ([]byte, error) {
+	var body map[string]any
+	if err := json.Unmarshal(payload, &body); err != nil {
+		return nil, fmt.Errorf("indexer: payload: %w", err)
+	}
+	d := document.NewDocument("")
+	if err := ix.bleve.Mapping().MapDocument(d, body); err != nil {
+		return nil, fmt.Errorf("indexer: payload: %w", err)
+	}
+	return ix.rebuilt(d)
+}
+
+// rebuilt is the payload of a document from its fields.
+func (ix *engine) rebuilt(d index.Document) ([]byte, error) {
+	body := docbody.FromFields(d)
+	delete(body, FieldCluster)
+	if ix.mainText != "" && docbody.First(body, ix.html) != "" {
+		deletePath(body, ix.mainText)
+	}
+	return docbody.Encode(body)
+}
+
+// deletePath deletes the field at a dotted path of body.
+func deletePath(body map[string]any, path string) {
+	parts := strings.Split(path, ".")
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := body[p].(map[string]any)
+		if !ok {
+			return
+		}
+		body = next
+	}
+	delete(body, parts[len(parts)-1])
 }

@@ -54,7 +54,10 @@ const crashChildEnv = "INDEXER_CRASH_CHILD"
 // Open child runs IndexPages over all the pages, which skips those the
 // index holds already.
 type crashChild struct {
-	Wrap        bool
+	Wrap bool
+	// Stored: the Wrap's mapping stores the HTML, so the store leaves
+	// the pages' text to bleve (dedupfilter.Filter.KeepPayloadsIn).
+	Stored      bool
 	Dir, Pages  string
 	Batch, From int
 	Kill        string
@@ -101,18 +104,18 @@ func TestCrashRepair(t *testing.T) {
 	writePages(t, src, pages, crashFrom, crashTo)
 	kinds := []string{killDecided, killWriting, killWritten, killReturned}
 	for _, tt := range []struct {
-		name string
-		wrap bool
-	}{{"Wrap", true}, {"Open", false}} {
+		name         string
+		wrap, stored bool
+	}{{"Wrap", true, false}, {"Wrap text kept once", true, true}, {"Open", false, false}} {
 		t.Run(tt.name, func(t *testing.T) {
 			full := t.TempDir()
-			c := crashChild{Wrap: tt.wrap, Dir: full, Pages: pages, Batch: crashBatch}
+			c := crashChild{Wrap: tt.wrap, Stored: tt.stored, Dir: full, Pages: pages, Batch: crashBatch}
 			c.run(t)
 			want := checkCrashed(t, c)
 			// Two passes, the kinds of crash shifted by two: each batch is
 			// cut by two kinds, each kind cuts half the batches.
 			for pass := range 2 {
-				c := crashChild{Wrap: tt.wrap, Dir: t.TempDir(), Pages: pages, Batch: crashBatch}
+				c := crashChild{Wrap: tt.wrap, Stored: tt.stored, Dir: t.TempDir(), Pages: pages, Batch: crashBatch}
 				for i := 0; ; i++ {
 					c.KillAt = 1
 					if c.Wrap {
@@ -243,7 +246,7 @@ func (c crashChild) run(t *testing.T) {
 		}
 		return
 	}
-	w := openWrap(t, c.Dir, k)
+	w := openWrap(t, c.Dir, c.Stored, k)
 	for n := c.From; n*c.Batch < len(pages); n++ {
 		b := w.NewBatch()
 		for _, p := range pages[n*c.Batch : min((n+1)*c.Batch, len(pages))] {
@@ -271,8 +274,9 @@ type crashPage struct {
 
 // openWrap opens (or makes) the bleve index in dir and wraps it, policy
 // Mark; a killer k, when not nil, stands between the Index and bleve
-// once its repair is done.
-func openWrap(t *testing.T, dir string, k *killer) *Index {
+// once its repair is done. Unless stored, the mapping leaves the HTML
+// out of bleve.
+func openWrap(t *testing.T, dir string, stored bool, k *killer) *Index {
 	t.Helper()
 	path := filepath.Join(dir, "bleve")
 	idx, err := bleve.Open(path)
@@ -281,7 +285,9 @@ func openWrap(t *testing.T, dir string, k *killer) *Index {
 		AddFilterFields(m)
 		// The raw HTML is read, not indexed (see Options.TitleField):
 		// bleve's writes, what a crash cuts, stay a page's text.
-		m.DefaultMapping.AddSubDocumentMapping("HTML", bleve.NewDocumentDisabledMapping())
+		if !stored {
+			m.DefaultMapping.AddSubDocumentMapping("HTML", bleve.NewDocumentDisabledMapping())
+		}
 		idx, err = bleve.New(path, m)
 	}
 	if err != nil {
@@ -347,9 +353,12 @@ func checkCrashed(t *testing.T, c crashChild) string {
 	var b bleve.Index
 	var f *dedupfilter.Filter
 	if c.Wrap {
-		w := openWrap(t, c.Dir, nil)
+		w := openWrap(t, c.Dir, c.Stored, nil)
 		defer w.Close()
 		b, f = w.Unwrap(), w.Filter()
+		if w.ix.filter == nil {
+			t.Fatal("no filter")
+		}
 	} else {
 		o := Options{}
 		o.Policy = dedupfilter.Mark
@@ -373,6 +382,15 @@ func checkCrashed(t *testing.T, c crashChild) string {
 			// Under Mark every document is in bleve.
 			if got := clusterField(d); got != cl.ID {
 				t.Errorf("%s: bleve's cluster field %q, the store's cluster %s", id, got, cl.ID)
+			}
+			// Its text is there, wherever the store keeps it.
+			e, err := f.Doc(id)
+			if err != nil {
+				return err
+			}
+			var p struct{ HTML, Text string }
+			if err := json.Unmarshal(e.Payload, &p); err != nil || c.Wrap && p.HTML == "" || !c.Wrap && p.Text == "" {
+				t.Errorf("%s: payload %.60q (%v), want the page", id, e.Payload, err)
 			}
 		}
 		return nil

@@ -88,10 +88,18 @@
 // cluster can get a new id (see Site template text), so cluster ids seen
 // before a site's template was known can change.
 //
-// The store keeps each document's body, S2-compressed, to write it to
+// A document's body is kept once. It is needed to write the document to
 // bleve again (a cluster change, a copy promoted, a crash repaired) and
-// to show it. NewMapping does not store the text in bleve, so that is its
-// one copy; a mapping that stores its fields, as bleve's default does,
-// has it twice: on the development pages' HTML the store took 20 KB a
-// page beside bleve's 48 KB (docs/rfcs/2026-12-07-text-kept-once.md).
+// to show it (Doc). NewMapping does not store the text in bleve, so the
+// store keeps each body, S2-compressed. Wrap over a mapping that stores
+// every field it maps, as bleve's default mapping does, leaves the body
+// of each document in bleve to bleve, and the store keeps only the
+// bodies of the documents kept out of it (copies suppressed): Doc then
+// gives a document in bleve back as its stored fields rebuild it — the
+// same fields and values, dates in the layout they were given in, numbers
+// as JSON numbers, an array of one as an array. Between a decision and
+// bleve's write the body waits in a journal beside the store
+// (store.journal), read by the crash repair. The store records this, and
+// refuses to be opened over an index whose mapping does not store every
+// field; which mappings qualify is in docs/architecture.md.
 package indexer

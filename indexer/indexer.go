@@ -146,6 +146,11 @@ type config struct {
 	filter   dedupfilter.Options
 	analyzer analyzer.Options
 	shared   string // the shared store's URL; "": embedded
+	// payloadsInIndex: the bleve index written stores every field of
+	// what it is given, so the store leaves its documents' payloads
+	// there (Wrap); else notInIndex says why not.
+	payloadsInIndex bool
+	notInIndex      error
 }
 
 // resolve returns o with its defaults in place, checking what can be
@@ -261,6 +266,9 @@ const (
 	bleveDir     = "bleve"
 	storeDir     = "store"
 	postingsFile = "store.postings" // dedupfilter's posting table
+	// journalDir holds the text of documents on their way to a bleve index
+	// that keeps it (dedupfilter.Filter.KeepPayloadsIn).
+	journalDir = "store.journal"
 	// oldKeyFilterFile held a Bloom filter of posting keys, before the
 	// posting table.
 	oldKeyFilterFile = "store.keys"
@@ -323,10 +331,15 @@ func start(dir string, c config, wraps string, owned bool, open func(*engine) (b
 		if had.Wraps != "" && !sameIndex(had.Wraps, wraps) {
 			return nil, fmt.Errorf("indexer: the store in %s was made for the index %q, not %q: %w", dir, had.Wraps, wraps, ErrSettings)
 		}
+		if had.PayloadsInIndex && !c.payloadsInIndex {
+			return nil, fmt.Errorf("indexer: the store in %s leaves its documents' text to the bleve index, and this one cannot give it back (%v): open it over an index whose mapping stores every field: %w",
+				dir, cmp.Or(c.notInIndex, errors.New("not a Wrap")), ErrSettings)
+		}
 		if record, err = checkSettings(dir, had, record, c.Reconfigure); err != nil {
 			return nil, err
 		}
 		record.Wraps = wraps
+		record.PayloadsInIndex = c.payloadsInIndex
 	}
 	an, err := analyzer.New(c.analyzer)
 	if err != nil {
@@ -358,6 +371,12 @@ func start(dir string, c config, wraps string, owned bool, open func(*engine) (b
 	}
 	if err != nil {
 		return fail(err)
+	}
+	if record.PayloadsInIndex {
+		err := e.filter.KeepPayloadsIn(dedupfilter.IndexPayloads{Read: e.indexedPayload, Canonical: e.canonicalPayload, Journal: filepath.Join(dir, journalDir)})
+		if err != nil {
+			return fail(fmt.Errorf("indexer: %w", err))
+		}
 	}
 	if c.ReadOnly {
 		return ix, nil

@@ -35,9 +35,11 @@ const settingsFile = "bleve-dedup.json"
 // settingsFormat is the version of the file's layout: 2 since the
 // filter's Votes count kinds of evidence and HeldMin, CoverMin and
 // MinHashFloor were added, 3 since NumbersMin and FeatureStringHeldMin
-// were, 4 since WholeHeldMin was (formats 1 to 3 are read and upgraded:
-// upgrade).
-const settingsFormat = 4
+// were, 4 since WholeHeldMin was, 5 since a Wrap's store may leave its
+// documents' text to the bleve index (PayloadsInIndex), which a version
+// that does not know it would read as empty (formats 1 to 4 are read and
+// upgraded: upgrade).
+const settingsFormat = 5
 
 // embeddedStore names the embedded store in settings.Store.
 const embeddedStore = "embedded"
@@ -58,6 +60,10 @@ type settings struct {
 	NoDedup bool `json:"no_dedup,omitempty"`
 	// Wraps names the bleve index a Wrap's store was made for.
 	Wraps string `json:"wraps,omitempty"`
+	// PayloadsInIndex: the store keeps the text of the documents in the
+	// bleve index there, whose mapping stores every field (see
+	// Index.Doc); it cannot be opened over one that does not.
+	PayloadsInIndex bool `json:"payloads_in_index,omitempty"`
 }
 
 // settingsEqual reports whether two settings are the same.
@@ -103,7 +109,7 @@ func checkOurs(dir string) error {
 // settingsOf are the settings c asks for.
 func settingsOf(c config) settings {
 	return settings{Format: settingsFormat, Store: cmp.Or(c.shared, embeddedStore), Filter: c.filter, Analyzer: c.analyzer,
-		SiteText: !c.KeepSiteText, NoDedup: c.NoDedup}
+		SiteText: !c.KeepSiteText, NoDedup: c.NoDedup, PayloadsInIndex: c.payloadsInIndex}
 }
 
 // readSettings returns the settings of the index in dir, and false when
@@ -131,8 +137,8 @@ func readSettings(dir string) (settings, bool, error) {
 	return s, true, nil
 }
 
-// upgrade reads format 1's, 2's and 3's decision options as this
-// version's. In format 1 votes were counted a measure each, and a page
+// upgrade reads format 1's to 4's decision options as this version's
+// (format 4's are). In format 1 votes were counted a measure each, and a page
 // joined its cluster and left the search index on them alone. The rule of
 // the time (3 of the 8 default voters) becomes today's default rule; any
 // other keeps its voters and votes, now counted by kind; either way no
@@ -142,6 +148,10 @@ func readSettings(dir string) (settings, bool, error) {
 // one the default WholeHeldMin: the pages indexed from then on are
 // decided as a new index decides them.
 func upgrade(s settings) settings {
+	if s.Format == 4 {
+		s.Format = settingsFormat
+		return s
+	}
 	d := similarity.DefaultOptions()
 	f := &s.Filter.Options
 	f.WholeHeldMin = d.WholeHeldMin

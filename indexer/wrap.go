@@ -129,6 +129,9 @@ func Wrap(idx bleve.Index, o Options) (*Index, error) {
 		if err := checkMappingFields(text, m); err != nil {
 			return nil, err
 		}
+		if c.notInIndex = docbody.Rebuilds(m); c.notInIndex == nil && !c.NoDedup {
+			c.payloadsInIndex = true
+		}
 	}
 	dir := o.Store
 	if c.shared != "" {

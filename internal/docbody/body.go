@@ -2,7 +2,9 @@ package docbody
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -109,10 +111,11 @@ func First(body map[string]any, path string) string {
 
 // FromFields rebuilds a document's JSON object from its fields (a bleve
 // document's stored fields, or a mapped document's): text as strings,
-// numbers, dates (RFC 3339), booleans and geo points ({"lon","lat"}),
-// dotted names as nested objects and repeated names as arrays, in their
-// array positions' order. It is what a document holds once its data is
-// gone: fields that were only indexed, not stored, are not in it.
+// numbers, dates (in the layout they were read in, else RFC 3339),
+// booleans and geo points ({"lon","lat"}), dotted names as nested
+// objects and repeated names as arrays, in their array positions' order.
+// It is what a document holds once its data is gone: fields that were
+// only indexed, not stored, are not in it.
 func FromFields(doc index.Document) map[string]any {
 	type entry struct {
 		pos []uint64
@@ -132,11 +135,18 @@ func FromFields(doc index.Document) map[string]any {
 			}
 			v = n
 		case *document.DateTimeField:
-			t, _, err := f.DateTime()
+			t, layout, err := f.DateTime()
 			if err != nil {
 				return
 			}
+			// In the layout it was given in, which bleve stores with it,
+			// when that is a Go layout that reads back the same instant.
 			v = t.Format(time.RFC3339Nano)
+			if s := t.Format(layout); layout != "" {
+				if back, err := time.Parse(layout, s); err == nil && back.Equal(t) {
+					v = s
+				}
+			}
 		case *document.BooleanField:
 			b, err := f.Boolean()
 			if err != nil {
@@ -229,4 +239,79 @@ func Unstored(m mapping.IndexMapping) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Rebuilds reports whether FromFields, over the stored fields of a
+// document m mapped, gives back a body that m maps to the same fields:
+// every field m makes is stored, with a type FromFields reads, and
+// nothing the body holds is left out. It returns nil when it does, else
+// what stands in the way.
+//
+// Left out are mappings that are not bleve's IndexMappingImpl, type
+// mappings (the type a document was mapped as may come from its Go type,
+// which its stored fields do not keep), disabled or non-dynamic document
+// mappings (they drop what they do not name), dynamic fields not stored,
+// a property mapped to several fields or under another name, and date
+// parsers that do not read back the RFC 3339 dates FromFields writes.
+func Rebuilds(m mapping.IndexMapping) error {
+	im, ok := m.(*mapping.IndexMappingImpl)
+	switch {
+	case !ok:
+		return fmt.Errorf("a mapping of type %T, not bleve's", m)
+	case len(im.TypeMapping) > 0:
+		return errors.New("type mappings")
+	}
+	reads := func(parser string) error {
+		p := im.DateTimeParserNamed(parser)
+		if p == nil {
+			return fmt.Errorf("date parser %q unknown", parser)
+		}
+		want := time.Date(2001, 2, 3, 4, 5, 6, 7, time.UTC)
+		got, _, err := p.ParseDateTime(want.Format(time.RFC3339Nano))
+		if err != nil || !got.Equal(want) {
+			return fmt.Errorf("date parser %q does not read RFC 3339 dates back", cmp.Or(parser, im.DefaultDateTimeParser))
+		}
+		return nil
+	}
+	var walk func(path string, dm *mapping.DocumentMapping) error
+	walk = func(path string, dm *mapping.DocumentMapping) error {
+		where := cmp.Or(path, "the default mapping")
+		switch {
+		case dm == nil:
+			return nil
+		case !dm.Enabled:
+			return fmt.Errorf("%s is disabled", where)
+		case !dm.Dynamic:
+			return fmt.Errorf("%s is not dynamic", where)
+		case len(dm.Fields) > 1:
+			return fmt.Errorf("%s is mapped to %d fields", where, len(dm.Fields))
+		}
+		for _, fm := range dm.Fields {
+			switch {
+			case fm.Name != "" && fm.Name != path[strings.LastIndexByte(path, '.')+1:]:
+				return fmt.Errorf("%s is mapped as %q", where, fm.Name)
+			case !fm.Store:
+				return fmt.Errorf("%s is not stored", where)
+			case fm.Type == "datetime":
+				if err := reads(fm.DateFormat); err != nil {
+					return fmt.Errorf("%s: %w", where, err)
+				}
+			case fm.Type != "text" && fm.Type != "number" && fm.Type != "boolean" && fm.Type != "geopoint":
+				return fmt.Errorf("%s is of type %s", where, fm.Type)
+			}
+		}
+		for name, sub := range dm.Properties {
+			if err := walk(strings.TrimPrefix(path+"."+name, "."), sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if !im.StoreDynamic {
+		return errors.New("dynamic fields are not stored")
+	}
+	if err := reads(""); err != nil {
+		return err
+	}
+	return walk("", im.DefaultMapping)
 }

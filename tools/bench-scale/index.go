@@ -33,12 +33,16 @@ const (
 	modeNoDedup  = "nodedup"  // indexer.Index without the filter (index --no-dedup)
 	modePlain    = "plain"    // bleve.New with indexer.NewMapping()
 	modeDefault  = "default"  // bleve.New with bleve.NewIndexMapping()
+	// modeWrap is indexer.Wrap over a bleve index with bleve's default
+	// mapping (and indexer.AddFilterFields), policy -policy: a bleve
+	// user's index with the filter in front, which stores the text.
+	modeWrap = "wrap"
 )
 
-var allModes = []string{modeDedup, modeSuppress, modeNoDedup, modePlain, modeDefault}
+var allModes = []string{modeDedup, modeSuppress, modeNoDedup, modePlain, modeDefault, modeWrap}
 
 // filtered reports whether mode indexes through the filter.
-func filtered(mode string) bool { return mode == modeDedup || mode == modeSuppress }
+func filtered(mode string) bool { return mode == modeDedup || mode == modeSuppress || mode == modeWrap }
 
 // errNoSearch is returned by engines that do not take part in the search
 // benchmark.
@@ -117,6 +121,24 @@ func openEngine(mode, dir, policy, bleveConfig string) (engine, error) {
 			return nil, fmt.Errorf("bench-scale: %w", err)
 		}
 		return &plainEngine{idx: idx, dir: dir}, nil
+	case modeWrap:
+		p, err := dedupfilter.ParsePolicy(policy)
+		if err != nil {
+			return nil, fmt.Errorf("bench-scale: --policy: %w", err)
+		}
+		m := bleve.NewIndexMapping()
+		indexer.AddFilterFields(m)
+		idx, err := bleve.NewUsing(filepath.Join(dir, "bleve"), m, scorch.Name, scorch.Name, scorchConfig)
+		if err != nil {
+			return nil, fmt.Errorf("bench-scale: %w", err)
+		}
+		o := indexer.Options{Store: filepath.Join(dir, "dedup"), Policy: p,
+			TextFields: []string{indexer.FieldText}, TitleField: indexer.FieldTitle, URLField: indexer.FieldURL}
+		w, err := indexer.Wrap(idx, o)
+		if err != nil {
+			return nil, fmt.Errorf("bench-scale: %w", errors.Join(err, idx.Close()))
+		}
+		return &dedupEngine{ix: w, dir: dir}, nil
 	}
 	return nil, fmt.Errorf("bench-scale: unknown mode %q (want %v)", mode, allModes)
 }

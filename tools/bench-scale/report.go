@@ -136,7 +136,7 @@ func (rp *report) summarize() {
 			s.Eval, s.LostContent, s.Search = rs[0].Eval, rs[0].LostContent, rs[0].Search
 		}
 	}
-	for _, mode := range []string{modeDedup, modeSuppress} {
+	for _, mode := range []string{modeDedup, modeSuppress, modeWrap} {
 		d, ok := byMode[mode]
 		if !ok {
 			continue
