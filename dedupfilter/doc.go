@@ -92,6 +92,11 @@
 // What a crash of the machine may lose is the store's to say (package
 // embedded's SyncWrites).
 //
+// Payloads: the store keeps each document's payload, unless the search
+// index keeps what it is given (KeepPayloadsIn): then the payloads of the
+// documents in it are read back from it, and wait in a journal between
+// their decision and Applied, so that Replay can still write them.
+//
 // Ownership: slices in values returned by the Filter (Decision, Op,
 // DeleteResult, Cluster, Entry) are owned by the caller. The Filter keeps
 // no reference to a Doc's Features or Payload after Add (or AddBatch,

@@ -98,8 +98,8 @@ func (f *Filter) unchanged(st payloadReader, id string, payload []byte) (bool, e
 		return bytes.Equal(prev, payload), nil
 	}
 	ip := f.inIndex
-	if p, ok := ip.j.payload(id); ok {
-		return bytes.Equal(p, payload), nil
+	if p, ok, err := ip.j.payload(id); ok || err != nil {
+		return bytes.Equal(p, payload), err
 	}
 	if prev, err = ip.payload(id); err != nil {
 		return false, err
@@ -117,8 +117,8 @@ func (f *Filter) unchanged(st payloadReader, id string, payload []byte) (bool, e
 // search index's. The document not being there is the store and the
 // search index disagreeing, not a document unknown.
 func (ip *indexPayloads) payload(id string) ([]byte, error) {
-	if p, ok := ip.j.payload(id); ok {
-		return p, nil
+	if p, ok, err := ip.j.payload(id); ok || err != nil {
+		return p, err
 	}
 	p, err := ip.read(id)
 	switch {

@@ -1,6 +1,7 @@
 package dedupfilter
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -38,9 +39,8 @@ type journal struct {
 	readOnly bool
 
 	mu    sync.Mutex
-	cur   *os.File // the file appended to, nil until the first append
-	size  int64    // its size
-	next  uint64   // the number of the next file
+	cur   *journalFile // the file appended to, nil until the first append
+	next  uint64       // the number of the next file
 	files []*journalFile
 	byID  map[string]journalEntry // the latest payload of each document
 	bySeq map[uint64][]string     // the documents of each open mutation
@@ -48,12 +48,21 @@ type journal struct {
 
 type journalFile struct {
 	name string
+	// f is open for reading and appending; nil for a file read whole at
+	// open, whose entries hold their payloads.
+	f    *os.File
+	size int64
 	open map[uint64]bool // its mutations not yet confirmed
 }
 
+// A journalEntry is where a payload is: in memory, or n bytes at off in
+// file (the filter keeps no reference to a caller's payload).
 type journalEntry struct {
 	seq     uint64
 	payload []byte
+	file    *journalFile
+	off     int64
+	n       int
 }
 
 // journalFileBytes is the size past which a journal starts a new file:
@@ -110,22 +119,24 @@ func (j *journal) load(name string) error {
 		}
 		f.open[seq] = true
 		for _, d := range docs {
-			j.put(seq, d.ID, d.Payload)
+			j.put(d.ID, journalEntry{seq: seq, payload: d.Payload})
 		}
 		b = b[8+n:]
 	}
 	return nil
 }
 
-func (j *journal) put(seq uint64, id string, payload []byte) {
-	if e, ok := j.byID[id]; ok && e.seq > seq {
+func (j *journal) put(id string, e journalEntry) {
+	if old, ok := j.byID[id]; ok && old.seq > e.seq {
 		return
 	}
-	j.byID[id] = journalEntry{seq, payload}
-	j.bySeq[seq] = append(j.bySeq[seq], id)
+	j.byID[id] = e
+	j.bySeq[e.seq] = append(j.bySeq[e.seq], id)
 }
 
-func encodeJournal(seq uint64, ops []Op) []byte {
+// encodeJournal is mutation seq's record, and where each op's payload
+// is in it.
+func encodeJournal(seq uint64, ops []Op) ([]byte, []int) {
 	n := 8 + binary.MaxVarintLen64*2
 	for _, op := range ops {
 		n += len(op.ID) + len(op.Payload) + 2*binary.MaxVarintLen64
@@ -133,13 +144,16 @@ func encodeJournal(seq uint64, ops []Op) []byte {
 	b := make([]byte, 8, n)
 	b = binary.AppendUvarint(b, seq)
 	b = binary.AppendUvarint(b, uint64(len(ops)))
-	for _, op := range ops {
+	offs := make([]int, len(ops))
+	for i, op := range ops {
 		b = binenc.AppendString(b, op.ID)
-		b = binenc.AppendString(b, string(op.Payload))
+		b = binary.AppendUvarint(b, uint64(len(op.Payload)))
+		offs[i] = len(b)
+		b = append(b, op.Payload...)
 	}
 	binary.LittleEndian.PutUint32(b, uint32(len(b)-8))
 	binary.LittleEndian.PutUint32(b[4:], crc32.Checksum(b[8:], castagnoli))
-	return b
+	return b, offs
 }
 
 func decodeJournal(b []byte) (uint64, []Doc, error) {
@@ -160,27 +174,28 @@ func (j *journal) append(seq uint64, ops []Op) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.cur == nil || j.size >= journalFileBytes {
+	if j.cur == nil || j.cur.size >= journalFileBytes {
 		if err := j.rotate(); err != nil {
 			return err
 		}
 	}
-	rec := encodeJournal(seq, ops)
-	if _, err := j.cur.Write(rec); err != nil {
+	cur := j.cur
+	rec, offs := encodeJournal(seq, ops)
+	if _, err := cur.f.Write(rec); err != nil {
 		// A record written in part would hide the ones after it (the
 		// file is appended to: writes go to its end, wherever that is).
-		return errors.Join(fmt.Errorf("dedupfilter: journal: %w", err), j.cur.Truncate(j.size))
+		return errors.Join(fmt.Errorf("dedupfilter: journal: %w", err), cur.f.Truncate(cur.size))
 	}
 	if j.sync {
-		if err := j.cur.Sync(); err != nil {
+		if err := cur.f.Sync(); err != nil {
 			return fmt.Errorf("dedupfilter: journal: %w", err)
 		}
 	}
-	j.size += int64(len(rec))
-	j.files[len(j.files)-1].open[seq] = true
-	for _, op := range ops {
-		j.put(seq, op.ID, op.Payload)
+	cur.open[seq] = true
+	for i, op := range ops {
+		j.put(op.ID, journalEntry{seq: seq, file: cur, off: cur.size + int64(offs[i]), n: len(op.Payload)})
 	}
+	cur.size += int64(len(rec))
 	return nil
 }
 
@@ -188,31 +203,38 @@ func (j *journal) append(seq uint64, ops []Op) error {
 // open.
 func (j *journal) rotate() error {
 	if j.cur != nil {
-		if err := j.cur.Close(); err != nil {
-			return fmt.Errorf("dedupfilter: journal: %w", err)
-		}
-		j.cur = nil
+		j.cur = nil // (kept open while its entries are read)
 		if err := j.removeDone(); err != nil {
 			return err
 		}
 	}
 	name := fmt.Sprintf("%016x%s", j.next, journalExt)
-	f, err := os.OpenFile(filepath.Join(j.dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(filepath.Join(j.dir, name), os.O_CREATE|os.O_EXCL|os.O_RDWR|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("dedupfilter: journal: %w", err)
 	}
 	j.next++
-	j.cur, j.size = f, 0
-	j.files = append(j.files, &journalFile{name: name, open: map[uint64]bool{}})
+	j.cur = &journalFile{name: name, f: f, open: map[uint64]bool{}}
+	j.files = append(j.files, j.cur)
 	return nil
 }
 
-// payload returns the journal's payload of id.
-func (j *journal) payload(id string) ([]byte, bool) {
+// payload returns the journal's payload of id, a copy of its own.
+func (j *journal) payload(id string) ([]byte, bool, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	e, ok := j.byID[id]
-	return e.payload, ok
+	switch {
+	case !ok:
+		return nil, false, nil
+	case e.file == nil:
+		return bytes.Clone(e.payload), true, nil
+	}
+	p := make([]byte, e.n)
+	if _, err := e.file.f.ReadAt(p, e.off); err != nil {
+		return nil, false, fmt.Errorf("dedupfilter: journal %s: %w", filepath.Join(j.dir, e.file.name), err)
+	}
+	return p, true, nil
 }
 
 // confirm forgets the payloads of mutations seqs, which the search index
@@ -257,8 +279,14 @@ func (j *journal) removeDone() error {
 	}
 	var errs []error
 	j.files = slices.DeleteFunc(j.files, func(f *journalFile) bool {
-		if len(f.open) > 0 || j.cur != nil && f == j.files[len(j.files)-1] {
+		if len(f.open) > 0 || f == j.cur {
 			return false
+		}
+		if f.f != nil {
+			if err := f.f.Close(); err != nil {
+				errs = append(errs, err)
+			}
+			f.f = nil
 		}
 		if err := os.Remove(filepath.Join(j.dir, f.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
@@ -266,11 +294,11 @@ func (j *journal) removeDone() error {
 		}
 		return true
 	})
-	if last := len(j.files) - 1; j.cur != nil && j.size > 0 && len(j.files[last].open) == 0 {
-		if err := j.cur.Truncate(0); err != nil {
+	if cur := j.cur; cur != nil && cur.size > 0 && len(cur.open) == 0 {
+		if err := cur.f.Truncate(0); err != nil {
 			errs = append(errs, err)
 		} else {
-			j.size = 0
+			cur.size = 0
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -279,16 +307,19 @@ func (j *journal) removeDone() error {
 	return nil
 }
 
-// close closes the file appended to.
+// close closes the journal's files.
 func (j *journal) close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.cur == nil {
-		return nil
+	var errs []error
+	for _, f := range j.files {
+		if f.f != nil {
+			errs = append(errs, f.f.Close())
+			f.f = nil
+		}
 	}
-	err := j.cur.Close()
 	j.cur = nil
-	if err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("dedupfilter: journal: %w", err)
 	}
 	return nil

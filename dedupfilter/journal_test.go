@@ -1,6 +1,7 @@
 package dedupfilter
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,9 +32,9 @@ func TestJournal(t *testing.T) {
 	check := func(j *journal, want map[string]string) {
 		t.Helper()
 		for _, id := range []string{"a", "b", "c"} {
-			p, ok := j.payload(id)
-			if w, in := want[id]; ok != in || string(p) != w {
-				t.Errorf("payload(%s) = %q, %v; want %q, %v", id, p, ok, w, in)
+			p, ok, err := j.payload(id)
+			if w, in := want[id]; err != nil || ok != in || string(p) != w {
+				t.Errorf("payload(%s) = %q, %v, %v; want %q, %v", id, p, ok, err, w, in)
 			}
 		}
 	}
@@ -50,7 +51,7 @@ func TestJournal(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("journal files %v, want 1", files)
 	}
-	rec := encodeJournal(3, []Op{{ID: "a", Payload: []byte("a3")}})
+	rec, _ := encodeJournal(3, []Op{{ID: "a", Payload: []byte("a3")}})
 	f, err := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +96,8 @@ func TestJournal(t *testing.T) {
 // FuzzJournal reads arbitrary bytes as a journal file: an error or the
 // records before the first that does not check, never a panic.
 func FuzzJournal(f *testing.F) {
-	f.Add(encodeJournal(7, []Op{{ID: "a", Payload: []byte(`{"x":1}`)}, {ID: "b", Payload: []byte("y")}}))
+	rec, _ := encodeJournal(7, []Op{{ID: "a", Payload: []byte(`{"x":1}`)}, {ID: "b", Payload: []byte("y")}})
+	f.Add(rec)
 	f.Add([]byte{})
 	f.Add([]byte{4, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -108,9 +110,52 @@ func FuzzJournal(f *testing.F) {
 			return
 		}
 		for id := range j.byID {
-			if _, ok := j.payload(id); !ok {
-				t.Errorf("%q listed, not read", id)
+			if _, ok, err := j.payload(id); !ok || err != nil {
+				t.Errorf("%q listed, not read: %v", id, err)
 			}
 		}
 	})
+}
+
+// TestJournalRotates: past journalFileBytes a new file is started, and a
+// file goes once all its mutations are confirmed, its payloads readable
+// until then.
+func TestJournalRotates(t *testing.T) {
+	dir := t.TempDir()
+	j, err := openJournal(dir, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	big := make([]byte, 1<<20)
+	n := journalFileBytes/len(big) + 4
+	for seq := 1; seq <= n; seq++ {
+		big[0] = byte(seq)
+		if err := j.append(uint64(seq), []Op{{ID: fmt.Sprint("d", seq), Payload: big}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := func() int {
+		names, _ := filepath.Glob(filepath.Join(dir, "*"+journalExt))
+		return len(names)
+	}
+	if got := files(); got != 2 {
+		t.Fatalf("%d files after %d MiB, want 2", got, n)
+	}
+	if p, ok, err := j.payload("d1"); err != nil || !ok || p[0] != 1 || len(p) != len(big) {
+		t.Errorf("payload of d1 in the first file: %d bytes, %v, %v", len(p), ok, err)
+	}
+	var seqs []uint64
+	for seq := 1; seq < n; seq++ {
+		seqs = append(seqs, uint64(seq))
+	}
+	if err := j.confirm(seqs); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(); got != 1 {
+		t.Errorf("%d files once the first file's mutations are confirmed, want 1", got)
+	}
+	if p, ok, err := j.payload(fmt.Sprint("d", n)); err != nil || !ok || p[0] != byte(n) {
+		t.Errorf("payload of the last: %v, %v", ok, err)
+	}
 }

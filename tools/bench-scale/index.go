@@ -35,11 +35,13 @@ const (
 	modeDefault  = "default"  // bleve.New with bleve.NewIndexMapping()
 	// modeWrap is indexer.Wrap over a bleve index with bleve's default
 	// mapping (and indexer.AddFilterFields), policy -policy: a bleve
-	// user's index with the filter in front, which stores the text.
-	modeWrap = "wrap"
+	// user's index with the filter in front, which stores the text;
+	// modeWrapNoDedup the same without the filter.
+	modeWrap        = "wrap"
+	modeWrapNoDedup = "wrapnodedup"
 )
 
-var allModes = []string{modeDedup, modeSuppress, modeNoDedup, modePlain, modeDefault, modeWrap}
+var allModes = []string{modeDedup, modeSuppress, modeNoDedup, modePlain, modeDefault, modeWrap, modeWrapNoDedup}
 
 // filtered reports whether mode indexes through the filter.
 func filtered(mode string) bool { return mode == modeDedup || mode == modeSuppress || mode == modeWrap }
@@ -121,7 +123,7 @@ func openEngine(mode, dir, policy, bleveConfig string) (engine, error) {
 			return nil, fmt.Errorf("bench-scale: %w", err)
 		}
 		return &plainEngine{idx: idx, dir: dir}, nil
-	case modeWrap:
+	case modeWrap, modeWrapNoDedup:
 		p, err := dedupfilter.ParsePolicy(policy)
 		if err != nil {
 			return nil, fmt.Errorf("bench-scale: --policy: %w", err)
@@ -132,7 +134,7 @@ func openEngine(mode, dir, policy, bleveConfig string) (engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bench-scale: %w", err)
 		}
-		o := indexer.Options{Store: filepath.Join(dir, "dedup"), Policy: p,
+		o := indexer.Options{Store: filepath.Join(dir, "dedup"), Policy: p, NoDedup: mode == modeWrapNoDedup,
 			TextFields: []string{indexer.FieldText}, TitleField: indexer.FieldTitle, URLField: indexer.FieldURL}
 		w, err := indexer.Wrap(idx, o)
 		if err != nil {

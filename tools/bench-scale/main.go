@@ -61,7 +61,7 @@ func mainArgs(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.Batch, "batch", cfg.Batch, "documents per batch")
 	fs.IntVar(&cfg.BatchBytes, "batch-bytes", cfg.BatchBytes, "also end a batch once its text reaches this many bytes, in every mode (0: -batch documents only)")
 	fs.StringVar(&cfg.Policy, "policy", cfg.Policy, "dedup policy: suppress, mark or replace")
-	modes := fs.String("modes", strings.Join(cfg.Modes, ","), "modes to run, comma-separated: dedup (the filter), suppress (the filter, policy suppress), nodedup (the indexer without the filter), plain (bleve, same mapping), default (bleve, default mapping), wrap (indexer.Wrap over bleve's default mapping)")
+	modes := fs.String("modes", strings.Join(cfg.Modes, ","), "modes to run, comma-separated: dedup (the filter), suppress (the filter, policy suppress), nodedup (the indexer without the filter), plain (bleve, same mapping), default (bleve, default mapping), wrap (indexer.Wrap over bleve's default mapping), wrapnodedup (the same without the filter)")
 	fs.IntVar(&cfg.Reps, "reps", cfg.Reps, "repetitions of every mode (the order of modes alternates)")
 	fs.IntVar(&cfg.Queries, "queries", cfg.Queries, "queries of the search benchmark (0 skips it)")
 	fs.IntVar(&cfg.Rounds, "rounds", cfg.Rounds, "timed passes over the queries")

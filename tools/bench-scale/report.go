@@ -141,7 +141,7 @@ func (rp *report) summarize() {
 		if !ok {
 			continue
 		}
-		for _, other := range []string{modeNoDedup, modePlain, modeDefault} {
+		for _, other := range []string{modeNoDedup, modePlain, modeDefault, modeWrapNoDedup} {
 			if o, ok := byMode[other]; ok {
 				s.Ratios = append(s.Ratios, ratio{Name: mode + "/" + other,
 					Ingest: d.IngestS / o.IngestS, Settled: d.SettledS / o.SettledS, CPU: d.CPUS / o.CPUS})

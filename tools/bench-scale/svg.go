@@ -13,7 +13,7 @@ import (
 // indexing rate of each tenth, its CPU time per page, memory, and bytes on
 // disk — one colour per mode, values averaged over repetitions.
 
-var modeColors = map[string]string{modeDedup: "#d62728", modeSuppress: "#9467bd", modeNoDedup: "#ff7f0e", modePlain: "#1f77b4", modeDefault: "#2ca02c", modeWrap: "#8c564b"}
+var modeColors = map[string]string{modeDedup: "#d62728", modeSuppress: "#9467bd", modeNoDedup: "#ff7f0e", modePlain: "#1f77b4", modeDefault: "#2ca02c", modeWrap: "#8c564b", modeWrapNoDedup: "#e377c2"}
 
 type series struct {
 	label, color, dash string
