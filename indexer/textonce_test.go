@@ -38,25 +38,8 @@ func TestWrapKeepsTextOnce(t *testing.T) {
 				html.Store, html.Index = false, false
 				m.DefaultMapping.AddFieldMappingsAt("HTML", html)
 			}
-			idx, err := bleve.New(filepath.Join(dir, "idx"), m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := pageFields
-			o.Store, o.Policy = filepath.Join(dir, "dedup"), dedupfilter.Mark
-			w, err := indexer.Wrap(idx, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := w.NewBatch()
-			for _, p := range pages {
-				if err := b.Index(p.ID, webPage{URL: p.URL, Title: p.Title, HTML: p.HTML}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := w.Batch(b); err != nil {
-				t.Fatal(err)
-			}
+			w := wrapPages(t, dir, m)
+			batchPages(t, w, pages)
 			// Once bleve has the batch (DocCount waits for it), Doc reads
 			// its stored fields, not the journal.
 			if n, err := w.DocCount(); err != nil || n != uint64(len(pages)) {
@@ -76,17 +59,7 @@ func TestWrapKeepsTextOnce(t *testing.T) {
 				}
 			}
 			// The same pages again: nothing to write.
-			b = w.NewBatch()
-			for _, p := range pages {
-				if err := b.Index(p.ID, webPage{URL: p.URL, Title: p.Title, HTML: p.HTML}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			decs, err := w.BatchDecisions(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range decs {
+			for _, d := range batchPages(t, w, pages) {
 				if len(d.Ops) > 0 {
 					t.Errorf("%s added again unchanged: ops %v", d.ID, d.Ops)
 				}
@@ -114,11 +87,13 @@ func TestWrapKeepsTextOnce(t *testing.T) {
 			um := bleve.NewIndexMapping()
 			indexer.AddFilterFields(um)
 			um.DefaultMapping.AddSubDocumentMapping("HTML", mapping.NewDocumentDisabledMapping())
-			idx, err = bleve.New(filepath.Join(dir, "idx"), um)
+			idx, err := bleve.New(filepath.Join(dir, "idx"), um)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer idx.Close()
+			o := pageFields
+			o.Store, o.Policy = filepath.Join(dir, "dedup"), dedupfilter.Mark
 			if _, err := indexer.Wrap(idx, o); !errors.Is(err, indexer.ErrSettings) {
 				t.Errorf("Wrap of the store over an index that drops the HTML: %v, want ErrSettings", err)
 			}

@@ -354,6 +354,40 @@ func TestWrapShards(t *testing.T) {
 	}
 }
 
+// wrapPages makes a bleve index with mapping m in dir and wraps it,
+// reading webPage's fields, policy Mark, its store in dir too.
+func wrapPages(t *testing.T, dir string, m *mapping.IndexMappingImpl) *indexer.Index {
+	t.Helper()
+	idx, err := bleve.New(filepath.Join(dir, "idx"), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := pageFields
+	o.Store, o.Policy = filepath.Join(dir, "dedup"), dedupfilter.Mark
+	w, err := indexer.Wrap(idx, o)
+	if err != nil {
+		t.Fatal(errors.Join(err, idx.Close()))
+	}
+	return w
+}
+
+// batchPages writes pages to w as webPages in one batch and returns the
+// decisions.
+func batchPages(t *testing.T, w *indexer.Index, pages []page.Page) []dedupfilter.Decision {
+	t.Helper()
+	b := w.NewBatch()
+	for _, p := range pages {
+		if err := b.Index(p.ID, webPage{URL: p.URL, Title: p.Title, HTML: p.HTML}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decs, err := w.BatchDecisions(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decs
+}
+
 // TestWrapSearchesMainText: with an HTMLField, bleve searches the page's
 // main text, not its raw HTML: a word of the site's template (an
 // advertisement) matches nothing, highlights show no markup; with
@@ -362,27 +396,9 @@ func TestWrapShards(t *testing.T) {
 func TestWrapSearchesMainText(t *testing.T) {
 	pages := testPages(t)
 	write := func(t *testing.T, m *mapping.IndexMappingImpl) *indexer.Index {
-		dir := t.TempDir()
-		idx, err := bleve.New(filepath.Join(dir, "idx"), m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := pageFields
-		o.Store, o.Policy = filepath.Join(dir, "dedup"), dedupfilter.Mark
-		w, err := indexer.Wrap(idx, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := wrapPages(t, t.TempDir(), m)
 		t.Cleanup(func() { w.Close() })
-		b := w.NewBatch()
-		for _, p := range pages {
-			if err := b.Index(p.ID, webPage{URL: p.URL, Title: p.Title, HTML: p.HTML}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Batch(b); err != nil {
-			t.Fatal(err)
-		}
+		batchPages(t, w, pages)
 		return w
 	}
 	search := func(t *testing.T, ix bleve.Index, q string) *bleve.SearchResult {
