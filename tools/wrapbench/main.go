@@ -1,6 +1,7 @@
 // Command wrapbench measures indexer.Wrap as a bleve user meets it: the
 // pages of a JSONL corpus indexed as the user's own struct type
-// {URL, Title, HTML} in batches, through Wrap (HTMLField) and into a
+// {URL, Title, HTML} in batches, through Wrap (HTMLField; policy
+// -policy, mark by default) and into a
 // plain bleve index with the same mapping and batches (with -text, as
 // {URL, Title, Text}, the main text extracted before the runs, through
 // Wrap with TextFields: what plain bleve then indexes is the same), the modes
@@ -78,6 +79,7 @@ func main() {
 	modesFlag := flag.String("modes", "wrap,plain,adopt", "the modes to run, comma-separated")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the runs to this file")
 	textOnly := flag.Bool("text", false, "index each page's main text (extracted before the runs) instead of its HTML")
+	policyName := flag.String("policy", "mark", "the filter's policy: mark, suppress or replace")
 	flag.StringVar(&memProfile, "memprofile", "", "write the heap in use at the end of each run's writes, before the index closes, to this file (the last run's)")
 	flag.Parse()
 	if *profile != "" {
@@ -89,6 +91,10 @@ func main() {
 			log.Fatal(err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	policy, err := dedupfilter.ParsePolicy(*policyName)
+	if err != nil {
+		log.Fatal(err)
 	}
 	if *pagesPath == "" {
 		log.Fatal("-pages is required")
@@ -140,7 +146,7 @@ func main() {
 		}
 		for _, m := range modes {
 			d := filepath.Join(dir, fmt.Sprintf("%s-%d", m, r))
-			rn, err := measure(m, d, docs, *batch, *textOnly, gold)
+			rn, err := measure(m, d, docs, *batch, *textOnly, policy, gold)
 			if err != nil {
 				log.Fatalf("%s: %v", m, err)
 			}
@@ -192,7 +198,7 @@ func newMapping() mapping.IndexMapping {
 }
 
 // measure runs one mode into dir.
-func measure(mode, dir string, docs []doc, batch int, textOnly bool, gold eval.Clustering) (run, error) {
+func measure(mode, dir string, docs []doc, batch int, textOnly bool, policy dedupfilter.Policy, gold eval.Clustering) (run, error) {
 	rn := run{mode: mode}
 	idx, err := bleve.New(filepath.Join(dir, "idx"), newMapping())
 	if err != nil {
@@ -203,7 +209,7 @@ func measure(mode, dir string, docs []doc, batch int, textOnly bool, gold eval.C
 	wrap := func() error {
 		var err error
 		o := indexer.Options{Store: filepath.Join(dir, "dedup"),
-			HTMLField: "HTML", TitleField: "Title", URLField: "URL", Policy: dedupfilter.Mark}
+			HTMLField: "HTML", TitleField: "Title", URLField: "URL", Policy: policy}
 		if textOnly {
 			o.HTMLField, o.TextFields = "", []string{"Text"}
 		}
