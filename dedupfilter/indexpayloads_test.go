@@ -212,3 +212,45 @@ func TestKeepPayloadsInMissing(t *testing.T) {
 		t.Errorf("Doc of a document the index lost: %v; want ErrCorrupt", err)
 	}
 }
+
+// TestKeepPayloadsInLater: a store written without KeepPayloadsIn, opened
+// again with it, reads the payloads it holds as they were and leaves only
+// the new documents' to the search index.
+func TestKeepPayloadsInLater(t *testing.T) {
+	dir := t.TempDir()
+	c, an := newCorpus(9), testAnalyzer(t)
+	x := fakeIndex{}
+	add := func(f *Filter, id string) {
+		t.Helper()
+		d := mustAdd(t, f, Doc{ID: id, Features: an.Analyze(c.article(4)), Payload: []byte("payload of " + id)})
+		x.apply(d.Ops)
+		if err := f.Applied(d.Ops...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := openEmbedded(filepath.Join(dir, "store"), DefaultOptions(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(f, "old")
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = openEmbedded(filepath.Join(dir, "store"), DefaultOptions(), nil); err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.KeepPayloadsIn(IndexPayloads{Read: x.read, Journal: filepath.Join(dir, "journal")}); err != nil {
+		t.Fatal(err)
+	}
+	add(f, "new")
+	want := map[string]string{"old": "payload of old", "new": ""}
+	if got := storedPayloads(t, f, "old", "new"); !maps.Equal(got, want) {
+		t.Errorf("stored payloads %q, want %q", got, want)
+	}
+	for _, id := range []string{"old", "new"} {
+		if e, err := f.Doc(id); err != nil || string(e.Payload) != "payload of "+id {
+			t.Errorf("Doc(%s) = %q, %v", id, e.Payload, err)
+		}
+	}
+}

@@ -237,3 +237,25 @@ func TestSettingsUpgrade(t *testing.T) {
 		})
 	}
 }
+
+// TestSettingsUpgradeFormat4: format 4's decision options are this
+// version's, read as they are (a setting of its own kept).
+func TestSettingsUpgradeFormat4(t *testing.T) {
+	dir := t.TempDir()
+	f := dedupfilter.DefaultOptions()
+	f.WholeHeldMin = 0.123
+	b, err := json.Marshal(map[string]any{"format": 4, "store": "embedded", "filter": f, "site_text": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bleve-dedup.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := indexer.SavedOptions(dir)
+	if err != nil || got.Filter == nil {
+		t.Fatalf("SavedOptions = %+v, %v", got, err)
+	}
+	if got.Filter.WholeHeldMin != 0.123 {
+		t.Errorf("WholeHeldMin = %v, want 0.123 (format 4's own)", got.Filter.WholeHeldMin)
+	}
+}
