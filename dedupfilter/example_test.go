@@ -10,14 +10,14 @@ import (
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
 
-func Example() {
+// newFilter returns an analyzer and a filter over an embedded store in
+// memory ("": a real indexer passes a directory), whose records keep only
+// the posting keys the filter cannot derive from a stored signature again.
+func newFilter() (*analyzer.Analyzer, *dedupfilter.Filter) {
 	an, err := analyzer.New(analyzer.DefaultOptions())
 	if err != nil {
 		log.Fatal(err)
 	}
-	// An embedded store: "" keeps it in memory; a real indexer passes a
-	// directory. Its records keep only the posting keys the filter cannot
-	// derive from a stored signature again.
 	opts := dedupfilter.DefaultOptions()
 	eo := embedded.DefaultOptions("")
 	eo.SignatureKeys = opts.SignatureKeys
@@ -29,6 +29,11 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	return an, f
+}
+
+func Example() {
+	an, f := newFilter()
 	defer f.Close() // and the store
 
 	article := []string{
@@ -66,21 +71,7 @@ func Example() {
 // A search index that keeps what it is given holds the payloads of the
 // documents in it: the store keeps those of the documents left out.
 func ExampleFilter_KeepPayloadsIn() {
-	an, err := analyzer.New(analyzer.DefaultOptions())
-	if err != nil {
-		log.Fatal(err)
-	}
-	opts := dedupfilter.DefaultOptions()
-	eo := embedded.DefaultOptions("")
-	eo.SignatureKeys = opts.SignatureKeys
-	b, err := embedded.Open(eo)
-	if err != nil {
-		log.Fatal(err)
-	}
-	f, err := dedupfilter.New(b, opts)
-	if err != nil {
-		log.Fatal(err)
-	}
+	an, f := newFilter()
 	defer f.Close()
 
 	searchIndex := map[string][]byte{} // id -> the document as indexed

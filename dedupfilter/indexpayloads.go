@@ -81,7 +81,8 @@ func (f *Filter) payload(st payloadReader, id string) ([]byte, error) {
 	if err != nil || len(p) > 0 || f.inIndex == nil {
 		return p, err
 	}
-	return f.inIndex.payload(id)
+	p, _, err = f.inIndex.payload(id)
+	return p, err
 }
 
 // unchanged reports whether payload is id's payload as stored: in the
@@ -98,13 +99,11 @@ func (f *Filter) unchanged(st payloadReader, id string, payload []byte) (bool, e
 		return bytes.Equal(prev, payload), nil
 	}
 	ip := f.inIndex
-	if p, ok, err := ip.j.payload(id); ok || err != nil {
-		return bytes.Equal(p, payload), err
-	}
-	if prev, err = ip.payload(id); err != nil {
+	prev, fromIndex, err := ip.payload(id)
+	if err != nil {
 		return false, err
 	}
-	if ip.canonical != nil {
+	if fromIndex && ip.canonical != nil {
 		if payload, err = ip.canonical(payload); err != nil {
 			return false, fmt.Errorf("payload of %q: %w", id, err)
 		}
@@ -114,22 +113,22 @@ func (f *Filter) unchanged(st payloadReader, id string, payload []byte) (bool, e
 
 // payload reads the payload of a document the store keeps in the search
 // index: the journal's, while its write may not have been made, else the
-// search index's. The document not being there is the store and the
-// search index disagreeing, not a document unknown.
-func (ip *indexPayloads) payload(id string) ([]byte, error) {
+// search index's (fromIndex). The document not being there is the store
+// and the search index disagreeing, not a document unknown.
+func (ip *indexPayloads) payload(id string) (p []byte, fromIndex bool, err error) {
 	if p, ok, err := ip.j.payload(id); ok || err != nil {
-		return p, err
+		return p, false, err
 	}
-	p, err := ip.read(id)
+	p, err = ip.read(id)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return nil, fmt.Errorf("payload of %q: kept in the search index, which does not hold the document: %v: %w", id, err, ErrCorrupt)
+		return nil, true, fmt.Errorf("payload of %q: kept in the search index, which does not hold the document: %v: %w", id, err, ErrCorrupt)
 	case err != nil:
-		return nil, fmt.Errorf("payload of %q, from the search index: %w", id, err)
+		return nil, true, fmt.Errorf("payload of %q, from the search index: %w", id, err)
 	case len(p) == 0:
-		return nil, fmt.Errorf("payload of %q: the search index gave an empty one: %w", id, ErrCorrupt)
+		return nil, true, fmt.Errorf("payload of %q: the search index gave an empty one: %w", id, ErrCorrupt)
 	}
-	return p, nil
+	return p, true, nil
 }
 
 // handOver moves the payloads of the mutation's ops: a document going to
@@ -151,7 +150,7 @@ func (w *mutation) handOver(ip *indexPayloads) error {
 				continue // gone from the store too, or kept there already
 			}
 			if err == nil {
-				p, err = ip.payload(op.ID)
+				p, _, err = ip.payload(op.ID)
 			}
 			if err == nil {
 				err = w.st.PutPayload(op.ID, p)

@@ -261,14 +261,13 @@ func (j *journal) confirm(seqs []uint64) error {
 // as the store holds it.
 func (j *journal) confirmAll() error {
 	j.mu.Lock()
-	seqs := make([]uint64, 0, len(j.bySeq))
+	defer j.mu.Unlock()
+	clear(j.byID)
+	clear(j.bySeq)
 	for _, f := range j.files {
-		for seq := range f.open {
-			seqs = append(seqs, seq)
-		}
+		clear(f.open)
 	}
-	j.mu.Unlock()
-	return j.confirm(seqs)
+	return j.removeDone()
 }
 
 // removeDone removes the files with nothing open and empties the one

@@ -216,14 +216,7 @@ func TestSettingsUpgrade(t *testing.T) {
 			if tt.format == 1 {
 				f.HeldMin, f.CoverMin, f.MinHashFloor = 0, 0, 0
 			}
-			// (the file as those versions wrote it)
-			b, err := json.Marshal(map[string]any{"format": tt.format, "store": "embedded", "filter": f, "site_text": true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "bleve-dedup.json"), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeOldSettings(t, dir, tt.format, f)
 			got, err := indexer.SavedOptions(dir)
 			if err != nil || got.Filter == nil {
 				t.Fatalf("SavedOptions = %+v, %v", got, err)
@@ -244,18 +237,25 @@ func TestSettingsUpgradeFormat4(t *testing.T) {
 	dir := t.TempDir()
 	f := dedupfilter.DefaultOptions()
 	f.WholeHeldMin = 0.123
-	b, err := json.Marshal(map[string]any{"format": 4, "store": "embedded", "filter": f, "site_text": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "bleve-dedup.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeOldSettings(t, dir, 4, f)
 	got, err := indexer.SavedOptions(dir)
 	if err != nil || got.Filter == nil {
 		t.Fatalf("SavedOptions = %+v, %v", got, err)
 	}
 	if got.Filter.WholeHeldMin != 0.123 {
 		t.Errorf("WholeHeldMin = %v, want 0.123 (format 4's own)", got.Filter.WholeHeldMin)
+	}
+}
+
+// writeOldSettings writes dir's settings file as a version of format
+// format wrote it, with the filter's options f.
+func writeOldSettings(t *testing.T, dir string, format int, f dedupfilter.Options) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"format": format, "store": "embedded", "filter": f, "site_text": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bleve-dedup.json"), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
