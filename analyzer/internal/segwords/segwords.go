@@ -1,18 +1,21 @@
 // Package segwords segments text into words as Unicode UAX #29 does
 // through github.com/blevesearch/segment, with the same segments and
 // types, in about half the time: the segmenter is the slowest step of
-// tokenising text, so the two commonest segments whose UAX #29
-// boundaries are certain are cut directly, and only the text between
-// them goes through it:
+// tokenising text, so the commonest segments whose UAX #29 boundaries
+// are certain are cut directly, and only the text between them goes
+// through it:
 //
 //   - a common Han character (U+4E00..lastSegmentedHan) followed by
-//     what surely breaks from it (breakAt: the end, ASCII, Han, CJK or
-//     full-width punctuation), a segment of its own;
-//   - a run of ASCII letters and digits between spaces or line breaks (or
-//     the text's edges), with only ASCII punctuation other than '_'
-//     between the run and them: UAX #29 never breaks inside such a run,
-//     and joins punctuation to letters or digits only when letters or
-//     digits follow it.
+//     what surely breaks from it (breakAt: the end, ASCII, Han, CJK,
+//     full-width and common punctuation), a segment of its own;
+//   - a word of ASCII letters and digits ("don't" and "3.14" included)
+//     with sure boundaries on both sides (asciiWord): spaces, line breaks,
+//     the text's edges, Han characters, or punctuation (ASCII other than
+//     '_', or punct's) that joins nothing; UAX #29 never breaks inside a
+//     run of letters and digits, and joins punctuation to them only when
+//     it is one character between letters or between digits;
+//   - between those, the spaces and punctuation where UAX #29 finds no
+//     word (noWords) are passed over without the segmenter.
 //
 // FuzzAppend checks the result against the segmenter alone.
 package segwords
@@ -58,21 +61,11 @@ func (s *Segmenter) Append(dst []Segment, text []byte) []Segment {
 		// fails on, even before it: so must the words, found by it alone.
 		return s.segmented(dst, text, 0, len(text))
 	}
-	other := 0 // start of the pending stretch for the segmenter
+	other := 0 // start of the pending stretch for the segmenter, a sure boundary
 	for i := 0; i < len(text); {
-		if i == 0 || text[i-1] == ' ' || text[i-1] == '\n' {
-			start := skipPunct(text, i)
-			end, letter := start, false
-			for end < len(text) && IsASCIIAlnum(text[end]) {
-				letter = letter || text[end] > '9'
-				end++
-			}
-			if next := skipPunct(text, end); end > start && (next == len(text) || text[next] == ' ' || text[next] == '\n') {
-				dst = s.segmented(dst, text, other, i)
-				typ := segment.Number
-				if letter {
-					typ = segment.Letter
-				}
+		if i == other || text[i-1] == ' ' || text[i-1] == '\n' {
+			if start, end, next, typ, ok := asciiWord(text, i); ok {
+				dst = s.between(dst, text, other, i)
 				dst = append(dst, Segment{int32(start), int32(end), typ})
 				i, other = next, next
 				continue
@@ -82,14 +75,134 @@ func (s *Segmenter) Append(dst []Segment, text []byte) []Segment {
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRune(text[i:])
 		}
-		if r >= 0x4E00 && r <= lastSegmentedHan && breakAt(text, i+size) {
-			dst = s.segmented(dst, text, other, i)
+		if isHan(r) && breakAt(text, i+size) {
+			dst = s.between(dst, text, other, i)
 			dst = append(dst, Segment{int32(i), int32(i + size), segment.Ideo})
 			other = i + size
 		}
 		i += size
 	}
-	return s.segmented(dst, text, other, len(text))
+	return s.between(dst, text, other, len(text))
+}
+
+// asciiWord reads the word of ASCII letters and digits that text[i:]
+// starts with, after punctuation (skipPunct), when UAX #29 surely breaks
+// on both sides of it: i is a boundary, and after it come only punctuation
+// and then a space, a line break, the end, a Han character or another
+// such word. Punctuation joins two runs of letters and digits into one
+// word only when it is a single character between letters (MidLetter,
+// MidNumLet: "don't", "e.g") or between digits (MidNum, MidNumLet:
+// "3.14", "1,000"); next is where the text after the word and its
+// punctuation starts, itself a boundary.
+func asciiWord(text []byte, i int) (start, end, next, typ int, ok bool) {
+	start = skipPunct(text, i)
+	end = start
+	letter := false
+	for {
+		from := end
+		for end < len(text) && IsASCIIAlnum(text[end]) {
+			letter = letter || text[end] > '9'
+			end++
+		}
+		if end == from {
+			return 0, 0, 0, 0, false
+		}
+		r, size := rune(0), 0
+		if end < len(text) {
+			r, size = utf8.DecodeRune(text[end:])
+		}
+		if end+size >= len(text) || !joins(text[end-1], r, text[end+size]) {
+			break
+		}
+		end += size
+	}
+	next = skipPunct(text, end)
+	switch {
+	case next == len(text) || text[next] == ' ' || text[next] == '\n':
+	case next > end && IsASCIIAlnum(text[next]):
+		// Punctuation that did not join: two characters or more, or one
+		// that does not join what is on its sides.
+	default:
+		if r, _ := utf8.DecodeRune(text[next:]); !isHan(r) {
+			return 0, 0, 0, 0, false
+		}
+	}
+	typ = segment.Number
+	if letter {
+		typ = segment.Letter
+	}
+	return start, end, next, typ, true
+}
+
+// joins reports whether UAX #29 joins the ASCII letters or digits before
+// and after r (a letter or digit: WB6, WB7, WB11, WB12).
+func joins(before byte, r rune, after byte) bool {
+	if !IsASCIIAlnum(after) {
+		return false
+	}
+	letters, digits := before > '9' && after > '9', before <= '9' && after <= '9'
+	switch r {
+	case ':', '·', '：': // MidLetter
+		return letters
+	case '.', '\'', '‘', '’': // MidNumLet, Single_Quote
+		return letters || digits
+	case ',', ';', '，', '；': // MidNum
+		return digits
+	}
+	return false
+}
+
+// isHan reports whether r is a common Han character the segmenter knows.
+func isHan(r rune) bool { return r >= 0x4E00 && r <= lastSegmentedHan }
+
+// between appends the words of text[start:end], a stretch between the
+// words Append cut itself. Most such stretches are the space or the
+// punctuation between two of them, where the segmenter finds no word: it
+// is not called for those.
+func (s *Segmenter) between(dst []Segment, text []byte, start, end int) []Segment {
+	if noWords(text[start:end]) {
+		return dst
+	}
+	return s.segmented(dst, text, start, end)
+}
+
+// noWords reports whether UAX #29 surely finds no word in text: it holds
+// only spaces (ASCII or ideographic), control characters and punctuation,
+// ASCII (but '_', ExtendNumLet, which is a word of its own) or common in
+// Chinese and English text (punct). None of those is a letter, digit,
+// kana or ideograph, and punctuation joins a word only between letters or
+// digits.
+func noWords(text []byte) bool {
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if c == '_' || IsASCIIAlnum(c) {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(text[i:])
+		if !punct(r) && r != '\u3000' {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// punct reports whether r is punctuation common in Chinese or English
+// text that UAX #29 joins to no word (Word_Break Other) or only between
+// letters or digits (MidLetter, MidNum, MidNumLet): full-width and
+// ideographic punctuation, curly quotes, dashes, the ellipsis and the
+// middle dot.
+func punct(r rune) bool {
+	switch r {
+	case '、', '。', '，', '！', '？', '：', '；', '（', '）', '《', '》', '「', '」', '『', '』', '【', '】',
+		'“', '”', '‘', '’', '–', '—', '…', '·':
+		return true
+	}
+	return false
 }
 
 // segmented appends the words of text[start:end], through the segmenter.
@@ -124,10 +237,22 @@ func IsASCIIAlnum(c byte) bool {
 }
 
 // skipPunct returns the index of the first byte from i on that is not
-// ASCII punctuation. '_' (ExtendNumLet) joins words, so it is not skipped.
+// punctuation: ASCII, or common in Chinese and English text (punct). '_'
+// (ExtendNumLet) joins words, so it is not skipped.
 func skipPunct(text []byte, i int) int {
-	for i < len(text) && text[i] > ' ' && text[i] < utf8.RuneSelf && text[i] != '_' && !IsASCIIAlnum(text[i]) {
-		i++
+	for i < len(text) {
+		if c := text[i]; c < utf8.RuneSelf {
+			if c <= ' ' || c == '_' || IsASCIIAlnum(c) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(text[i:])
+		if !punct(r) {
+			return i
+		}
+		i += size
 	}
 	return i
 }
@@ -143,5 +268,5 @@ func breakAt(text []byte, i int) bool {
 		return true
 	}
 	r, _ := utf8.DecodeRune(text[i:])
-	return r >= 0x4E00 && r <= lastSegmentedHan || r >= 0x3000 && r <= 0x3029 || r >= 0xFF01 && r <= 0xFF5E
+	return isHan(r) || r >= 0x3000 && r <= 0x3029 || r >= 0xFF01 && r <= 0xFF5E || punct(r)
 }
