@@ -9,11 +9,11 @@
 //     what surely breaks from it (breakAt: the end, ASCII, Han, CJK,
 //     full-width and common punctuation), a segment of its own;
 //   - a word of ASCII letters and digits ("don't" and "3.14" included)
-//     with sure boundaries on both sides (asciiWord): spaces, line breaks,
-//     the text's edges, Han characters, or punctuation (ASCII other than
-//     '_', or punct's) that joins nothing; UAX #29 never breaks inside a
-//     run of letters and digits, and joins punctuation to them only when
-//     it is one character between letters or between digits;
+//     with sure boundaries on both sides (asciiWord): spaces, tabs, line
+//     breaks, the text's edges, Han characters, or punctuation (ASCII
+//     other than '_', or punct's) that joins nothing; UAX #29 never breaks
+//     inside a run of letters and digits, and joins punctuation to them
+//     only when it is one character between letters or between digits;
 //   - between those, the spaces and punctuation where UAX #29 finds no
 //     word (noWords) are passed over without the segmenter.
 //
@@ -63,7 +63,7 @@ func (s *Segmenter) Append(dst []Segment, text []byte) []Segment {
 	}
 	other := 0 // start of the pending stretch for the segmenter, a sure boundary
 	for i := 0; i < len(text); {
-		if i == other || text[i-1] == ' ' || text[i-1] == '\n' {
+		if i == other || text[i-1] <= ' ' {
 			if start, end, next, typ, ok := asciiWord(text, i); ok {
 				dst = s.between(dst, text, other, i)
 				dst = append(dst, Segment{int32(start), int32(end), typ})
@@ -88,8 +88,8 @@ func (s *Segmenter) Append(dst []Segment, text []byte) []Segment {
 // asciiWord reads the word of ASCII letters and digits that text[i:]
 // starts with, after punctuation (skipPunct), when UAX #29 surely breaks
 // on both sides of it: i is a boundary, and after it come only punctuation
-// and then a space, a line break, the end, a Han character or another
-// such word. Punctuation joins two runs of letters and digits into one
+// and then a space or control character (ASCII or the ideographic space),
+// the end, a Han character or another such word. Punctuation joins two runs of letters and digits into one
 // word only when it is a single character between letters (MidLetter,
 // MidNumLet: "don't", "e.g") or between digits (MidNum, MidNumLet:
 // "3.14", "1,000"); next is where the text after the word and its
@@ -118,12 +118,12 @@ func asciiWord(text []byte, i int) (start, end, next, typ int, ok bool) {
 	}
 	next = skipPunct(text, end)
 	switch {
-	case next == len(text) || text[next] == ' ' || text[next] == '\n':
+	case next == len(text) || text[next] <= ' ':
 	case next > end && IsASCIIAlnum(text[next]):
 		// Punctuation that did not join: two characters or more, or one
 		// that does not join what is on its sides.
 	default:
-		if r, _ := utf8.DecodeRune(text[next:]); !isHan(r) {
+		if r, _ := utf8.DecodeRune(text[next:]); !isHan(r) && r != '\u3000' {
 			return 0, 0, 0, 0, false
 		}
 	}

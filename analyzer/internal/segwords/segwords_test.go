@@ -17,7 +17,7 @@ var seeds = []string{
 	"カタカナ漢字abc ひらがな 한국어", "(word) end. \"quoted\" _a b_ c-d 'tis 3.14. x.y ...z!?",
 	"全角，标点。“引号”！ ＡＢＣ１２３", "tab\tsep\r\nCRLF \u00a0nbsp", "\xff\xfe invalid \xe4\xb8 utf8 中\xff", "潷ﾞ 中\u00ad文 中\u200e文 中\u302a 中，文。「引」",
 	"a , b -- c\n\t(d) _ e", "a e.g. b", "a ._. b", "中 ，x 。", "“quoted” word’s dogs’ – dash—x ‘tis’ “a,” b…c 中“引”中’s 中·文 x\u3000y éa b’é",
-	"don't 3.14 1,000 a.b.c 3.a a.1 a:b a·b x’y 0；0 5，000 a：b a..b a.-b well-known 2-3 a/b x_y.", "中5中 中abc中 中“abc”中 中.5 a中 5.中",
+	"don't 3.14 1,000 a.b.c 3.a a.1 a:b a·b x’y 0；0 5，000 a：b a..b a.-b well-known 2-3 a/b x_y.", "中5中 中abc中 中“abc”中 中.5 a中 5.中", "\t9\ta\tb\r\nc\v1\f2\x00x\x1fy\u3000z\u3000",
 	"x，‘’；y “a”——《b》… 中（文）！？ 中：「『【】』」·x", "中。文、字。\n“引”", "中。\u3003 中、\u3005 中。\xe3\x80",
 }
 
