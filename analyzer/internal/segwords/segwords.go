@@ -8,12 +8,13 @@
 //   - a common Han character (U+4E00..lastSegmentedHan) followed by
 //     what surely breaks from it (breakAt: the end, ASCII, Han, CJK,
 //     full-width and common punctuation), a segment of its own;
-//   - a word of ASCII letters and digits ("don't" and "3.14" included)
-//     with sure boundaries on both sides (asciiWord): spaces, tabs, line
-//     breaks, the text's edges, Han characters, or punctuation (ASCII
-//     other than '_', or punct's) that joins nothing; UAX #29 never breaks
-//     inside a run of letters and digits, and joins punctuation to them
-//     only when it is one character between letters or between digits;
+//   - a word of letters (ASCII, Latin-1, Latin Extended-A, Cyrillic) and
+//     digits ("don't" and "3.14" included) with sure boundaries on both
+//     sides (word): spaces, tabs, line breaks, the text's edges, Han
+//     characters, or punctuation (ASCII other than '_', or punct's) that
+//     joins nothing; UAX #29 never breaks inside a run of letters and
+//     digits, and joins punctuation to them only when it is one character
+//     between letters or between digits;
 //   - between those, the spaces and punctuation where UAX #29 finds no
 //     word (noWords) are passed over without the segmenter.
 //
@@ -64,7 +65,7 @@ func (s *Segmenter) Append(dst []Segment, text []byte) []Segment {
 	other := 0 // start of the pending stretch for the segmenter, a sure boundary
 	for i := 0; i < len(text); {
 		if i == other || text[i-1] <= ' ' {
-			if start, end, next, typ, ok := asciiWord(text, i); ok {
+			if start, end, next, typ, ok := word(text, i); ok {
 				dst = s.between(dst, text, other, i)
 				dst = append(dst, Segment{int32(start), int32(end), typ})
 				i, other = next, next
@@ -85,62 +86,89 @@ func (s *Segmenter) Append(dst []Segment, text []byte) []Segment {
 	return s.between(dst, text, other, len(text))
 }
 
-// asciiWord reads the word of ASCII letters and digits that text[i:]
+// word reads the word of letters and digits (wordChar) that text[i:]
 // starts with, after punctuation (skipPunct), when UAX #29 surely breaks
 // on both sides of it: i is a boundary, and after it come only punctuation
 // and then a space or control character (ASCII or the ideographic space),
-// the end, a Han character or another such word. Punctuation joins two runs of letters and digits into one
-// word only when it is a single character between letters (MidLetter,
-// MidNumLet: "don't", "e.g") or between digits (MidNum, MidNumLet:
-// "3.14", "1,000"); next is where the text after the word and its
-// punctuation starts, itself a boundary.
-func asciiWord(text []byte, i int) (start, end, next, typ int, ok bool) {
+// the end, a Han character or another such word. Punctuation joins two
+// runs of letters and digits into one word only when it is a single
+// character between letters (MidLetter, MidNumLet: "don't", "e.g") or
+// between digits (MidNum, MidNumLet: "3.14", "1,000"); next is where the
+// text after the word and its punctuation starts, itself a boundary.
+func word(text []byte, i int) (start, end, next, typ int, ok bool) {
 	start = skipPunct(text, i)
 	end = start
-	letter := false
+	anyLetter := false
 	for {
 		from := end
-		for end < len(text) && IsASCIIAlnum(text[end]) {
-			letter = letter || text[end] > '9'
-			end++
+		var letter, digit bool // of the run's last character
+		for end < len(text) {
+			l, d, size := wordChar(text, end)
+			if !l && !d {
+				break
+			}
+			letter, digit = l, d
+			anyLetter = anyLetter || l
+			end += size
 		}
 		if end == from {
 			return 0, 0, 0, 0, false
 		}
-		r, size := rune(0), 0
-		if end < len(text) {
-			r, size = utf8.DecodeRune(text[end:])
+		if end == len(text) {
+			break
 		}
-		if end+size >= len(text) || !joins(text[end-1], r, text[end+size]) {
+		r, size := utf8.DecodeRune(text[end:])
+		if end+size >= len(text) {
+			break
+		}
+		if l, d, _ := wordChar(text, end+size); !joins(r, letter && l, digit && d) {
 			break
 		}
 		end += size
 	}
 	next = skipPunct(text, end)
-	switch {
-	case next == len(text) || text[next] <= ' ':
-	case next > end && IsASCIIAlnum(text[next]):
+	if next == len(text) || text[next] <= ' ' {
+		return start, end, next, wordType(anyLetter), true
+	}
+	if l, d, _ := wordChar(text, next); next > end && (l || d) {
 		// Punctuation that did not join: two characters or more, or one
 		// that does not join what is on its sides.
-	default:
-		if r, _ := utf8.DecodeRune(text[next:]); !isHan(r) && r != '\u3000' {
-			return 0, 0, 0, 0, false
-		}
+		return start, end, next, wordType(anyLetter), true
 	}
-	typ = segment.Number
-	if letter {
-		typ = segment.Letter
+	if r, _ := utf8.DecodeRune(text[next:]); isHan(r) || r == '\u3000' {
+		return start, end, next, wordType(anyLetter), true
 	}
-	return start, end, next, typ, true
+	return 0, 0, 0, 0, false
 }
 
-// joins reports whether UAX #29 joins the ASCII letters or digits before
-// and after r (a letter or digit: WB6, WB7, WB11, WB12).
-func joins(before byte, r rune, after byte) bool {
-	if !IsASCIIAlnum(after) {
-		return false
+func wordType(letter bool) int {
+	if letter {
+		return segment.Letter
 	}
-	letters, digits := before > '9' && after > '9', before <= '9' && after <= '9'
+	return segment.Number
+}
+
+// wordChar reports whether the character at text[i] is a letter word
+// reads (Word_Break ALetter: ASCII, Latin-1 and Latin Extended-A letters,
+// Cyrillic letters) or a digit (ASCII), with its size.
+func wordChar(text []byte, i int) (letter, digit bool, size int) {
+	if c := text[i]; c < utf8.RuneSelf {
+		return c > '9' && IsASCIIAlnum(c), '0' <= c && c <= '9', 1
+	}
+	r, size := utf8.DecodeRune(text[i:])
+	switch {
+	case r >= 0xC0 && r <= 0x17F: // but × and ÷
+		return r != 0xD7 && r != 0xF7, false, size
+	case r >= 0x400 && r <= 0x4FF: // but a symbol and combining marks
+		return r < 0x482 || r > 0x489, false, size
+	}
+	return false, false, size
+}
+
+// joins reports whether UAX #29 joins two runs of letters and digits
+// across r, given whether r has letters or digits on both sides (WB6,
+// WB7, WB11, WB12).
+func joins(r rune, letters, digits bool) bool {
 	switch r {
 	case ':', '·', '：': // MidLetter
 		return letters

@@ -18,6 +18,7 @@ var seeds = []string{
 	"全角，标点。“引号”！ ＡＢＣ１２３", "tab\tsep\r\nCRLF \u00a0nbsp", "\xff\xfe invalid \xe4\xb8 utf8 中\xff", "潷ﾞ 中\u00ad文 中\u200e文 中\u302a 中，文。「引」",
 	"a , b -- c\n\t(d) _ e", "a e.g. b", "a ._. b", "中 ，x 。", "“quoted” word’s dogs’ – dash—x ‘tis’ “a,” b…c 中“引”中’s 中·文 x\u3000y éa b’é",
 	"don't 3.14 1,000 a.b.c 3.a a.1 a:b a·b x’y 0；0 5，000 a：b a..b a.-b well-known 2-3 a/b x_y.", "中5中 中abc中 中“abc”中 中.5 a中 5.中", "\t9\ta\tb\r\nc\v1\f2\x00x\x1fy\u3000z\u3000",
+	"Größe über café naïve 5×3 4÷2 ÀÖØöøÿĀſ ª º µ e\u0301 é\u0301x", "Привет, мир! что-то 3,14 ё Ѐ҂ѐ Ҁ\u0483x ҊӿԀ об’єкт ра:з", "中Привет中 中é 5é 中ÿ",
 	"x，‘’；y “a”——《b》… 中（文）！？ 中：「『【】』」·x", "中。文、字。\n“引”", "中。\u3003 中、\u3005 中。\xe3\x80",
 }
 
@@ -43,4 +44,31 @@ func FuzzAppend(f *testing.F) {
 			t.Errorf("Append(%q) = %v, the segmenter gives %v", s, got, want)
 		}
 	})
+}
+
+// TestAppendRanges checks every character of the blocks whose letters
+// Append cuts itself (Latin-1, Latin Extended-A, Cyrillic) and of the
+// punctuation it passes over, beside letters, digits, spaces and Han.
+func TestAppendRanges(t *testing.T) {
+	var runes []rune
+	for r := rune(0x80); r <= 0x52F; r++ {
+		runes = append(runes, r)
+	}
+	for r := rune(0x2000); r <= 0x206F; r++ {
+		runes = append(runes, r)
+	}
+	for r := rune(0x3000); r <= 0x303F; r++ {
+		runes = append(runes, r)
+	}
+	for r := rune(0xFF00); r <= 0xFF65; r++ {
+		runes = append(runes, r)
+	}
+	for _, r := range runes {
+		c := string(r)
+		for _, s := range []string{c, "a" + c + "b", " " + c + "a ", "a" + c + " ", "1" + c + "2 x", "中" + c + "中", "ab" + c + c + "cd", "я" + c + "я", c + "\u0301 é"} {
+			if got, want := new(Segmenter).Append(nil, []byte(s)), reference([]byte(s)); !slices.Equal(got, want) {
+				t.Errorf("Append(%q) = %v, the segmenter gives %v", s, got, want)
+			}
+		}
+	}
 }
