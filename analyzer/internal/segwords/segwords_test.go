@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/blevesearch/segment"
+
+	"github.com/bleve-dedup/bleve-dedup/internal/testkit/extracttest"
 )
 
 // reference segments text with the segmenter alone.
@@ -70,5 +72,31 @@ func TestAppendRanges(t *testing.T) {
 				t.Errorf("Append(%q) = %v, the segmenter gives %v", s, got, want)
 			}
 		}
+	}
+}
+
+// BenchmarkAppendRealText segments the gold main text of real English
+// and Chinese pages as published (what bleve's tokenizer sees), a page an
+// op, and reports the share of their bytes given to the segmenter.
+func BenchmarkAppendRealText(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		load func(testing.TB) []extracttest.Sample
+	}{{"en", extracttest.LoadEN}, {"zh", extracttest.LoadZH}} {
+		var texts [][]byte
+		for _, s := range c.load(b) {
+			texts = append(texts, []byte(s.Gold))
+		}
+		b.Run(c.name, func(b *testing.B) {
+			var s Segmenter
+			var dst []Segment
+			total := 0
+			for i := 0; b.Loop(); i++ {
+				text := texts[i%len(texts)]
+				dst = s.Append(dst[:0], text)
+				total += len(text)
+			}
+			b.ReportMetric(100*float64(s.passed)/float64(total), "%segmenter")
+		})
 	}
 }

@@ -71,27 +71,6 @@ func BenchmarkTokenize(b *testing.B) {
 	}
 }
 
-// BenchmarkTokenizeRealText tokenises the gold main text of real
-// English and Chinese pages, as published (bleve's tokenizer sees a
-// field's text before any filter), a page an op.
-func BenchmarkTokenizeRealText(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		load func(testing.TB) []extracttest.Sample
-	}{{"en", extracttest.LoadEN}, {"zh", extracttest.LoadZH}} {
-		var texts [][]byte
-		for _, s := range c.load(b) {
-			texts = append(texts, []byte(s.Gold))
-		}
-		b.Run(c.name, func(b *testing.B) {
-			tok := New()
-			for i := 0; b.Loop(); i++ {
-				tok.Tokenize(texts[i%len(texts)])
-			}
-		})
-	}
-}
-
 // TestRealText checks the tokens of real English and Chinese pages
 // against bleve's tokenizer: their gold main text as published (not
 // normalised), and their raw HTML, markup and scripts included.
