@@ -130,18 +130,26 @@ func word(text []byte, i int) (start, end, next, typ int, ok bool) {
 		end += size
 	}
 	next = skipPunct(text, end)
+	if !wordEnds(text, end, next) {
+		return 0, 0, 0, 0, false
+	}
+	return start, end, next, wordType(anyLetter), true
+}
+
+// wordEnds reports whether UAX #29 surely breaks at next, after a word
+// that ends at end and the punctuation that follows it: at a space or a
+// control character (ASCII or the ideographic space), the end, a Han
+// character, or another word behind punctuation that did not join it (two
+// characters or more, or one that does not join what is on its sides).
+func wordEnds(text []byte, end, next int) bool {
 	if next == len(text) || text[next] <= ' ' {
-		return start, end, next, wordType(anyLetter), true
+		return true
 	}
-	if l, d, _ := wordChar(text, next); next > end && (l || d) {
-		// Punctuation that did not join: two characters or more, or one
-		// that does not join what is on its sides.
-		return start, end, next, wordType(anyLetter), true
+	if l, d, _ := wordChar(text, next); l || d {
+		return next > end
 	}
-	if r, _ := utf8.DecodeRune(text[next:]); isHan(r) || r == '\u3000' {
-		return start, end, next, wordType(anyLetter), true
-	}
-	return 0, 0, 0, 0, false
+	r, _ := utf8.DecodeRune(text[next:])
+	return isHan(r) || r == '\u3000'
 }
 
 func wordType(letter bool) int {
@@ -204,20 +212,16 @@ func (s *Segmenter) between(dst []Segment, text []byte, start, end int) []Segmen
 // kana or ideograph, and punctuation joins a word only between letters or
 // digits.
 func noWords(text []byte) bool {
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if c == '_' || IsASCIIAlnum(c) {
-				return false
-			}
+	const ideographicSpace = "\u3000"
+	for i := skipPunct(text, 0); i < len(text); i = skipPunct(text, i) {
+		switch {
+		case text[i] <= ' ':
 			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(text[i:])
-		if !punct(r) && r != '\u3000' {
+		case len(text)-i >= len(ideographicSpace) && string(text[i:i+len(ideographicSpace)]) == ideographicSpace:
+			i += len(ideographicSpace)
+		default:
 			return false
 		}
-		i += size
 	}
 	return true
 }
