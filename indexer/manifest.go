@@ -37,9 +37,11 @@ const settingsFile = "bleve-dedup.json"
 // MinHashFloor were added, 3 since NumbersMin and FeatureStringHeldMin
 // were, 4 since WholeHeldMin was, 5 since a Wrap's store may leave its
 // documents' text to the bleve index (PayloadsInIndex), which a version
-// that does not know it would read as empty (formats 1 to 4 are read and
-// upgraded: upgrade).
-const settingsFormat = 5
+// that does not know it would read as empty, 6 since stored signatures
+// may write the whole text's sketch as its differences from the kept
+// text's, which a version before does not decode (formats 1 to 5 are
+// read and upgraded: upgrade).
+const settingsFormat = 6
 
 // embeddedStore names the embedded store in settings.Store.
 const embeddedStore = "embedded"
@@ -137,8 +139,8 @@ func readSettings(dir string) (settings, bool, error) {
 	return s, true, nil
 }
 
-// upgrade reads format 1's to 4's decision options as this version's
-// (format 4's are). In format 1 votes were counted a measure each, and a page
+// upgrade reads format 1's to 5's decision options as this version's
+// (formats 4's and 5's are). In format 1 votes were counted a measure each, and a page
 // joined its cluster and left the search index on them alone. The rule of
 // the time (3 of the 8 default voters) becomes today's default rule; any
 // other keeps its voters and votes, now counted by kind; either way no
@@ -148,7 +150,7 @@ func readSettings(dir string) (settings, bool, error) {
 // one the default WholeHeldMin: the pages indexed from then on are
 // decided as a new index decides them.
 func upgrade(s settings) settings {
-	if s.Format == 4 {
+	if s.Format >= 4 {
 		s.Format = settingsFormat
 		return s
 	}

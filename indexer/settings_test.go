@@ -231,19 +231,21 @@ func TestSettingsUpgrade(t *testing.T) {
 	}
 }
 
-// TestSettingsUpgradeFormat4: format 4's decision options are this
-// version's, read as they are (a setting of its own kept).
+// TestSettingsUpgradeFormat4: formats 4's and 5's decision options are
+// this version's, read as they are (a setting of its own kept).
 func TestSettingsUpgradeFormat4(t *testing.T) {
-	dir := t.TempDir()
-	f := dedupfilter.DefaultOptions()
-	f.WholeHeldMin = 0.123
-	writeOldSettings(t, dir, 4, f)
-	got, err := indexer.SavedOptions(dir)
-	if err != nil || got.Filter == nil {
-		t.Fatalf("SavedOptions = %+v, %v", got, err)
-	}
-	if got.Filter.WholeHeldMin != 0.123 {
-		t.Errorf("WholeHeldMin = %v, want 0.123 (format 4's own)", got.Filter.WholeHeldMin)
+	for _, format := range []int{4, 5} {
+		dir := t.TempDir()
+		f := dedupfilter.DefaultOptions()
+		f.WholeHeldMin = 0.123
+		writeOldSettings(t, dir, format, f)
+		got, err := indexer.SavedOptions(dir)
+		if err != nil || got.Filter == nil {
+			t.Fatalf("format %d: SavedOptions = %+v, %v", format, got, err)
+		}
+		if got.Filter.WholeHeldMin != 0.123 {
+			t.Errorf("format %d: WholeHeldMin = %v, want 0.123 (its own)", format, got.Filter.WholeHeldMin)
+		}
 	}
 }
 

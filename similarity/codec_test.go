@@ -1,9 +1,12 @@
 package similarity
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bleve-dedup/bleve-dedup/analyzer"
@@ -36,6 +39,8 @@ func TestSignatureRoundTrip(t *testing.T) {
 			Left:  map[string]int{"a": 2, "b": 1},
 		},
 		{Terms: manyTerms(10), Left: manyTerms(100)},
+		{Terms: manyTerms(100), Left: otherTerms(20)}, // both sketched: the whole text's as its differences
+		{Terms: manyTerms(100), Left: manyTerms(3)},   // the same terms, other frequencies
 		{Numbers: []string{"1998", "3.5"}},
 		{Numbers: manyNumbers(100)}, // more than a signature keeps
 	}
@@ -79,6 +84,27 @@ func manyNumbers(n int) []string {
 	return ns
 }
 
+// otherTerms is n distinct terms, none of manyTerms'.
+func otherTerms(n int) map[string]int {
+	m := map[string]int{}
+	for i := range n {
+		m[fmt.Sprintf("o%d", i)] = 1
+	}
+	return m
+}
+
+// TestWholeDiffSmaller: a whole text's sketch that differs from the kept
+// text's in a few bins is written as those bins.
+func TestWholeDiffSmaller(t *testing.T) {
+	sig := newSignature(&analyzer.Features{Terms: manyTerms(1000), Left: otherTerms(50)}, 64)
+	plain := len(sig.whole.append(nil))
+	kept := len(sig.terms.append(nil))
+	got := len(sig.Encode("")) - len(Signature{terms: sig.terms}.Encode(""))
+	if got <= 0 || got > plain/2 {
+		t.Errorf("whole text's sketch takes %d bytes, want at most half of %d (kept text's: %d)", got, plain, kept)
+	}
+}
+
 // manyTerms is n distinct terms, term i occurring i%5+1 times.
 func manyTerms(n int) map[string]int {
 	m := map[string]int{}
@@ -102,7 +128,11 @@ func TestDecodeCorrupt(t *testing.T) {
 		{"term order", Signature{terms: termSet{exact: []termFreq{{Hash: 2, N: 1}, {Hash: 1, N: 1}}, distinct: 2}}.Encode("x")},
 		{"term count", Signature{terms: termSet{exact: []termFreq{{Hash: 1, N: 1}}, distinct: 9}}.Encode("x")},
 		{"sketch size", Signature{terms: termSet{bins: make([]termFreq, 3)}}.Encode("x")},
-		{"sketch bin", Signature{terms: termSet{bins: []termFreq{{Hash: 1<<binBits + 1, N: 1}}}}.Encode("x")},
+		{"sketch bin, version 4", signatureOf(signatureV4, 0, 0, 1, 0x81, 0x80, 0x04, 1, 0, 0, 0, 0)},               // a value past 1<<binBits
+		{"sketch bin, no frequency", signatureOf(signatureV4, 0, 0, 1, 5, 0, 0, 0, 0, 0)},                           // a term that never occurs
+		{"whole diff, version 4", signatureOf(signatureV4, 0, 0, 1, 5, 1, 0, 0, 0, sigWhole|sigWholeDiff, 0, 0, 0)}, // a flag version 5 added
+		{"whole diff without whole", withFlags(Signature{terms: termSet{bins: make([]termFreq, 8)}}, sigWholeDiff)},
+		{"whole diff without a sketch", withFlags(Signature{}, sigWhole|sigWholeDiff)},
 		{"number order", Signature{numbers: []uint32{5, 3}, numberCount: 2}.Encode("x")},
 		{"numbers beyond their count", Signature{numbers: []uint32{1, 2, 3}, numberCount: 2}.Encode("x")},
 	}
@@ -111,6 +141,54 @@ func TestDecodeCorrupt(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrCorrupt", tt.name, err)
 		}
 	}
+}
+
+// signatureOf is a signature of version v with id "x", no pieces and
+// no sample, a structure of zeros, then rest: from the term set on.
+func signatureOf(v byte, rest ...byte) []byte {
+	return append([]byte{v, 1, 'x', 0, 0, 0, 0, 0}, rest...)
+}
+
+// TestDecodeV4: signatures written by version 4 (its encoder's output,
+// kept in testdata) are read as they were written.
+func TestDecodeV4(t *testing.T) {
+	b, err := os.ReadFile("testdata/signature-v4.hex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	features := []*analyzer.Features{
+		{Pieces: []string{"abc.def", "。好"}, Structure: analyzer.Structure{Paragraphs: 3, Length: 12, Sentences: 40}, Terms: manyTerms(100), Blocks: blocks("a", "b"), MinHash: []uint64{0, 1<<64 - 1, 42}, Runes: 1234, Numbers: []string{"1998", "3.5"}},
+		{Terms: manyTerms(100), Left: manyTerms(3)},
+		{Terms: manyTerms(10), Left: manyTerms(100)},
+		{Terms: map[string]int{"a": 1}, Left: map[string]int{"a": 2, "b": 1}},
+	}
+	lines := strings.Fields(string(b))
+	if len(lines) != len(features) {
+		t.Fatalf("%d signatures in testdata, want %d", len(lines), len(features))
+	}
+	for i, line := range lines {
+		enc, err := hex.DecodeString(line)
+		if err != nil || enc[0] != signatureV4 {
+			t.Fatalf("%d: not a version 4 signature: %v", i, err)
+		}
+		want := newSignature(features[i], 16)
+		want.names, want.pieces32 = nil, nil
+		id, got, err := Decode(enc)
+		if err != nil || id != "doc" || !sameSignature(got, want) {
+			t.Errorf("%d: got %q %+v, %v; want %q %+v", i, id, got, err, "doc", want)
+		}
+		if now := want.Encode("doc"); len(now) >= len(enc) && want.terms.bins != nil {
+			t.Errorf("%d: version 5 takes %d bytes, version 4 %d", i, len(now), len(enc))
+		}
+	}
+}
+
+// withFlags is sig encoded with flags in place of its own flag byte,
+// followed by the counts of an empty whole text.
+func withFlags(sig Signature, flags byte) []byte {
+	b := sig.Encode("x")
+	b[len(b)-1] = flags
+	return append(b, 0, 0)
 }
 
 func FuzzDecodeSignature(f *testing.F) {
@@ -122,6 +200,8 @@ func FuzzDecodeSignature(f *testing.F) {
 	f.Add(v3.Encode("id"))
 	f.Add(New(&analyzer.Features{Terms: map[string]int{"x": 1}, Left: map[string]int{"y": 3}}).Encode("w"))
 	f.Add(New(&analyzer.Features{Numbers: manyNumbers(40)}).Encode("n"))
+	f.Add(newSignature(&analyzer.Features{Terms: manyTerms(40), Left: otherTerms(5)}, 8).Encode("d"))
+	f.Add(signatureOf(signatureV4, 0, 0, 1, 0x81, 0x80, 0x04, 1, 0, 0, 0, 0))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		id, sig, err := Decode(b)
 		if err != nil {

@@ -135,6 +135,15 @@ func (r *Reader) Uint32() uint32 {
 	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 }
 
+// Uint16 reads 2 big-endian bytes.
+func (r *Reader) Uint16() uint16 {
+	b := r.Bytes(2)
+	if len(b) < 2 {
+		return 0
+	}
+	return uint16(b[0])<<8 | uint16(b[1])
+}
+
 // Int reads a uvarint that must fit a non-negative int32-sized value.
 func (r *Reader) Int() int {
 	v := r.Uvarint()
