@@ -51,6 +51,9 @@ import (
 // lookups read both. Slots move in index order, which is the order of
 // their home slots in the new table too, so moving writes it almost
 // sequentially. A table still moving when closed cleanly finishes first.
+// A table grows by half (growth), not twice: it is then 47% to 70%
+// full, where a doubling table is 35% to 70%, and each growth's new file
+// is a smaller step.
 type postingTable struct {
 	mu    sync.RWMutex // writes and rehashes hold it; lookups read-lock it
 	path  string       // "" for anonymous memory
@@ -73,26 +76,34 @@ type postingTable struct {
 }
 
 const (
-	postingTableMagic  = "bdpt0001"
+	// postingTableMagic names the layout: a file of another (bdpt0001
+	// had 2^n slots and a byte for n) is rebuilt from the store.
+	postingTableMagic  = "bdpt0002"
 	postingTableHeader = 4096 // one page: the slots stay page-aligned
-	// minTableLog is the size of a new table: 2^16 slots, 512 KiB.
-	minTableLog = 16
-	// maxTableLog bounds the table (2^32 slots, 32 GiB): home slots come
+	// minTableSlots is the size of a new table: 2^16 slots, 512 KiB.
+	minTableSlots = 1 << 16
+	// maxTableSlots bounds the table (2^32 slots, 32 GiB): home slots come
 	// from the fingerprint's 32 bits, so a larger table would not spread
 	// keys over more of them.
-	maxTableLog = 32
-	// A table grows (doubles) or is rehashed at its size (tombstones
-	// dropped) once its used slots pass maxLoad: linear probing stays
-	// short below about 0.7.
+	maxTableSlots = 1 << 32
+	// slotsPage is the unit of a table's size: a page of slots.
+	slotsPage = 512
+	// A table grows or is rehashed at its size (tombstones dropped) once
+	// its used slots pass maxLoad: linear probing stays short below about
+	// 0.7.
 	maxLoad = 0.7
+	// growth is how much a table grows: to growth times the size its live
+	// slots fill to maxLoad.
+	growth = 1.5
 	// moveRate is how many of the old table's slots move with each slot
 	// a write reserves: the old table has moved long before the new one
-	// fills (at most half its slots hold what moves in).
-	moveRate = 8
-	// Header layout: magic, log2 of the slot count (1 byte), clean flag
-	// (1 byte), then the counters and the store's seq.
-	offTableLog   = len(postingTableMagic)
-	offTableClean = offTableLog + 1
+	// fills (at most 1/growth of its slots hold what moves in), and
+	// lookups read two tables for a short while only.
+	moveRate = 16
+	// Header layout: magic, the slot count (8 bytes), clean flag (1
+	// byte), then the counters and the store's seq.
+	offTableSize  = len(postingTableMagic)
+	offTableClean = offTableSize + 8
 	offTableCount = offTableClean + 1 // used, entries, lists, markers, seq: 8 bytes each
 
 	// Slot values: 0 is empty; a fingerprint of all ones is a tombstone;
@@ -117,18 +128,18 @@ func fingerprint(key []byte) uint32 {
 	return uint32(store.Hash(key)>>32%0xfffffffe) + 1
 }
 
-// slots is a table's memory: a header page, then 2^log slots.
+// slots is a table's memory: a header page, then n slots.
 type slots struct {
 	data mmap.MMap
 	file *os.File // nil for anonymous memory
-	log  int
+	n    uint64
 }
 
-// newSlots maps an empty table of 2^log slots: anonymous memory for path
+// newSlots maps an empty table of n slots: anonymous memory for path
 // "", else a new file at path+".new" that the caller renames.
-func newSlots(path string, log int) (slots, error) {
-	size := postingTableHeader + 8<<log
-	next := slots{log: log}
+func newSlots(path string, n uint64) (slots, error) {
+	size := postingTableHeader + 8*int(n)
+	next := slots{n: n}
 	var err error
 	if path == "" {
 		next.data, err = mmap.MapRegion(nil, size, mmap.RDWR, mmap.ANON, 0)
@@ -208,23 +219,22 @@ func (t *postingTable) openFile(readOnly bool) (trusted bool, err error) {
 		return false, err
 	}
 	n := info.Size() - postingTableHeader
-	if n <= 0 || n%8 != 0 || (n/8)&(n/8-1) != 0 {
+	if n <= 0 || n%(8*slotsPage) != 0 {
 		return false, nil
 	}
 	if t.data, err = mmap.Map(t.file, prot, 0); err != nil {
 		return false, err
 	}
 	hdr := t.data[:postingTableHeader]
-	log := int(hdr[offTableLog])
 	if !bytes.HasPrefix(hdr, []byte(postingTableMagic)) || hdr[offTableClean] != 1 ||
-		log < minTableLog || log > maxTableLog || n != 8<<log {
+		binary.LittleEndian.Uint64(hdr[offTableSize:]) != uint64(n/8) || n/8 > maxTableSlots {
 		return false, nil
 	}
-	t.log = log
+	t.n = uint64(n / 8)
 	c := hdr[offTableCount:]
 	t.used, t.entries = binary.LittleEndian.Uint64(c), binary.LittleEndian.Uint64(c[8:])
 	t.lists, t.markers = binary.LittleEndian.Uint64(c[16:]), binary.LittleEndian.Uint64(c[24:])
-	if t.used >= uint64(1)<<log || t.entries+t.markers > t.used || binary.LittleEndian.Uint64(c[32:]) != t.seq {
+	if t.used >= t.n || t.entries+t.markers > t.used || binary.LittleEndian.Uint64(c[32:]) != t.seq {
 		return false, nil
 	}
 	if readOnly {
@@ -238,7 +248,7 @@ func (t *postingTable) openFile(readOnly bool) (trusted bool, err error) {
 // then the posting keys of every document record, with those its
 // signature gives (sigKeys) where the record lists only the others.
 func (t *postingTable) build(db *badger.DB, sigKeys func([]byte) ([][]byte, error)) error {
-	err := t.grow(minTableLog)
+	err := t.grow(minTableSlots)
 	if err == nil {
 		err = db.View(func(txn *badger.Txn) error {
 			err := eachValue(txn, store.NSPosting, func(k, v []byte) error {
@@ -307,16 +317,16 @@ func (t *postingTable) change(c postingChange) error {
 	return t.applyLocked(c)
 }
 
-// grow puts an empty table of 2^log slots in place of the current one,
+// grow puts an empty table of n slots in place of the current one,
 // whose slots then move to it (moveSome); a growth still under way
 // finishes first. A file is written beside the current one and renamed
 // over it, the current one renamed to path+".old". On error the current
 // one stays.
-func (t *postingTable) grow(log int) error {
+func (t *postingTable) grow(n uint64) error {
 	if err := t.moveSome(^uint64(0)); err != nil {
 		return err
 	}
-	next, err := newSlots(t.path, log)
+	next, err := newSlots(t.path, n)
 	if err != nil {
 		return err
 	}
@@ -391,7 +401,7 @@ func (t *postingTable) writeHeader(clean bool) {
 	hdr := t.data[:postingTableHeader]
 	clear(hdr)
 	copy(hdr, postingTableMagic)
-	hdr[offTableLog] = byte(t.log)
+	binary.LittleEndian.PutUint64(hdr[offTableSize:], t.n)
 	if clean {
 		hdr[offTableClean] = 1
 	}
@@ -411,13 +421,15 @@ func (t *slots) setSlot(i, s uint64) {
 	binary.LittleEndian.PutUint64(t.data[postingTableHeader+8*i:], s)
 }
 
-// home is the first slot of fingerprint fp's run (Fibonacci hashing: the
-// top bits of the product).
+// home is the first slot of fingerprint fp's run: the fingerprint mixed
+// (Fibonacci hashing: the top 32 bits of the product), then scaled to the
+// table's size (h*n/2^32), which keeps the home slots of two tables of
+// any sizes in the same order.
 func (t *slots) home(fp uint32) uint64 {
-	return uint64(fp) * 0x9e3779b97f4a7c15 >> (64 - t.log)
+	return (uint64(fp) * 0x9e3779b97f4a7c15 >> 32) * t.n >> 32
 }
 
-func (t *slots) size() uint64 { return 1 << t.log }
+func (t *slots) size() uint64 { return t.n }
 
 // probe calls fn with each slot of fp's run (from its home to the first
 // empty slot), and returns that empty slot, or size() when every slot is
@@ -430,7 +442,9 @@ func (t *slots) probe(fp uint32, fn func(i, s uint64)) uint64 {
 			return i
 		}
 		fn(i, s)
-		i = (i + 1) & (t.size() - 1)
+		if i++; i == t.n {
+			i = 0
+		}
 	}
 	return t.size()
 }
@@ -536,20 +550,16 @@ func (t *postingTable) reserveLocked(n int) error {
 		return nil
 	}
 	live := float64(t.entries + t.markers + uint64(n))
-	log := t.log
-	// Double, unless tombstones are what fills it: then rehash at this
-	// size. (Growing until the live slots are under half the load would
-	// quadruple a table without tombstones: they fill it at just over.)
-	if live > maxLoad/2*float64(uint64(1)<<log) && log < maxTableLog {
-		log++
-	}
-	for log < maxTableLog && live > maxLoad*float64(uint64(1)<<log) {
-		log++ // a reservation larger than the table
-	}
-	if live > maxLoad*float64(uint64(1)<<log) {
+	if live > maxLoad*maxTableSlots {
 		return fmt.Errorf("embedded: posting table: %d postings: %w", t.entries, store.ErrFull)
 	}
-	if err := t.grow(log); err != nil {
+	// Grow so that the live slots fill maxLoad/growth of the table,
+	// unless tombstones are what fills it: then rehash at this size.
+	size := t.size()
+	if want := uint64(live*growth/maxLoad)/slotsPage*slotsPage + slotsPage; want > size {
+		size = min(want, maxTableSlots)
+	}
+	if err := t.grow(size); err != nil {
 		return fmt.Errorf("embedded: posting table %s: %w", t.path, err)
 	}
 	return nil

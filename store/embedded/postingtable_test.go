@@ -118,28 +118,28 @@ func TestPostingTableModel(t *testing.T) {
 	if got := tab.count(); got != lists {
 		t.Errorf("count = %d, want %d", got, lists)
 	}
-	if tab.log <= minTableLog {
-		t.Errorf("table of 2^%d slots did not grow", tab.log)
+	if tab.size() <= minTableSlots {
+		t.Errorf("table of %d slots did not grow", tab.size())
 	}
 }
 
-// TestPostingTableGrowth checks the size a full table takes: twice its
-// own when its slots hold postings, its own (tombstones dropped) when
-// each posting was removed again.
+// TestPostingTableGrowth checks the size a full table takes: half as
+// large again, to the page, when its slots hold postings; its own
+// (tombstones dropped) when each posting was removed again.
 func TestPostingTableGrowth(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		removed bool
-		wantLog int
+		name     string
+		removed  bool
+		wantSize uint64
 	}{
-		{"postings", false, minTableLog + 1},
-		{"tombstones", true, minTableLog},
+		{"postings", false, (minTableSlots*3/2/slotsPage + 1) * slotsPage},
+		{"tombstones", true, minTableSlots},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := openTestTable(t, "", memDB(t))
 			defer tab.close(false)
 			// Until the first growth or rehash, whose slots then move.
-			for k := 0; k < 2<<minTableLog && tab.old == nil; k++ {
+			for k := 0; k < 2*minTableSlots && tab.old == nil; k++ {
 				fp := fingerprint(testKey(k))
 				if err := tab.change(postingChange{fp: fp, added: []uint64{uint64(k + 1)}}); err != nil {
 					t.Fatal(err)
@@ -153,8 +153,8 @@ func TestPostingTableGrowth(t *testing.T) {
 			if tab.old == nil {
 				t.Fatal("the table neither grew nor was rehashed")
 			}
-			if tab.log != tc.wantLog {
-				t.Errorf("table of 2^%d slots became 2^%d, want 2^%d", minTableLog, tab.log, tc.wantLog)
+			if tab.size() != tc.wantSize {
+				t.Errorf("table of %d slots became %d, want %d", minTableSlots, tab.size(), tc.wantSize)
 			}
 		})
 	}
@@ -213,6 +213,23 @@ func TestPostingTableFile(t *testing.T) {
 				return err
 			}
 			copy(b, "garbage!")
+			return os.WriteFile(p, b, 0o644)
+		}, false},
+		{"the layout before", true, func(p string) error {
+			// bdpt0001: 2^16 slots named by a byte, then the flag.
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			copy(b, "bdpt0001\x10\x01")
+			return os.WriteFile(p, b, 0o644)
+		}, false},
+		{"another size", true, func(p string) error {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b[offTableSize]++
 			return os.WriteFile(p, b, 0o644)
 		}, false},
 	}
@@ -396,7 +413,7 @@ func FuzzPostingTableFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, header []byte) {
 		path := filepath.Join(t.TempDir(), "postings")
 		// The header as fuzzed, then slots of the size it may name.
-		content := append(header, make([]byte, max(0, postingTableHeader-len(header))+8<<minTableLog)...)
+		content := append(header, make([]byte, max(0, postingTableHeader-len(header))+8*minTableSlots)...)
 		if err := os.WriteFile(path, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
