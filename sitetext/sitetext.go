@@ -15,9 +15,9 @@ import (
 
 // Table is the rules and settings of the sites' paragraph tables, kept in
 // a Badger store under keys that start with "t/": for each site, the hash
-// of every paragraph shown, the first page that showed it and whether
-// another page showed it too, each page's own-text length, and the pages
-// waiting to be analysed again. A nil *Table keeps every paragraph
+// of every paragraph shown, the first page that showed it (by a hash of
+// its id) and whether another page showed it too, each page's id and
+// own-text length, and the pages waiting to be analysed again. A nil *Table keeps every paragraph
 // (template detection off).
 type Table struct {
 	staleShare float64
@@ -215,25 +215,55 @@ func Done(kv KV, id string) error {
 type paragraph struct {
 	key    []byte
 	runes  int
-	owner  string // first page that showed it; "" when none did
+	owner  ref    // first page that showed it; "" when none did
+	legacy string // that page's id, when the value names it (see value)
 	shared bool   // shown by two pages or more
+}
+
+// ref names a page in the tables: the 8-byte FNV-1a hash of its id,
+// which a paragraph's value holds in place of the id (a crawl's ids are
+// its URLs, 50 to 100 bytes, and a page has ten or so paragraphs).
+type ref string
+
+func refOf(id string) ref {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return ref(h.Sum(nil))
+}
+
+// A paragraph's value: its first page's ref, then a byte that is
+// ownerRef, or ownerRef|1 once another page showed it too. A table
+// written before refs names the page by its id, the byte 0 or 1 after
+// it; such values are read, and kept in their form when rewritten.
+const ownerRef = 2
+
+// value is the value of a paragraph first shown by owner, shared or not.
+func (p paragraph) value(shared bool) []byte {
+	flag := byte(0)
+	if shared {
+		flag = 1
+	}
+	if p.legacy != "" {
+		return append([]byte(p.legacy), flag)
+	}
+	return append([]byte(p.owner), ownerRef|flag)
 }
 
 // page is one plan's view of the page against the table.
 type page struct {
 	id       string
+	self     ref
 	paras    []paragraph
 	total    int            // runes of the page
 	template int            // runes of known template text
-	owners   map[string]int // runes shown first by each other page
+	owners   map[ref]int    // runes shown first by each other page
+	ids      map[ref]string // the ids of other pages, where known
 	isCopy   bool           // a copy of one earlier page of the site
 }
 
-// lookup reads what the table knows of each of paras. A paragraph's
-// value is the first page that showed it, then a byte that is 1 once
-// another page showed it too.
+// lookup reads what the table knows of each of paras.
 func lookup(r Reader, site, id string, paras []string) (*page, error) {
-	pg := &page{id: id, paras: make([]paragraph, len(paras)), owners: map[string]int{}}
+	pg := &page{id: id, self: refOf(id), paras: make([]paragraph, len(paras)), owners: map[ref]int{}, ids: map[ref]string{}}
 	var norm []byte
 	for i, p := range paras {
 		norm = analyzer.AppendNormalized(norm[:0], p)
@@ -247,14 +277,22 @@ func lookup(r Reader, site, id string, paras []string) (*page, error) {
 		if !ok {
 			continue
 		}
-		if len(v) == 0 {
+		switch flag := v[max(len(v)-1, 0):]; {
+		case len(flag) == 0:
 			return nil, fmt.Errorf("empty value for %q", pp.key)
+		case flag[0]&^1 == ownerRef && len(v) == 9:
+			pp.owner, pp.shared = ref(v[:8]), flag[0]&1 == 1
+		case flag[0] <= 1 && len(v) > 1:
+			pp.legacy, pp.shared = string(v[:len(v)-1]), flag[0] == 1
+			pp.owner = refOf(pp.legacy)
+			pg.ids[pp.owner] = pp.legacy
+		default:
+			return nil, fmt.Errorf("bad value for %q", pp.key)
 		}
-		pp.owner, pp.shared = string(v[:len(v)-1]), v[len(v)-1] == 1
 		switch {
 		case pp.shared:
 			pg.template += pp.runes
-		case pp.owner != id:
+		case pp.owner != pg.self:
 			pg.owners[pp.owner] += pp.runes
 		}
 	}
@@ -269,7 +307,7 @@ func (pg *page) own() int { return pg.total - pg.template }
 func (pg *page) decide(r Reader, site string) error {
 	own := pg.own()
 	for owner, n := range pg.owners {
-		o, err := getPageRunes(r, site, owner)
+		o, err := pg.getPage(r, site, owner)
 		if err != nil {
 			return err
 		}
@@ -286,7 +324,7 @@ func (pg *page) decide(r Reader, site string) error {
 // such, or shown first by another article's page.
 func (pg *page) isTemplate(i int) bool {
 	p := pg.paras[i]
-	return p.shared || (p.owner != "" && p.owner != pg.id && !pg.isCopy)
+	return p.shared || (p.owner != "" && p.owner != pg.self && !pg.isCopy)
 }
 
 // kept returns the paragraphs of paras that are the page's own, or all
@@ -314,34 +352,39 @@ func (pg *page) kept(paras []string) (kept, left []string) {
 // staleShare of their own text.
 func (pg *page) plan(r Reader, site string, staleShare float64, p *Plan) error {
 	set := func(k, v []byte) { p.writes = append(p.writes, write{k, v}) }
-	revealed := map[string]int{}
-	var owners []string // in page order, for a stable stale list
+	revealed := map[ref]int{}
+	var owners []ref // in page order, for a stable stale list
 	for i, pp := range pg.paras {
 		switch {
 		case pp.owner == "":
-			set(pp.key, append([]byte(pg.id), 0))
+			pp.owner = pg.self
+			set(pp.key, pp.value(false))
 		case !pp.shared && pg.isTemplate(i):
-			set(pp.key, append([]byte(pp.owner), 1)) // that page's features still hold it
+			set(pp.key, pp.value(true)) // that page's features still hold it
 			if _, ok := revealed[pp.owner]; !ok {
 				owners = append(owners, pp.owner)
 			}
 			revealed[pp.owner] += pp.runes
 		}
 	}
-	set(pageKey(site, pg.id), encodePageRunes(pageRunes{own: pg.own()}))
+	set(pageKey(site, pg.self), encodePage(pageRunes{own: pg.own()}, pg.id))
 	for _, o := range owners {
-		rs, err := getPageRunes(r, site, o)
+		rs, err := pg.getPage(r, site, o)
 		if err != nil {
 			return err
+		}
+		id, ok := pg.ids[o]
+		if !ok {
+			return fmt.Errorf("page %x of site %q has no record", o, site)
 		}
 		rs.revealed += revealed[o]
 		if float64(rs.revealed) >= staleShare*float64(rs.own) {
 			// Analysing it again plans and stores it anew.
-			p.Stale = append(p.Stale, o)
-			set(append([]byte(staleNS), o...), nil)
+			p.Stale = append(p.Stale, id)
+			set(append([]byte(staleNS), id...), nil)
 			continue
 		}
-		set(pageKey(site, o), encodePageRunes(rs))
+		set(pageKey(site, o), encodePage(rs, id))
 	}
 	return nil
 }
@@ -351,39 +394,75 @@ func (pg *page) plan(r Reader, site string, staleShare float64, p *Plan) error {
 // that has been revealed as template text since.
 type pageRunes struct{ own, revealed int }
 
-// getPageRunes reads a page's lengths; an unknown page has zeros.
-func getPageRunes(r Reader, site, id string) (pageRunes, error) {
-	v, ok, err := r.Get(pageKey(site, id))
-	if err != nil || !ok {
+// getPage reads the lengths of page o, and notes its id; an unknown page
+// has zeros. A page recorded before refs is found by its id.
+func (pg *page) getPage(r Reader, site string, o ref) (pageRunes, error) {
+	v, ok, err := r.Get(pageKey(site, o))
+	if err != nil {
 		return pageRunes{}, err
 	}
 	var rs pageRunes
-	own, k := binary.Uvarint(v)
-	if k <= 0 {
-		return pageRunes{}, fmt.Errorf("bad page length for %q", id)
-	}
-	rs.own = int(own)
-	if v = v[k:]; len(v) > 0 {
-		rev, k := binary.Uvarint(v)
-		if k != len(v) {
-			return pageRunes{}, fmt.Errorf("bad page length for %q", id)
+	if ok {
+		var rest []byte
+		if rs, rest, err = decodePage(v); err == nil && len(rest) == 0 {
+			err = errors.New("no id")
 		}
-		rs.revealed = int(rev)
+		if err != nil {
+			return pageRunes{}, fmt.Errorf("page %x of site %q: %w", o, site, err)
+		}
+		pg.ids[o] = string(rest)
+		return rs, nil
+	}
+	id, known := pg.ids[o]
+	if !known {
+		return pageRunes{}, nil
+	}
+	if v, ok, err = r.Get(legacyPageKey(site, id)); err != nil || !ok {
+		return pageRunes{}, err
+	}
+	if rs, _, err = decodePage(v); err != nil {
+		return pageRunes{}, fmt.Errorf("page %q: %w", id, err)
 	}
 	return rs, nil
 }
 
-func encodePageRunes(r pageRunes) []byte {
+// encodePage is a page's value: its lengths, then its id.
+func encodePage(r pageRunes, id string) []byte {
 	v := binary.AppendUvarint(nil, uint64(r.own))
-	if r.revealed > 0 {
-		v = binary.AppendUvarint(v, uint64(r.revealed))
-	}
-	return v
+	v = binary.AppendUvarint(v, uint64(r.revealed))
+	return append(v, id...)
 }
 
-// pageKey holds a page's lengths; 1 after the site name keeps it apart
-// from paragraph keys.
-func pageKey(site, id string) []byte {
+// decodePage reads what encodePage wrote, and what was written before
+// refs: the own length, then the revealed one unless zero.
+func decodePage(v []byte) (r pageRunes, rest []byte, err error) {
+	own, k := binary.Uvarint(v)
+	if k <= 0 {
+		return r, nil, errors.New("bad page length")
+	}
+	r.own, v = int(own), v[k:]
+	if len(v) > 0 {
+		rev, k := binary.Uvarint(v)
+		if k <= 0 {
+			return r, nil, errors.New("bad page length")
+		}
+		r.revealed, v = int(rev), v[k:]
+	}
+	return r, v, nil
+}
+
+// pageKey holds a page's lengths and id; 2 after the site name keeps it
+// apart from paragraph keys (0) and pages recorded before refs (1).
+func pageKey(site string, o ref) []byte {
+	k := make([]byte, 0, len(ns)+len(site)+1+len(o))
+	k = append(k, ns...)
+	k = append(k, site...)
+	k = append(k, 2)
+	return append(k, o...)
+}
+
+// legacyPageKey held a page's lengths before refs, by its id.
+func legacyPageKey(site, id string) []byte {
 	k := make([]byte, 0, len(ns)+len(site)+1+len(id))
 	k = append(k, ns...)
 	k = append(k, site...)

@@ -1,12 +1,15 @@
 package sitetext
 
 import (
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/store"
 	"github.com/bleve-dedup/bleve-dedup/store/embedded"
 )
@@ -30,20 +33,26 @@ func para(tag string, n int) string {
 	return strings.TrimSpace(strings.Repeat(tag+" words ", n))
 }
 
-func TestClean(t *testing.T) {
+// cleanCase is a page planned and applied in turn, and what its plan
+// keeps and names stale.
+type cleanCase struct {
+	name                string
+	site, id            string
+	paras               []string
+	wantKept, wantStale []string
+}
+
+func cleanCases() []cleanCase {
 	nav, foot := para("navigation", 10), para("footer", 10)
-	tests := []struct {
-		name                string
-		site, id            string
-		paras               []string
-		wantKept, wantStale []string
-	}{
+	return []cleanCase{
 		{"first page keeps all", "a", "p1", []string{nav, para("one", 30), foot},
 			[]string{nav, para("one", 30), foot}, nil},
 		{"second page drops the template, first is stale", "a", "p2", []string{nav, para("two", 30), foot},
 			[]string{para("two", 30)}, []string{"p1"}},
 		{"third page drops the known template", "a", "p3", []string{nav, para("three", 30), foot},
 			[]string{para("three", 30)}, nil},
+		{"a longer mirror keeps what it shares with the page it mirrors", "a", "p3-long", []string{nav, para("three", 30), foot, para("more", 60)},
+			[]string{para("three", 30), para("more", 60)}, nil},
 		{"other site keeps its copy whole", "b", "q1", []string{nav, para("two", 30), foot},
 			[]string{nav, para("two", 30), foot}, nil},
 		{"same-site copy is kept whole", "a", "p2-print", []string{nav, para("two", 30), foot},
@@ -53,9 +62,103 @@ func TestClean(t *testing.T) {
 		{"page of template only is kept whole", "a", "p5", []string{nav, foot},
 			[]string{nav, foot}, nil},
 	}
+}
+
+func TestClean(t *testing.T) {
+	runClean(t, memDB(t), cleanCases())
+}
+
+// TestCleanLegacy: a table written before refs, which named pages by
+// their ids, is read and written on as a new one.
+func TestCleanLegacy(t *testing.T) {
+	cases := cleanCases()
+	first := cases[0]
 	db := memDB(t)
+	err := db.Update(func(kv store.KV) error {
+		// The first page as the layout before recorded it.
+		own := 0
+		var norm []byte
+		for _, p := range first.paras {
+			norm = analyzer.AppendNormalized(norm[:0], p)
+			own += utf8.RuneCount(norm)
+			if err := kv.Set(paragraphKey(first.site, norm), append([]byte(first.id), 0)); err != nil {
+				return err
+			}
+		}
+		return kv.Set(legacyPageKey(first.site, first.id), binary.AppendUvarint(nil, uint64(own)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nav, foot := para("navigation", 10), para("footer", 10)
+	mirror := cleanCase{"a longer mirror of the page recorded before refs", "a", "p1-long", []string{nav, para("one", 30), foot, para("more", 80)},
+		[]string{nav, para("one", 30), foot, para("more", 80)}, nil}
+	runClean(t, db, append([]cleanCase{mirror}, cases[1:]...))
+}
+
+// TestValueSize: a paragraph's value names its page in 9 bytes, however
+// long the page's id.
+func TestValueSize(t *testing.T) {
+	db := memDB(t)
+	id := "https://news.example.com/2024/05/a-long-article-name-as-crawls-have-them.html"
+	err := db.Update(func(kv store.KV) error {
+		p, err := New().Plan(KVReader{kv}, "news.example.com", id, []string{para("one", 5), para("two", 5)})
+		if err != nil {
+			return err
+		}
+		for _, w := range p.writes {
+			if w.key[len(ns)+len("news.example.com")] == 0 && len(w.value) != 9 {
+				t.Errorf("paragraph value %q: %d bytes, want 9", w.value, len(w.value))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzPlan: whatever the values under a page's keys, a plan is made or
+// refused with an error.
+func FuzzPlan(f *testing.F) {
+	f.Add([]byte("p1\x00"), []byte{40})
+	f.Add([]byte("12345678\x02"), []byte{40, 0, 'p', '1'})
+	f.Add([]byte("12345678\x03"), []byte{})
+	f.Add([]byte{}, []byte{0x80})
+	nav, own := para("navigation", 10), para("own", 10)
+	f.Fuzz(func(t *testing.T, value, pageValue []byte) {
+		db := memDB(t)
+		err := db.Update(func(kv store.KV) error {
+			norm := analyzer.AppendNormalized(nil, nav)
+			if err := kv.Set(paragraphKey("s", norm), value); err != nil {
+				return err
+			}
+			if len(value) > 1 {
+				o := refOf(string(value[:len(value)-1]))
+				if len(value) == 9 {
+					o = ref(value[:8])
+				}
+				if err := kv.Set(pageKey("s", o), pageValue); err != nil {
+					return err
+				}
+			}
+			p, err := New().WithStaleShare(0).Plan(KVReader{kv}, "s", "p2", []string{nav, own})
+			if err == nil {
+				return p.Apply(kv)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// runClean plans and applies each case in turn in db.
+func runClean(t *testing.T, db *embedded.Local, cases []cleanCase) {
+	t.Helper()
 	tab := New().WithStaleShare(0)
-	for _, tt := range tests {
+	for _, tt := range cases {
 		var kept, left, stale []string
 		err := db.Update(func(kv store.KV) error {
 			p, err := tab.Plan(KVReader{kv}, tt.site, tt.id, tt.paras)
