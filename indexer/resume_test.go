@@ -139,12 +139,15 @@ func TestKillResume(t *testing.T) {
 func TestCanonicalURLUpdates(t *testing.T) {
 	// Batches of one: the later versions are staged ahead, before the
 	// batch holding the first one is decided.
-	for _, batch := range []int{1000, 1} {
-		t.Run(fmt.Sprint("batch ", batch), func(t *testing.T) { testCanonicalURLUpdates(t, batch) })
+	// The first id is a name, or the canonical URL (a WARC record's id).
+	for _, first := range []string{"a", "https://example.com/news/bees.html"} {
+		for _, batch := range []int{1000, 1} {
+			t.Run(fmt.Sprint(first, " batch ", batch), func(t *testing.T) { testCanonicalURLUpdates(t, batch, first) })
+		}
 	}
 }
 
-func testCanonicalURLUpdates(t *testing.T, batch int) {
+func testCanonicalURLUpdates(t *testing.T, batch int, first string) {
 	ix, err := indexer.Open(t.TempDir(), indexer.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +158,7 @@ func testCanonicalURLUpdates(t *testing.T, batch int) {
 			"Volunteers check the hives every week, and the readers below mostly ignore the bees."
 	}
 	in := []page.Page{
-		{ID: "a", URL: "https://example.com/news/bees.html", Text: text("First.")},
+		{ID: first, URL: "https://example.com/news/bees.html", Text: text("First.")},
 		{ID: "b", URL: "https://Example.com/news/bees.html?utm_source=feed#top", Text: text("Corrected.")},
 		{ID: "c", URL: "https://example.com:443/news/bees.html", Text: text("Corrected.")},
 	}
@@ -179,8 +182,17 @@ func testCanonicalURLUpdates(t *testing.T, batch int) {
 	if err != nil || n != 1 {
 		t.Errorf("bleve holds %d documents (%v), want 1", n, err)
 	}
-	e, err := ix.Filter().Doc("a")
+	e, err := ix.Filter().Doc(first)
 	if err != nil || !strings.Contains(string(e.Payload), "Corrected.") {
-		t.Errorf("document a = %s, %v; want the corrected version", e.Payload, err)
+		t.Errorf("document %s = %s, %v; want the corrected version", first, e.Payload, err)
+	}
+	// Once deleted, the URL has no owner: a page of it is a new document.
+	if err := ix.Delete(first); err != nil {
+		t.Fatal(err)
+	}
+	in = in[:1]
+	in[0].ID = "d"
+	if st, err = ix.IndexPages(context.Background(), seq, o); err != nil || st.Indexed != 1 || st.Updated != 0 {
+		t.Errorf("after the delete: stats %+v, %v; want the page indexed as a new document", st, err)
 	}
 }

@@ -10,7 +10,9 @@ import (
 // The store maps each document's canonical URL to its id, under keys
 // store.NSURL + URL, written with the document's decision: a page of a
 // URL the index holds is a new version of that document, whatever its id.
-// A page's key is made once (stage) and carried with it.
+// A page's key is made once (stage) and carried with it. A document whose
+// id is its canonical URL (a WARC record's) has an empty value: the key
+// names it already.
 
 // urlKey is the key of pageURL's owner, canonical the URL's canonical
 // form when known; nil for a URL that is not http(s).
@@ -32,18 +34,33 @@ func (ix *engine) urlOwner(k []byte) string {
 	}
 	var id string
 	ix.local.View(func(kv store.KV) error {
-		v, err := kv.Get(k)
-		id = string(v)
+		var err error
+		id, err = getURLOwner(kv, k)
 		return err
 	})
 	return id
 }
 
-func setURLOwner(kv store.KV, k []byte, id string) error {
-	if k != nil {
-		return kv.Set(k, []byte(id))
+// getURLOwner reads the id of the document under key k.
+func getURLOwner(kv store.KV, k []byte) (string, error) {
+	v, err := kv.Get(k)
+	if err != nil {
+		return "", err
 	}
-	return nil
+	if len(v) == 0 {
+		return string(k[len(store.NSURL):]), nil
+	}
+	return string(v), nil
+}
+
+func setURLOwner(kv store.KV, k []byte, id string) error {
+	switch {
+	case k == nil:
+		return nil
+	case id == string(k[len(store.NSURL):]):
+		return kv.Set(k, nil)
+	}
+	return kv.Set(k, []byte(id))
 }
 
 // clearURLOwner forgets the owner under k if it is id.
@@ -51,11 +68,11 @@ func clearURLOwner(kv store.KV, k []byte, id string) error {
 	if k == nil {
 		return nil
 	}
-	owner, err := kv.Get(k)
+	owner, err := getURLOwner(kv, k)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
-	if err != nil || string(owner) != id {
+	if err != nil || owner != id {
 		return err
 	}
 	return kv.Delete(k)
