@@ -146,7 +146,8 @@ func (t *termSet) append(b []byte) []byte {
 
 // appendBin appends a sketch bin: its term's frequency (0: empty), then
 // its value less one in two bytes. Three bytes a bin where version 4's
-// uvarint value before the frequency took 3.75 on average.
+// uvarint value (three bytes past 2^14), then frequency, took 3.3 on
+// average on synthetic pages.
 func appendBin(b []byte, x termFreq) []byte {
 	if x.Hash == 0 {
 		return append(b, 0)

@@ -17,8 +17,8 @@ import (
 // a Badger store under keys that start with "t/": for each site, the hash
 // of every paragraph shown, the first page that showed it (by a hash of
 // its id) and whether another page showed it too, each page's id and
-// own-text length, and the pages waiting to be analysed again. A nil *Table keeps every paragraph
-// (template detection off).
+// own-text length, and the pages waiting to be analysed again. A nil
+// *Table keeps every paragraph (template detection off).
 type Table struct {
 	staleShare float64
 }
@@ -420,7 +420,11 @@ func (pg *page) getPage(r Reader, site string, o ref) (pageRunes, error) {
 	if v, ok, err = r.Get(legacyPageKey(site, id)); err != nil || !ok {
 		return pageRunes{}, err
 	}
-	if rs, _, err = decodePage(v); err != nil {
+	var rest []byte
+	if rs, rest, err = decodePage(v); err == nil && len(rest) > 0 {
+		err = errors.New("trailing bytes")
+	}
+	if err != nil {
 		return pageRunes{}, fmt.Errorf("page %q: %w", id, err)
 	}
 	return rs, nil
