@@ -383,6 +383,7 @@ func BenchmarkPostingTableGrowth(b *testing.B) {
 			slowest = max(slowest, time.Since(start))
 		}
 		b.ReportMetric(float64(slowest.Microseconds())/1000, "slowest-doc-ms")
+		b.ReportMetric(float64(tab.bytes())/docs/keys, "bytes/posting")
 		if err := tab.close(false); err != nil {
 			b.Fatal(err)
 		}
