@@ -381,7 +381,7 @@ func start(dir string, c config, wraps string, owned bool, open func(*engine) (b
 	if c.ReadOnly {
 		return ix, nil
 	}
-	if !known || !settingsEqual(record, had) {
+	if !known || had.upgraded || !settingsEqual(record, had) {
 		if err := writeSettings(dir, record); err != nil {
 			return fail(err)
 		}

@@ -66,10 +66,16 @@ type settings struct {
 	// bleve index there, whose mapping stores every field (see
 	// Index.Doc); it cannot be opened over one that does not.
 	PayloadsInIndex bool `json:"payloads_in_index,omitempty"`
+	// upgraded: read from an earlier format, so that an index opened for
+	// writing records this one (an earlier version then refuses it).
+	upgraded bool
 }
 
 // settingsEqual reports whether two settings are the same.
-func settingsEqual(a, b settings) bool { return reflect.DeepEqual(a, b) }
+func settingsEqual(a, b settings) bool {
+	a.upgraded, b.upgraded = false, false
+	return reflect.DeepEqual(a, b)
+}
 
 // apply returns c with the settings in place of its own (the store
 // stays c's: Wrap's directory is not recorded).
@@ -131,6 +137,7 @@ func readSettings(dir string) (settings, bool, error) {
 	}
 	if s.Format >= 1 && s.Format < settingsFormat {
 		s = upgrade(s)
+		s.upgraded = true
 	}
 	if s.Format != settingsFormat {
 		return s, false, fmt.Errorf("indexer: %s: settings format %d, this version reads %d: %w",

@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"github.com/bleve-dedup/bleve-dedup/analyzer"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/bleve-dedup/bleve-dedup/analyzer"
 	"github.com/bleve-dedup/bleve-dedup/dedupfilter"
 	"github.com/bleve-dedup/bleve-dedup/indexer"
 	"github.com/bleve-dedup/bleve-dedup/similarity"
@@ -246,6 +247,56 @@ func TestSettingsUpgradeFormat4(t *testing.T) {
 		if got.Filter.WholeHeldMin != 0.123 {
 			t.Errorf("format %d: WholeHeldMin = %v, want 0.123 (its own)", format, got.Filter.WholeHeldMin)
 		}
+	}
+}
+
+// TestSettingsUpgradeRecorded: an index whose settings are of an earlier
+// format records this version's once opened for writing, so that the
+// version before refuses what this one writes.
+func TestSettingsUpgradeRecorded(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := indexer.Open(dir, indexer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "bleve-dedup.json")
+	format := func() int {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct{ Format int }
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Format
+	}
+	now := format()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(b), fmt.Sprintf(`"format": %d`, now), `"format": 5`, 1)
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := indexer.Open(dir, indexer.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro.Close()
+	if got := format(); got != 5 {
+		t.Errorf("format %d after a read-only open, want 5 (as it was)", got)
+	}
+	if ix, err = indexer.Open(dir, indexer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if got := format(); got != now {
+		t.Errorf("format %d after an open for writing, want %d", got, now)
 	}
 }
 
