@@ -189,6 +189,17 @@ func TestPostingTableFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	onlyInTable := testKey(3) // not in the store: kept only by a trusted file
+	// edit changes the file's bytes in place.
+	edit := func(change func(b []byte)) func(path string) error {
+		return func(p string) error {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			change(b)
+			return os.WriteFile(p, b, 0o644)
+		}
+	}
 	tests := []struct {
 		name        string
 		clean       bool
@@ -196,42 +207,14 @@ func TestPostingTableFile(t *testing.T) {
 		wantTrusted bool
 	}{
 		{"clean close", true, nil, true},
-		{"another store", true, func(p string) error {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			b[offTableCount+32]++ // the seq the table was closed with
-			return os.WriteFile(p, b, 0o644)
-		}, false},
+		{"another store", true, edit(func(b []byte) { b[offTableCount+32]++ }), false}, // the seq the table was closed with
 		{"crash", false, nil, false},
 		{"empty file", true, func(p string) error { return os.WriteFile(p, nil, 0o644) }, false},
 		{"short file", true, func(p string) error { return os.Truncate(p, postingTableHeader+100) }, false},
-		{"bad magic", true, func(p string) error {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			copy(b, "garbage!")
-			return os.WriteFile(p, b, 0o644)
-		}, false},
-		{"the layout before", true, func(p string) error {
-			// bdpt0001: 2^16 slots named by a byte, then the flag.
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			copy(b, "bdpt0001\x10\x01")
-			return os.WriteFile(p, b, 0o644)
-		}, false},
-		{"another size", true, func(p string) error {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			b[offTableSize]++
-			return os.WriteFile(p, b, 0o644)
-		}, false},
+		{"bad magic", true, edit(func(b []byte) { copy(b, "garbage!") }), false},
+		// bdpt0001: 2^16 slots named by a byte, then the flag.
+		{"the layout before", true, edit(func(b []byte) { copy(b, "bdpt0001\x10\x01") }), false},
+		{"another size", true, edit(func(b []byte) { b[offTableSize]++ }), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
