@@ -147,11 +147,12 @@ func readSettings(dir string) (settings, bool, error) {
 }
 
 // upgrade reads format 1's to 5's decision options as this version's
-// (formats 4's and 5's are). In format 1 votes were counted a measure each, and a page
-// joined its cluster and left the search index on them alone. The rule of
-// the time (3 of the 8 default voters) becomes today's default rule; any
-// other keeps its voters and votes, now counted by kind; either way no
-// page leaves the index unless the page kept holds its text. Formats 1
+// (formats 4's and 5's are). In format 1 votes were counted a measure
+// each, and a page joined its cluster and left the search index on them
+// alone. The rule of the time (3 of the 8 default voters) becomes
+// today's default rule; any other keeps its voters and votes, now
+// counted by kind; either way no page leaves the index unless the page
+// kept holds its text. Formats 1
 // and 2 get the default NumbersMin and FeatureStringHeldMin (their stored
 // signatures have no numbers, which pass the test of numbers), and every
 // one the default WholeHeldMin: the pages indexed from then on are

@@ -48,16 +48,19 @@ func getURLOwner(kv store.KV, k []byte) (string, error) {
 		return "", err
 	}
 	if len(v) == 0 {
-		return string(k[len(store.NSURL):]), nil
+		return urlOf(k), nil
 	}
 	return string(v), nil
 }
+
+// urlOf is the canonical URL of owner key k.
+func urlOf(k []byte) string { return string(k[len(store.NSURL):]) }
 
 func setURLOwner(kv store.KV, k []byte, id string) error {
 	switch {
 	case k == nil:
 		return nil
-	case id == string(k[len(store.NSURL):]):
+	case id == urlOf(k):
 		return kv.Set(k, nil)
 	}
 	return kv.Set(k, []byte(id))

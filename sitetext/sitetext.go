@@ -357,8 +357,7 @@ func (pg *page) plan(r Reader, site string, staleShare float64, p *Plan) error {
 	for i, pp := range pg.paras {
 		switch {
 		case pp.owner == "":
-			pp.owner = pg.self
-			set(pp.key, pp.value(false))
+			set(pp.key, paragraph{owner: pg.self}.value(false)) // the page's own
 		case !pp.shared && pg.isTemplate(i):
 			set(pp.key, pp.value(true)) // that page's features still hold it
 			if _, ok := revealed[pp.owner]; !ok {
